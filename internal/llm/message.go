@@ -1,0 +1,87 @@
+// Package llm is odek's client for OpenAI-compatible chat-completion endpoints.
+//
+// It speaks the wire format through sashabaranov/go-openai, streams by default
+// (assembling tool-call deltas), reports per-call usage and timing, and retries
+// transient failures with jittered exponential backoff. Errors that callers act
+// on (authentication, context length, exhausted retries) are typed; see errors.go.
+//
+// The message types below are odek's own so that the loop, sessions and events
+// never depend on the wire library.
+package llm
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Roles of chat messages.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Message is one chat message as it is kept in history and persisted.
+type Message struct {
+	Role             string     `json:"role"`
+	Content          string     `json:"content"`
+	Name             string     `json:"name,omitempty"`
+	ToolCallID       string     `json:"tool_call_id,omitempty"`
+	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
+	ReasoningContent string     `json:"reasoning_content,omitempty"`
+}
+
+// ToolCall is one function call requested by the model.
+type ToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"` // always "function"
+	Function FunctionCall `json:"function"`
+}
+
+// FunctionCall names the tool and carries its raw JSON arguments.
+type FunctionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// ToolSpec describes a tool offered to the model.
+type ToolSpec struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage // a JSON Schema object
+}
+
+// Request is one chat-completion call.
+type Request struct {
+	Model     string
+	Messages  []Message
+	Tools     []ToolSpec
+	MaxTokens int // 0 = provider default
+}
+
+// Usage is what the provider reported for one call. Present is false when the
+// provider sent no usage at all (some local servers do not).
+type Usage struct {
+	InputTokens         int64
+	OutputTokens        int64
+	CacheReadTokens     int64
+	CacheCreationTokens int64
+	Present             bool
+}
+
+// Timing is measured by the client for one call, retries excluded.
+type Timing struct {
+	TimeToFirstToken time.Duration // streaming only; 0 when unknown
+	Generation       time.Duration // first token to end of response
+	Total            time.Duration // request sent to response complete
+}
+
+// Response is the assembled result of one call.
+type Response struct {
+	Message      Message // role assistant; tool calls assembled from deltas
+	Usage        Usage
+	Timing       Timing
+	FinishReason string
+	Attempts     int // 1 + retries used
+}

@@ -1,0 +1,61 @@
+package mcpclient
+
+import "time"
+
+// ProtocolVersion is the MCP protocol revision odek speaks.
+const ProtocolVersion = "2025-03-26"
+
+// ExtensionContractVersion identifies the odek extension contract implemented here.
+const ExtensionContractVersion = "odek-extension/v1"
+
+// Limits of the odek-extension/v1 contract.
+const (
+	// MaxResponseBytesCeiling is the absolute ceiling for ServerConfig.MaxResponseBytes;
+	// a configured value above it is an error and the server is not started.
+	MaxResponseBytesCeiling = 64 << 20
+	// DefaultMaxResponseBytes applies when MaxResponseBytes is zero.
+	DefaultMaxResponseBytes = 10 << 20
+	// MaxTimeoutSeconds is the hard cap for ServerConfig.TimeoutSeconds (clamped with a warning).
+	MaxTimeoutSeconds = 3600
+	// DefaultMaxResultChars is the default cap on result text forwarded to the model.
+	DefaultMaxResultChars = 200000
+	// MaxResultCharsCap is the hard cap for ServerConfig.MaxResultChars (clamped with a warning).
+	MaxResultCharsCap = 1000000
+)
+
+// SchemaEvent names one structured runtime event line.
+const SchemaEvent = "odek.event/v1"
+
+// DefaultTimeout bounds each MCP request when neither the caller nor the server
+// config supplies a deadline. Tests may lower it; config never mutates it.
+var DefaultTimeout = 30 * time.Second
+
+// ServerConfig defines one MCP server, as written under mcp_servers in config.
+// Unknown JSON fields are ignored (the contract's additive rule).
+type ServerConfig struct {
+	// Command is the executable to spawn (stdio transport).
+	Command string `json:"command,omitempty"`
+	// Args are its command-line arguments.
+	Args []string `json:"args,omitempty"`
+	// Env overrides the allowlisted environment; "" removes a variable.
+	// Secret-looking names are dropped even here. No ${VAR} expansion.
+	Env map[string]string `json:"env,omitempty"`
+	// URL selects the Streamable HTTP transport instead of Command.
+	URL string `json:"url,omitempty"`
+	// TokenEnv names the environment variable holding a Bearer token for URL.
+	TokenEnv string `json:"token_env,omitempty"`
+	// TimeoutSeconds bounds each request; 0 = DefaultTimeout, >3600 clamped.
+	TimeoutSeconds int `json:"timeout_seconds,omitempty"`
+	// MaxResponseBytes caps one JSON-RPC response line; 0 = 10 MiB, >64 MiB is an error.
+	MaxResponseBytes int64 `json:"max_response_bytes,omitempty"`
+	// MaxResultChars caps result text forwarded to the model; 0 = 200000, >1000000 clamped.
+	MaxResultChars int `json:"max_result_chars,omitempty"`
+	// ArtifactRoots lists directories under which file:// artifact refs are accepted.
+	// Empty rejects every ref (fail closed).
+	ArtifactRoots []string `json:"artifact_roots,omitempty"`
+	// Enabled=false means the server is never started nor prompted for. nil = true.
+	Enabled *bool `json:"enabled,omitempty"`
+	// AutoApprove is honoured only from the operator's global config; the config
+	// loader strips it from project files. Never part of approval keys.
+	AutoApprove bool `json:"auto_approve,omitempty"`
+}
