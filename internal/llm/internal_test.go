@@ -1,0 +1,171 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestBackoffEqualJitter(t *testing.T) {
+	for failed := 1; failed <= 10; failed++ {
+		b := RetryBase << (failed - 1)
+		if b > MaxRetryAfter {
+			b = MaxRetryAfter
+		}
+		lo, hi := backoff(failed, 0), backoff(failed, 0.999999)
+		if lo != b/2 || hi < b*99/100 || hi >= b {
+			t.Errorf("failed=%d: range [%v, %v], base %v", failed, lo, hi, b)
+		}
+	}
+	if got := backoff(1, 7); got != 750*time.Millisecond { // out-of-range rand falls back to 0.5
+		t.Errorf("backoff(1, 7) = %v", got)
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	cases := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"", 0, false},
+		{"  ", 0, false},
+		{"3", 3 * time.Second, true},
+		{"1.5", 1500 * time.Millisecond, true},
+		{"0", 0, true},
+		{"-1", 0, false},
+		{"61", MaxRetryAfter, true},
+		{"1e300", MaxRetryAfter, true},
+		{"NaN", 0, false},
+		{"soon", 0, false},
+		{now.Add(10 * time.Second).Format(http.TimeFormat), 10 * time.Second, true},
+		{now.Add(-10 * time.Second).Format(http.TimeFormat), 0, true},
+		{now.Add(2 * time.Hour).Format(http.TimeFormat), MaxRetryAfter, true},
+		{now.Add(5 * time.Second).Format(time.RFC850), 5 * time.Second, true},
+	}
+	for _, c := range cases {
+		got, ok := parseRetryAfter(c.in, now)
+		if got != c.want || ok != c.ok {
+			t.Errorf("parseRetryAfter(%q) = %v, %t; want %v, %t", c.in, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+func TestUsesMaxCompletionTokens(t *testing.T) {
+	yes := []string{"o1", "o1-mini", "o3-mini", "o4-mini", "gpt-5", "gpt-5-mini", "gpt-5.1", "GPT-6-astra", "openai/gpt-5", "gpt-10"}
+	no := []string{"gpt-4o", "gpt-4.1", "gpt-3.5-turbo", "o1x", "llama3", "", "gpt-", "oo1"}
+	for _, m := range yes {
+		if !usesMaxCompletionTokens(m) {
+			t.Errorf("%q: want max_completion_tokens", m)
+		}
+	}
+	for _, m := range no {
+		if usesMaxCompletionTokens(m) {
+			t.Errorf("%q: want max_tokens", m)
+		}
+	}
+}
+
+func TestContextLengthMarkers(t *testing.T) {
+	for _, m := range contextLengthMarkers {
+		msg := "Error: " + strings.ToUpper(m) + " (details)"
+		if !isContextLengthText("", msg) {
+			t.Errorf("%q not detected", msg)
+		}
+	}
+	if isContextLengthText("rate limit reached", "invalid model") {
+		t.Error("false positive")
+	}
+	// A 429 that mentions tokens is a rate limit, not a context-length error.
+	c := &Client{keySource: "X", now: time.Now}
+	err := c.statusError(429, "too many tokens per minute", "", nil, "")
+	if !errors.Is(err, ErrRateLimited) || errors.Is(err, ErrContextLength) {
+		t.Errorf("429 → %v", err)
+	}
+	err = c.statusError(413, "", "", []byte(`{"detail":"Input is too long for requested model."}`), "")
+	if !errors.Is(err, ErrContextLength) {
+		t.Errorf("413 → %v", err)
+	}
+}
+
+func TestCapString(t *testing.T) {
+	if got := capString("héllo", 2); got != "h…" { // never splits é
+		t.Errorf("got %q", got)
+	}
+	if got := capString("abc", 3); got != "abc" {
+		t.Errorf("got %q", got)
+	}
+	long := strings.Repeat("x", 2000)
+	se := &StatusError{Status: 500, Body: long}
+	if n := len(se.Error()); n > 600 {
+		t.Errorf("status error message is %d bytes", n)
+	}
+}
+
+// TestBodyCap checks that a response over the limit fails with a clear,
+// non-retried error, streaming or not.
+func TestBodyCap(t *testing.T) {
+	old := maxResponseBytes
+	maxResponseBytes = 4096
+	t.Cleanup(func() { maxResponseBytes = old })
+
+	chunk := `data: {"choices":[{"index":0,"delta":{"content":"` + strings.Repeat("a", 100) + `"}}]}` + "\n\n"
+	streamBody := strings.Repeat(chunk, 100)
+	jsonBody := `{"choices":[{"index":0,"message":{"role":"assistant","content":"` + strings.Repeat("a", 10000) + `"}}]}`
+	for _, tc := range []struct {
+		stream bool
+		body   string
+	}{{true, streamBody}, {false, jsonBody}} {
+		attempts := 0
+		c := New(Options{
+			BaseURL: "http://fake.invalid/v1", Stream: tc.stream,
+			HTTPClient: &http.Client{Transport: rtFunc(func(r *http.Request) (*http.Response, error) {
+				attempts++
+				return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(tc.body)), Request: r}, nil
+			})},
+			Sleep: func(context.Context, time.Duration) error { return nil },
+		})
+		_, err := c.Complete(context.Background(), Request{Model: "m"})
+		if !errors.Is(err, errBodyTooLarge) || !errors.Is(err, ErrMalformedResponse) || attempts != 1 {
+			t.Errorf("stream=%t: err = %v after %d attempts", tc.stream, err, attempts)
+		}
+	}
+}
+
+type rtFunc func(*http.Request) (*http.Response, error)
+
+func (f rtFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func TestAssemblerSplitNamesAndNewIDs(t *testing.T) {
+	var a assembler
+	raw := []string{
+		`{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"A","function":{"name":"read_","arguments":"{"}}]}}]}`,
+		`{"choices":[{"index":0,"delta":{"tool_calls":[{"function":{"name":"file","arguments":"}"}}]}}]}`,
+		`{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"B","function":{"name":"x","arguments":"[]"}}]}}]}`,
+		`{"choices":[{"index":1,"delta":{"content":"other choice ignored"}}]}`,
+		`{"choices":[{"index":0,"delta":{"reasoning":"r1","reasoning_content":"r2"},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":3,"completion_tokens":4,"cache_creation_input_tokens":9,"cache_read_input_tokens":1}}`,
+	}
+	for _, r := range raw {
+		var c streamChunk
+		if err := decodeChunk([]byte(r), &c); err != nil {
+			t.Fatal(err)
+		}
+		a.add(&c)
+	}
+	m := a.message()
+	if len(m.ToolCalls) != 2 || m.ToolCalls[0].Function.Name != "read_file" || m.ToolCalls[0].Function.Arguments != "{}" ||
+		m.ToolCalls[1].ID != "B" || m.ToolCalls[1].Function.Arguments != "[]" {
+		t.Errorf("calls = %+v", m.ToolCalls)
+	}
+	if m.Content != "" || m.ReasoningContent != "r2r1" {
+		t.Errorf("content %q reasoning %q", m.Content, m.ReasoningContent)
+	}
+	if u := a.usage.toUsage(); u != (Usage{InputTokens: 3, OutputTokens: 4, CacheReadTokens: 1, CacheCreationTokens: 9, Present: true}) {
+		t.Errorf("usage = %+v", u)
+	}
+}
