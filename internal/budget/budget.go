@@ -1,0 +1,202 @@
+// Package budget enforces odek's hard execution budgets: runtime, tool calls,
+// input tokens, output tokens and cost.
+//
+// Invariants:
+//   - A nil *Tracker has no limits: every method is a no-op that returns a nil
+//     error, so callers never branch on "budgets configured?".
+//   - A limit of 0 is "not configured". Runtime and token limits fire when the
+//     measure reaches the limit (>=); a tool batch fires when done+n > max and
+//     is then not counted.
+//   - Cost is kept in integer micro-USD computed from cumulative tokens, so it
+//     never drifts, and is enforced only when MaxCostUSD > 0 and both resolved
+//     prices are positive. A cap without prices is reported by Warnings.
+//   - Every exhaustion is a *Error (exit code 4 in the CLI).
+//   - A Tracker is safe for concurrent use; each call takes one short mutex.
+package budget
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Limits are the configured maxima; 0 means no limit.
+type Limits struct {
+	MaxRuntimeSeconds int64
+	MaxToolCalls      int64
+	MaxInputTokens    int64
+	MaxOutputTokens   int64
+	MaxCostUSD        float64
+}
+
+// Usage is what one LLM response consumed. InputTokens is the prompt without
+// cache tokens; the cache counts are added to it for the input budget and cost.
+type Usage struct {
+	InputTokens         int64
+	OutputTokens        int64
+	CacheReadTokens     int64
+	CacheCreationTokens int64
+}
+
+// Options configures a Tracker built with New.
+type Options struct {
+	Limits Limits
+	Prices Prices // already resolved with ResolvePrices
+	Model  string // named in Warnings
+	Start  time.Time
+	Now    func() time.Time // clock for Snapshot; nil = time.Now
+}
+
+// Tracker accumulates use against Limits. Build it with New or NewTracker.
+type Tracker struct {
+	limits   Limits
+	prices   Prices
+	model    string
+	start    time.Time
+	now      func() time.Time
+	inPrice  int64 // micro-USD per million tokens
+	outPrice int64
+	maxCost  int64 // micro-USD; 0 = cost not enforced
+
+	mu        sync.Mutex
+	toolCalls int64
+	usage     Usage
+	costMicro int64
+}
+
+// NewTracker is New without a model name or clock; kept for callers that do
+// not need the cost-cap warning to name the model.
+func NewTracker(l Limits, p Prices, start time.Time) *Tracker {
+	return New(Options{Limits: l, Prices: p, Start: start})
+}
+
+// New builds a Tracker whose clock starts at o.Start.
+func New(o Options) *Tracker {
+	t := &Tracker{
+		limits:   o.Limits,
+		prices:   o.Prices,
+		model:    o.Model,
+		start:    o.Start,
+		now:      o.Now,
+		inPrice:  microPerMillion(o.Prices.InputPerMillionUSD),
+		outPrice: microPerMillion(o.Prices.OutputPerMillionUSD),
+	}
+	if t.now == nil {
+		t.now = time.Now
+	}
+	if o.Limits.MaxCostUSD > 0 && t.priced() {
+		// A positive cap below half a micro-dollar still has to bind.
+		t.maxCost = max(toMicro(o.Limits.MaxCostUSD), 1)
+	}
+	return t
+}
+
+func (t *Tracker) priced() bool { return t.inPrice > 0 && t.outPrice > 0 }
+
+// Warnings explains configured limits that will not be enforced.
+func (t *Tracker) Warnings() []string {
+	if t == nil || t.limits.MaxCostUSD <= 0 || t.priced() {
+		return nil
+	}
+	return []string{fmt.Sprintf("max_cost_usd is set but no prices are configured for model %q: "+
+		"the cost cap is not enforced (token caps still apply)", t.model)}
+}
+
+// Deadline is start + MaxRuntimeSeconds, for context.WithDeadlineCause.
+func (t *Tracker) Deadline() (time.Time, bool) {
+	if t == nil || t.limits.MaxRuntimeSeconds <= 0 {
+		return time.Time{}, false
+	}
+	return t.start.Add(time.Duration(t.limits.MaxRuntimeSeconds) * time.Second), true
+}
+
+// elapsed is whole seconds since start, never negative.
+func (t *Tracker) elapsed(now time.Time) int64 {
+	return max(int64(now.Sub(t.start)/time.Second), 0)
+}
+
+// RuntimeError is the runtime budget error, meant as the cause of a context
+// that expires at Deadline, so a call still running then is cancelled and
+// context.Cause names the budget. Observed is never below the limit because
+// the error only exists once the deadline has passed. Nil without a runtime limit.
+func (t *Tracker) RuntimeError(now time.Time) *Error {
+	if t == nil || t.limits.MaxRuntimeSeconds <= 0 {
+		return nil
+	}
+	obs := max(t.elapsed(now), t.limits.MaxRuntimeSeconds)
+	return &Error{Limit: LimitRuntime, Observed: float64(obs), Max: float64(t.limits.MaxRuntimeSeconds)}
+}
+
+// CheckRuntime fails when whole seconds since start >= MaxRuntimeSeconds. It
+// is called before each LLM call.
+func (t *Tracker) CheckRuntime(now time.Time) error {
+	if t == nil || t.limits.MaxRuntimeSeconds <= 0 {
+		return nil
+	}
+	if el := t.elapsed(now); el >= t.limits.MaxRuntimeSeconds {
+		return &Error{Limit: LimitRuntime, Observed: float64(el), Max: float64(t.limits.MaxRuntimeSeconds)}
+	}
+	return nil
+}
+
+// CheckToolBatch is called before executing a batch of n tool calls. When
+// done+n exceeds MaxToolCalls it fails with Observed = done+n and counts
+// nothing; otherwise it counts the n calls. A denied batch must not be passed.
+func (t *Tracker) CheckToolBatch(n int) error {
+	if t == nil || n <= 0 {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	next := t.toolCalls + int64(n)
+	if t.limits.MaxToolCalls > 0 && next > t.limits.MaxToolCalls {
+		return &Error{Limit: LimitToolCalls, Observed: float64(next), Max: float64(t.limits.MaxToolCalls)}
+	}
+	t.toolCalls = next
+	return nil
+}
+
+// AddUsage adds one response's usage, then checks input tokens, output tokens
+// and cost (in that order) and returns the first exhausted budget.
+func (t *Tracker) AddUsage(u Usage) error {
+	if t == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.usage.InputTokens += u.InputTokens
+	t.usage.OutputTokens += u.OutputTokens
+	t.usage.CacheReadTokens += u.CacheReadTokens
+	t.usage.CacheCreationTokens += u.CacheCreationTokens
+	in := t.inputLocked()
+	if t.priced() {
+		t.costMicro = costMicro(in, t.usage.OutputTokens, t.inPrice, t.outPrice)
+	}
+	switch l := t.limits; {
+	case l.MaxInputTokens > 0 && in >= l.MaxInputTokens:
+		return &Error{Limit: LimitInputTokens, Observed: float64(in), Max: float64(l.MaxInputTokens)}
+	case l.MaxOutputTokens > 0 && t.usage.OutputTokens >= l.MaxOutputTokens:
+		return &Error{Limit: LimitOutputTokens, Observed: float64(t.usage.OutputTokens), Max: float64(l.MaxOutputTokens)}
+	case t.maxCost > 0 && t.costMicro >= t.maxCost:
+		return &Error{Limit: LimitCostUSD, Observed: microToUSD(t.costMicro), Max: l.MaxCostUSD}
+	}
+	return nil
+}
+
+// inputLocked is the input-budget measure: prompt + cache-read + cache-creation.
+func (t *Tracker) inputLocked() int64 {
+	return t.usage.InputTokens + t.usage.CacheReadTokens + t.usage.CacheCreationTokens
+}
+
+// OutputTokensLeft is the output-token headroom (never negative), for clamping
+// max_tokens before an LLM call; false when no output limit is set.
+func (t *Tracker) OutputTokensLeft() (int64, bool) {
+	if t == nil || t.limits.MaxOutputTokens <= 0 {
+		return 0, false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return max(t.limits.MaxOutputTokens-t.usage.OutputTokens, 0), true
+}
+
+func microToUSD(m int64) float64 { return float64(m) / 1e6 }

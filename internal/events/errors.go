@@ -1,0 +1,35 @@
+package events
+
+import "errors"
+
+// ErrSymlink is wrapped by OpenJSONL when the target is, or became, a symlink.
+var ErrSymlink = errors.New("events-jsonl: refusing to write events to symlink")
+
+// ErrNoParentDir is wrapped by OpenJSONL when the target's directory is missing.
+var ErrNoParentDir = errors.New("events-jsonl: parent directory must already exist")
+
+// ErrNotRegular is wrapped by OpenJSONL when the target exists but is not a
+// regular file (a directory, FIFO or device).
+var ErrNotRegular = errors.New("events-jsonl: target is not a regular file")
+
+// pathError gives a sentinel the exact user-facing message with the path in it
+// while keeping errors.Is working.
+type pathError struct {
+	msg string
+	err error
+}
+
+func (e *pathError) Error() string { return e.msg }
+func (e *pathError) Unwrap() error { return e.err }
+
+func symlinkError(path string) error {
+	return &pathError{"events-jsonl: refusing to write events to symlink " + path, ErrSymlink}
+}
+
+func noParentError(dir string) error {
+	return &pathError{"events-jsonl: parent directory " + dir + " must already exist", ErrNoParentDir}
+}
+
+func notRegularError(path string) error {
+	return &pathError{"events-jsonl: " + path + " is not a regular file", ErrNotRegular}
+}

@@ -1,0 +1,86 @@
+// Package events produces odek's versioned runtime event stream
+// (odek.event/v1): one JSON object per line, consumed by CI and auditors.
+//
+// Invariants:
+//   - Emit never blocks the agent loop: events go over a buffered channel and
+//     are dropped (and counted) when it is full.
+//   - One goroutine per Emitter drains the channel: it redacts a copy of every
+//     string in tool and data, then calls the sinks. Sinks run only there, so a
+//     slow disk (the JSONL sink fsyncs every line) never slows the loop.
+//   - A failing or panicking sink is reported once and cannot crash the run.
+//   - Tool arguments are never emitted raw unless the caller opts in; the
+//     helpers here summarise them by hash, size and low-cardinality fields.
+//   - The package is a leaf: redaction arrives as a func, and typed errors of
+//     other packages name their class through the Classifier interface.
+package events
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+)
+
+// Schema is the envelope's schema value.
+const Schema = "odek.event/v1"
+
+// Type is an event type. New types are additive; consumers ignore unknown ones.
+type Type string
+
+// Event types of the odek.event/v1 contract.
+const (
+	RunStarted              Type = "run_started"
+	IterationCompleted      Type = "iteration_completed"
+	ToolCallStarted         Type = "tool_call_started"
+	ToolCallCompleted       Type = "tool_call_completed"
+	ToolCallFailed          Type = "tool_call_failed"
+	SessionSaved            Type = "session_saved"
+	ContextTrimmed          Type = "context_trimmed"
+	BudgetExceeded          Type = "budget_exceeded"
+	RunCompleted            Type = "run_completed"
+	RunFailed               Type = "run_failed"
+	PlanCreated             Type = "plan_created"
+	PlanUpdated             Type = "plan_updated"
+	PlanBlocked             Type = "plan_blocked"
+	SubagentDenied          Type = "subagent_denied"
+	SubagentSpawned         Type = "subagent_spawned"
+	SubagentCompleted       Type = "subagent_completed"
+	SubagentConcurrencyWait Type = "subagent_concurrency_wait"
+	SideCallUsage           Type = "side_call_usage" // optional (newer upstream)
+)
+
+// Types lists every type above, in contract order.
+var Types = []Type{
+	RunStarted, IterationCompleted, ToolCallStarted, ToolCallCompleted, ToolCallFailed,
+	SessionSaved, ContextTrimmed, BudgetExceeded, RunCompleted, RunFailed,
+	PlanCreated, PlanUpdated, PlanBlocked, SubagentDenied, SubagentSpawned,
+	SubagentCompleted, SubagentConcurrencyWait, SideCallUsage,
+}
+
+// Event is one line of the stream. Zero session_id, iteration, tool and data
+// are omitted; Timestamp is written in UTC with sub-second precision.
+type Event struct {
+	Schema    string         `json:"schema"`
+	Type      Type           `json:"type"`
+	RunID     string         `json:"run_id"`
+	SessionID string         `json:"session_id,omitempty"`
+	Iteration int            `json:"iteration,omitempty"`
+	Tool      string         `json:"tool,omitempty"`
+	Timestamp time.Time      `json:"timestamp"`
+	Data      map[string]any `json:"data,omitempty"`
+}
+
+// MarshalJSON forces the timestamp to UTC, whatever clock stamped it.
+func (e Event) MarshalJSON() ([]byte, error) {
+	type plain Event // drops this method, avoiding recursion
+	p := plain(e)
+	p.Timestamp = p.Timestamp.UTC()
+	return json.Marshal(p)
+}
+
+// NewRunID returns a random 128-bit identifier as 32 lowercase hex digits.
+func NewRunID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (it aborts the program instead)
+	return hex.EncodeToString(b[:])
+}

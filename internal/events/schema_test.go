@@ -1,0 +1,180 @@
+package events
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata golden files")
+
+const fixedRunID = "0123456789abcdef0123456789abcdef"
+
+// fixedClock ticks 1.5 ms per call from a fixed instant in a non-UTC zone,
+// which also checks that timestamps are written in UTC.
+func fixedClock() func() time.Time {
+	t := time.Date(2026, 8, 7, 14, 0, 0, 0, time.FixedZone("CEST", 2*3600))
+	return func() time.Time {
+		t = t.Add(1500 * time.Microsecond)
+		return t
+	}
+}
+
+type emitted struct {
+	t    Type
+	iter int
+	tool string
+	data map[string]any
+}
+
+// everyType is a plausible run that uses each event type once or more.
+func everyType() []emitted {
+	args := []byte(`{"command":"FOO=1 /usr/bin/go test ./..."}`)
+	return []emitted{
+		{RunStarted, 0, "", map[string]any{"model": "gpt-test", "sandbox": false, "max_iterations": 20}},
+		{ToolCallStarted, 1, "shell", map[string]any{"call_id": "call_1", "args_sha256": ArgsSHA256(args),
+			"args_bytes": len(args), "args_summary": ArgsSummary("shell", args)}},
+		{ToolCallStarted, 1, "fs__read", map[string]any{"call_id": "it1-call1",
+			"args_sha256": ArgsSHA256([]byte(`{}`)), "args_bytes": 2, "args_summary": map[string]any{"keys": []string{}}}},
+		{ToolCallCompleted, 1, "shell", map[string]any{"call_id": "call_1", "duration_ms": 412, "result_bytes": 812, "artifact_count": 1}},
+		{ToolCallFailed, 1, "fs__read", map[string]any{"call_id": "it1-call1", "duration_ms": 3, "error_class": ClassToolError}},
+		{IterationCompleted, 1, "", map[string]any{"input_tokens": 1200, "output_tokens": 80, "tools_called": 2,
+			"call_duration_ms": 900, "ttft_ms": 120, "tokens_per_second": 88.9}},
+		{SessionSaved, 1, "", map[string]any{"message_count": 6}},
+		{ContextTrimmed, 2, "", map[string]any{"mode": "proactive", "dropped_groups": 1, "truncated_results": 2}},
+		{PlanCreated, 0, "", map[string]any{"steps": 3, "version": 1}},
+		{PlanUpdated, 0, "", map[string]any{"steps": 3, "done": 1, "in_progress": 1, "blocked": 0, "pending": 1, "version": 2}},
+		{PlanBlocked, 0, "", map[string]any{"steps": 3, "blocked": 1, "version": 5}},
+		{SubagentConcurrencyWait, 2, "delegate_tasks", map[string]any{"task_index": 3, "waited_ms": 5012}},
+		{SubagentSpawned, 2, "delegate_tasks", map[string]any{"task_id": "task-0011223344556677", "pid": 4242,
+			"depth": 1, "timeout_seconds": 600, "goal_sha256": "00112233aabbccdd"}},
+		{SubagentDenied, 2, "delegate_tasks", map[string]any{"task_index": 0, "class": "network_egress", "reason": "denied by configuration"}},
+		{SubagentCompleted, 2, "delegate_tasks", map[string]any{"task_id": "task-0011223344556677", "status": "success",
+			"iterations": 4, "duration_seconds": 12.5, "tokens_used": 5300, "artifact_count": 0}},
+		{SideCallUsage, 2, "", map[string]any{"kind": "main_partial", "input_tokens": 900, "output_tokens": 60, "cache_read": 0, "cache_create": 0}},
+		{BudgetExceeded, 3, "", map[string]any{"limit_name": "cost_usd", "observed": 0.012345, "limit": 0.01}},
+		{RunFailed, 3, "", map[string]any{"duration_ms": 5100, "error_class": ClassExecutionBudget, "llm_duration_ms": 3000, "tokens_per_second": 40.5}},
+		{RunCompleted, 0, "", map[string]any{"duration_ms": 5100, "input_tokens": 2100, "output_tokens": 140, "llm_duration_ms": 3000}},
+	}
+}
+
+// TestGoldenEveryType emits every type through a JSONL sink, compares the file
+// with testdata/every_type.golden.jsonl and validates each line against
+// docs/schema/event.schema.json.
+func TestGoldenEveryType(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	sink, err := OpenJSONL(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	em := NewEmitter(Options{RunID: fixedRunID, Sinks: []Sink{sink}, Now: fixedClock()})
+	seen := map[Type]bool{}
+	for i, e := range everyType() {
+		if i == 3 {
+			em.SetSessionID("20260807-140000-abcd")
+		}
+		em.Emit(e.t, e.iter, e.tool, e.data)
+		seen[e.t] = true
+	}
+	if err := em.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := sink.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range Types {
+		if !seen[typ] {
+			t.Errorf("golden sequence lacks %s", typ)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareGolden(t, "testdata/every_type.golden.jsonl", got)
+	validateLines(t, loadSchema(t, "../../docs/schema/event.schema.json"), got, len(everyType()))
+}
+
+func compareGolden(t *testing.T, golden string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("output differs from %s (run with -update after checking):\n%s", golden, got)
+	}
+}
+
+func validateLines(t *testing.T, v *schemaValidator, data []byte, wantLines int) {
+	t.Helper()
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	n := 0
+	for sc.Scan() {
+		n++
+		var doc any
+		if err := json.Unmarshal(sc.Bytes(), &doc); err != nil {
+			t.Fatalf("line %d: %v", n, err)
+		}
+		for _, e := range v.validate(doc) {
+			t.Errorf("line %d: %s", n, e)
+		}
+	}
+	if n != wantLines {
+		t.Fatalf("%d lines, want %d", n, wantLines)
+	}
+}
+
+func TestRunReportSchema(t *testing.T) {
+	v := loadSchema(t, "../../docs/schema/run-report.schema.json")
+	good := `{"schema":"odek.run-report/v1","status":"budget_exhausted","termination_reason":"execution_budget",
+		"exit_code":4,"run_id":"` + fixedRunID + `","session_id":"s1","model":"m","iterations":3,
+		"input_tokens":10,"output_tokens":5,"cost_usd":0.0123,"budgets":{"cost_usd":{"limit":0.01,"used":0.0123}},
+		"tool_calls":{"ok":2,"failed":1,"denied":0},"duration_ms":5100,"llm_duration_ms":3000,
+		"error":"execution budget exceeded: cost_usd observed $0.012300 (limit $0.010000)"}`
+	bad := `{"schema":"odek.run-report/v1","status":"success","termination_reason":"answer","exit_code":7,
+		"run_id":"x","model":"m","iterations":1,"input_tokens":1,"output_tokens":1,
+		"tool_calls":{"ok":0,"failed":0},"duration_ms":1}`
+	for _, tc := range []struct {
+		doc     string
+		wantErr bool
+	}{{good, false}, {bad, true}} {
+		var doc any
+		if err := json.Unmarshal([]byte(tc.doc), &doc); err != nil {
+			t.Fatal(err)
+		}
+		errs := v.validate(doc)
+		if (len(errs) > 0) != tc.wantErr {
+			t.Errorf("validate = %v, wantErr %v", errs, tc.wantErr)
+		}
+	}
+}
+
+// TestEnvelopeOmitsZeroFields checks the JSON shape directly.
+func TestEnvelopeOmitsZeroFields(t *testing.T) {
+	ts := time.Date(2026, 8, 7, 12, 0, 0, 123456789, time.FixedZone("X", -3600))
+	b, err := json.Marshal(Event{Schema: Schema, Type: RunStarted, RunID: fixedRunID, Timestamp: ts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"schema":"odek.event/v1","type":"run_started","run_id":"` + fixedRunID +
+		`","timestamp":"2026-08-07T13:00:00.123456789Z"}`
+	if string(b) != want {
+		t.Fatalf("got  %s\nwant %s", b, want)
+	}
+	var back Event
+	if err := json.Unmarshal(b, &back); err != nil || back.Type != RunStarted || !back.Timestamp.Equal(ts) {
+		t.Fatalf("round trip: %+v, %v", back, err)
+	}
+}
