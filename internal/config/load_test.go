@@ -1,0 +1,232 @@
+package config
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestDefaults(t *testing.T) {
+	c, w := fixture{}.mustLoad(t)
+	if len(w) != 0 {
+		t.Errorf("warnings = %q", w)
+	}
+	want := struct {
+		Model, BaseURL, Mode      string
+		Stream, Compaction, Color bool
+		Iter, Par, Conc, Age      int
+	}{DefaultModel, DefaultBaseURL, "engaging", true, true, true, 90, 4, 3, 24}
+	got := struct {
+		Model, BaseURL, Mode      string
+		Stream, Compaction, Color bool
+		Iter, Par, Conc, Age      int
+	}{c.Model, c.BaseURL, c.InteractionMode, c.Stream, c.Compaction, !c.NoColor,
+		c.MaxIterations, c.MaxToolParallel, c.MaxConcurrency, c.ArtifactsMaxAgeHours}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("defaults (-want +got):\n%s", diff)
+	}
+	if len(c.Files) != 0 || c.APIKey != "" || c.Planning != (Planning{true, 12, 2000}) {
+		t.Errorf("files %q key %q planning %+v", c.Files, c.APIKey, c.Planning)
+	}
+}
+
+// TestLayerPriority checks that each layer beats the one below it.
+func TestLayerPriority(t *testing.T) {
+	g := `{"model":"g","max_iterations":10,"max_tool_parallel":2,"stream":false,"no_color":false,"interaction_mode":"verbose"}`
+	p := `{"model":"p","max_iterations":20,"max_tool_parallel":3,"stream":true,"no_color":true,"interaction_mode":"off"}`
+	env := map[string]string{"ODEK_MODEL": "e", "ODEK_MAX_ITER": "30", "ODEK_MAX_TOOL_PARALLEL": "5", "ODEK_STREAM": "false", "ODEK_NO_COLOR": "false", "ODEK_INTERACTION_MODE": "enhance"}
+	flags := Overrides{Model: ptr("f"), MaxIterations: ptr(40), MaxToolParallel: ptr(6), Stream: ptr(true), NoColor: ptr(true), InteractionMode: ptr("engaging")}
+	type view struct {
+		Model        string
+		Iter, Par    int
+		Stream, NoC  bool
+		Mode         string
+	}
+	tests := []struct {
+		name string
+		fx   fixture
+		want view
+	}{
+		{"global", fixture{global: g}, view{"g", 10, 2, false, false, "verbose"}},
+		{"project beats global", fixture{global: g, project: p}, view{"p", 20, 3, true, true, "off"}},
+		{"env beats project", fixture{global: g, project: p, env: env}, view{"e", 30, 5, false, false, "enhance"}},
+		{"flags beat env", fixture{global: g, project: p, env: env, flags: flags}, view{"f", 40, 6, true, true, "engaging"}},
+		{"empty env is unset", fixture{global: g, env: map[string]string{"ODEK_MODEL": "", "ODEK_STREAM": ""}}, view{"g", 10, 2, false, false, "verbose"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, _ := tt.fx.mustLoad(t)
+			got := view{c.Model, c.MaxIterations, c.MaxToolParallel, c.Stream, c.NoColor, c.InteractionMode}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestBaseURLAndAPIKey(t *testing.T) {
+	g := `{"base_url":"https://g.example/v1","api_key":"gk"}`
+	tests := []struct {
+		name                  string
+		fx                    fixture
+		url, key, keySource   string
+	}{
+		{"defaults", fixture{}, DefaultBaseURL, "", ""},
+		{"global", fixture{global: g}, "https://g.example/v1", "gk", "global config api_key"},
+		{"OPENAI_*", fixture{global: g, env: map[string]string{"OPENAI_BASE_URL": "https://o/v1", "OPENAI_API_KEY": "ok"}}, "https://o/v1", "ok", "OPENAI_API_KEY"},
+		{"ODEK_* beat OPENAI_*", fixture{global: g, env: map[string]string{"OPENAI_BASE_URL": "https://o/v1", "OPENAI_API_KEY": "ok", "ODEK_BASE_URL": "https://e/v1", "ODEK_API_KEY": "ek"}}, "https://e/v1", "ek", "ODEK_API_KEY"},
+		{"flag beats env", fixture{env: map[string]string{"ODEK_BASE_URL": "https://e/v1"}, flags: Overrides{BaseURL: ptr("http://f/v1")}}, "http://f/v1", "", ""},
+		{"secrets.env supplies key", fixture{secrets: "ODEK_API_KEY=sk\n"}, DefaultBaseURL, "sk", "ODEK_API_KEY"},
+		{"global key expands ${VAR}", fixture{global: `{"api_key":"${MY_KEY}"}`, env: map[string]string{"MY_KEY": "mk"}}, DefaultBaseURL, "mk", "global config api_key"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, _ := tt.fx.mustLoad(t)
+			if c.BaseURL != tt.url || c.APIKey != tt.key || c.APIKeySource != tt.keySource {
+				t.Errorf("got (%q, %q, %q), want (%q, %q, %q)", c.BaseURL, c.APIKey, c.APIKeySource, tt.url, tt.key, tt.keySource)
+			}
+		})
+	}
+}
+
+func TestRequireAPIKey(t *testing.T) {
+	tests := []struct {
+		url, key string
+		ok       bool
+	}{
+		{"https://api.openai.com/v1", "", false},
+		{"https://api.openai.com/v1", "k", true},
+		{"http://localhost:11434/v1", "", true},
+		{"http://LOCALHOST./v1", "", true},
+		{"http://gpu.localhost:8000/v1", "", true},
+		{"http://127.0.0.1:8000/v1", "", true},
+		{"http://127.9.9.9/v1", "", true},
+		{"http://[::1]:8000/v1", "", true},
+		{"http://localhost.evil.example/v1", "", false},
+		{"http://10.0.0.1/v1", "", false},
+		{"http://0.0.0.0/v1", "", false},
+		{"::bad", "", false},
+	}
+	for _, tt := range tests {
+		c := &Config{BaseURL: tt.url, APIKey: tt.key, Home: "/h/.odek"}
+		err := c.RequireAPIKey()
+		if (err == nil) != tt.ok {
+			t.Errorf("%q key %q: err = %v, want ok=%v", tt.url, tt.key, err, tt.ok)
+			continue
+		}
+		if err == nil {
+			continue
+		}
+		want := `no API key: set ODEK_API_KEY (or OPENAI_API_KEY), or put "api_key" in /h/.odek/config.json`
+		if err.Error() != want || !errors.Is(err, ErrNoAPIKey) || !errors.Is(err, ErrSetup) {
+			t.Errorf("err = %q, want %q matching ErrNoAPIKey and ErrSetup", err, want)
+		}
+	}
+}
+
+func TestEnvErrors(t *testing.T) {
+	tests := []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"ODEK_STREAM": "maybe"}, `ODEK_STREAM="maybe": not a boolean (use true or false)`},
+		{map[string]string{"ODEK_NO_COLOR": "yes"}, `ODEK_NO_COLOR="yes": not a boolean (use true or false)`},
+		{map[string]string{"ODEK_PLANNING": "2"}, `ODEK_PLANNING="2": not a boolean (use true or false)`},
+		{map[string]string{"ODEK_MAX_ITER": "ten"}, `ODEK_MAX_ITER="ten": not an integer`},
+		{map[string]string{"ODEK_MAX_ITER": "0"}, `ODEK_MAX_ITER must be at least 1, got 0`},
+		{map[string]string{"ODEK_MAX_TOOL_PARALLEL": "-1"}, `ODEK_MAX_TOOL_PARALLEL must be at least 0, got -1`},
+		{map[string]string{"ODEK_INTERACTION_MODE": "loud"}, `ODEK_INTERACTION_MODE: unknown mode "loud" (want engaging, enhance, verbose or off)`},
+	}
+	for _, tt := range tests {
+		_, _, err := fixture{env: tt.env}.load(t)
+		if err == nil || err.Error() != tt.want || !errors.Is(err, ErrSetup) {
+			t.Errorf("%v: err = %v, want %q", tt.env, err, tt.want)
+		}
+	}
+}
+
+func TestFlagErrors(t *testing.T) {
+	tests := []struct {
+		flags Overrides
+		want  string
+	}{
+		{Overrides{MaxIterations: ptr(0)}, "--max-iter must be at least 1, got 0"},
+		{Overrides{MaxToolCalls: ptr(int64(-1))}, "--max-tool-calls: value must be a non-negative number, got -1"},
+	}
+	for _, tt := range tests {
+		_, _, err := fixture{flags: tt.flags}.load(t)
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("err = %v, want %q", err, tt.want)
+		}
+	}
+}
+
+func TestNoColorEnv(t *testing.T) {
+	tests := []struct {
+		env  map[string]string
+		want bool
+	}{
+		{map[string]string{"NO_COLOR": "1"}, true},
+		{map[string]string{"NO_COLOR": ""}, false},
+		{map[string]string{"NO_COLOR": "1", "ODEK_NO_COLOR": "false"}, false},
+		{map[string]string{"ODEK_NO_COLOR": "1"}, true},
+	}
+	for _, tt := range tests {
+		c, _ := fixture{env: tt.env}.mustLoad(t)
+		if c.NoColor != tt.want {
+			t.Errorf("%v: NoColor = %v", tt.env, c.NoColor)
+		}
+	}
+}
+
+func TestTools(t *testing.T) {
+	fx := fixture{
+		global:  `{"tools":{"enabled":["read","write"],"disabled":["shell"]}}`,
+		project: `{"tools":{"disabled":["write","shell"]}}`,
+		env:     map[string]string{"ODEK_TOOLS_DISABLED": " patch ,, ", "ODEK_TOOLS_ENABLED": "read, search"},
+		flags:   Overrides{ToolsDisabled: []string{"search"}},
+	}
+	c, _ := fx.mustLoad(t)
+	if diff := cmp.Diff([]string{"read", "search"}, c.ToolsEnabled); diff != "" {
+		t.Errorf("enabled (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"shell", "write", "patch", "search"}, c.ToolsDisabled); diff != "" {
+		t.Errorf("disabled (-want +got):\n%s", diff)
+	}
+	c, _ = fixture{global: `{"tools":{"enabled":["read"]}}`, flags: Overrides{ToolsEnabled: []string{"x"}}}.mustLoad(t)
+	if diff := cmp.Diff([]string{"x"}, c.ToolsEnabled); diff != "" {
+		t.Errorf("flag enabled (-want +got):\n%s", diff)
+	}
+}
+
+func TestSecretsEnv(t *testing.T) {
+	fx := fixture{
+		secrets: "# comment\n\nA=from-file\nexport B = \"quoted value\" \nC='single'\nbad line\n1X=no\nPATHX=x\r\n",
+		env:     map[string]string{"A": "real"},
+		global:  `{"model":"${B}"}`,
+	}
+	c, w := fx.mustLoad(t)
+	if diff := cmp.Diff(map[string]string{"B": "quoted value", "C": "single", "PATHX": "x"}, c.Env); diff != "" {
+		t.Errorf("Env (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"B", "C", "PATHX"}, c.SecretNames); diff != "" {
+		t.Errorf("SecretNames (-want +got):\n%s", diff)
+	}
+	if v, _ := c.LookupEnv("A"); v != "real" {
+		t.Errorf("secrets.env overwrote A: %q", v)
+	}
+	if v, ok := c.LookupEnv("C"); v != "single" || !ok {
+		t.Errorf("LookupEnv(C) = %q, %v", v, ok)
+	}
+	if c.Model != "quoted value" {
+		t.Errorf("model = %q: ${B} should see secrets.env", c.Model)
+	}
+	want := []string{
+		"HOME/secrets.env:6: ignoring line: want KEY=VALUE with KEY matching [A-Za-z_][A-Za-z0-9_]*",
+		"HOME/secrets.env:7: ignoring line: want KEY=VALUE with KEY matching [A-Za-z_][A-Za-z0-9_]*",
+	}
+	if diff := cmp.Diff(want, w); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,124 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/odek-run/odek/internal/mcpclient"
+)
+
+// MCPServer is one enabled MCP server after the trust rules.
+type MCPServer struct {
+	// Name is the key under mcp_servers, exactly as written.
+	Name string
+	// Config is the server definition. Config.AutoApprove is true only for a
+	// global server that sets it, or for a project server the global file
+	// marks with a command-less {"auto_approve": true} entry.
+	Config mcpclient.ServerConfig
+	// Project is true for a server defined in the project file: spawning it
+	// needs the operator's approval.
+	Project bool
+	// Dir is the project directory for a project server, "" otherwise.
+	Dir string
+}
+
+// validServerName enforces 1–64 characters of [A-Za-z0-9_-] without "__",
+// which is the separator of registered tool names.
+func validServerName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		ok := c == '_' || c == '-' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+		if !ok || (c == '_' && i > 0 && name[i-1] == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// isTrustMarker reports a global entry that only carries auto_approve.
+func isTrustMarker(s mcpclient.ServerConfig) bool {
+	return s.Command == "" && s.URL == "" && s.AutoApprove
+}
+
+// validateServer checks what the config layer owns; clamping and ceilings
+// are mcpclient.New's job.
+func validateServer(path, name string, s mcpclient.ServerConfig) error {
+	if !validServerName(name) {
+		return setupErrorf("%s: invalid MCP server name %q: want 1-64 characters from [A-Za-z0-9_-] without \"__\"", path, name)
+	}
+	switch {
+	case s.Command == "" && s.URL == "":
+		return setupErrorf("mcpclient %s: server config must set either url or command", name)
+	case s.Command != "" && s.URL != "":
+		return setupErrorf("mcpclient %s: server config must set either url or command, not both", name)
+	}
+	src := "mcpclient " + name
+	return firstError(
+		nonNegative(src, "timeout_seconds", &s.TimeoutSeconds),
+		nonNegative(src, "max_response_bytes", &s.MaxResponseBytes),
+		nonNegative(src, "max_result_chars", &s.MaxResultChars),
+	)
+}
+
+func enabled(s mcpclient.ServerConfig) bool { return s.Enabled == nil || *s.Enabled }
+
+// mergeServers combines global and (already trust-stripped) project servers.
+func mergeServers(global, project *loadedFile, globalPath, dir string) ([]MCPServer, []string, error) {
+	var out []MCPServer
+	var warns []string
+	markers := map[string]bool{}
+	if global != nil {
+		for _, name := range sortedKeys(global.cfg.MCPServers) {
+			s := global.cfg.MCPServers[name]
+			if validServerName(name) && isTrustMarker(s) {
+				markers[name] = true
+				continue
+			}
+			if err := validateServer(global.path, name, s); err != nil {
+				return nil, nil, err
+			}
+			if enabled(s) {
+				out = append(out, MCPServer{Name: name, Config: s})
+			}
+		}
+	}
+	used := map[string]bool{}
+	if project != nil {
+		for _, name := range sortedKeys(project.cfg.MCPServers) {
+			s := project.cfg.MCPServers[name]
+			if err := validateServer(project.path, name, s); err != nil {
+				return nil, nil, err
+			}
+			if g, ok := global.server(name); ok && !isTrustMarker(g) {
+				warns = append(warns, fmt.Sprintf("%s: ignoring %q: %s defines a server of that name, and a project file cannot replace it",
+					project.path, "mcp_servers."+name, globalPath))
+				continue
+			}
+			used[name] = markers[name]
+			s.AutoApprove = markers[name]
+			if enabled(s) {
+				out = append(out, MCPServer{Name: name, Config: s, Project: true, Dir: dir})
+			}
+		}
+	}
+	for _, name := range sortedKeys(markers) {
+		if !used[name] {
+			warns = append(warns, fmt.Sprintf("%s: ignoring %q: it has no command or url, so its auto_approve can only mark a project server of that name, and no project file defines one",
+				globalPath, "mcp_servers."+name))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, warns, nil
+}
+
+// server returns the named server of a possibly nil file.
+func (f *loadedFile) server(name string) (mcpclient.ServerConfig, bool) {
+	if f == nil {
+		return mcpclient.ServerConfig{}, false
+	}
+	s, ok := f.cfg.MCPServers[name]
+	return s, ok
+}

@@ -1,0 +1,86 @@
+package config
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/odek-run/odek/internal/mcpclient"
+)
+
+func TestMCPServers(t *testing.T) {
+	global := `{"mcp_servers":{
+	  "ops":    {"command":"ops-srv","auto_approve":true},
+	  "marker": {"auto_approve":true},
+	  "orphan": {"auto_approve":true},
+	  "off":    {"command":"x","enabled":false},
+	  "shared": {"command":"operator-cmd"},
+	  "web":    {"url":"https://mcp.example/x","token_env":"TOK"}
+	}}`
+	project := `{"mcp_servers":{
+	  "marker": {"command":"repo-srv","args":["${WS}"],"env":{"P":"${WS}"}},
+	  "shared": {"command":"repo-replacement"},
+	  "self":   {"command":"self-srv","auto_approve":true},
+	  "poff":   {"command":"y","enabled":false}
+	}}`
+	c, w, err := fixture{global: global, project: project, env: map[string]string{"WS": "/ws"}}.load(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := c.Dir
+	want := []MCPServer{
+		{Name: "marker", Config: mcpclient.ServerConfig{Command: "repo-srv", Args: []string{"/ws"}, Env: map[string]string{"P": "${WS}"}, AutoApprove: true}, Project: true, Dir: dir},
+		{Name: "ops", Config: mcpclient.ServerConfig{Command: "ops-srv", AutoApprove: true}},
+		{Name: "self", Config: mcpclient.ServerConfig{Command: "self-srv"}, Project: true, Dir: dir},
+		{Name: "shared", Config: mcpclient.ServerConfig{Command: "operator-cmd"}},
+		{Name: "web", Config: mcpclient.ServerConfig{URL: "https://mcp.example/x", TokenEnv: "TOK"}},
+	}
+	if diff := cmp.Diff(want, c.MCPServers); diff != "" {
+		t.Errorf("servers (-want +got):\n%s", diff)
+	}
+	wantW := []string{
+		`DIR/odek.json: ignoring "mcp_servers.self.auto_approve": a project file cannot approve its own MCP servers (only HOME/config.json can)`,
+		`DIR/odek.json: ignoring "mcp_servers.shared": HOME/config.json defines a server of that name, and a project file cannot replace it`,
+		`HOME/config.json: ignoring "mcp_servers.orphan": it has no command or url, so its auto_approve can only mark a project server of that name, and no project file defines one`,
+	}
+	if diff := cmp.Diff(wantW, w); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+func TestMCPServerErrors(t *testing.T) {
+	tests := []struct {
+		name, global, project, want string
+	}{
+		{"no command", `{"mcp_servers":{"a":{"args":["x"]}}}`, "", "mcpclient a: server config must set either url or command"},
+		{"project marker", "", `{"mcp_servers":{"a":{"auto_approve":true}}}`, "mcpclient a: server config must set either url or command"},
+		{"both", `{"mcp_servers":{"a":{"command":"c","url":"https://x"}}}`, "", "mcpclient a: server config must set either url or command, not both"},
+		{"bad name", `{"mcp_servers":{"a__b":{"command":"c"}}}`, "", `HOME/config.json: invalid MCP server name "a__b": want 1-64 characters from [A-Za-z0-9_-] without "__"`},
+		{"bad marker name", `{"mcp_servers":{"a.b":{"auto_approve":true}}}`, "", `HOME/config.json: invalid MCP server name "a.b": want 1-64 characters from [A-Za-z0-9_-] without "__"`},
+		{"bad project name", "", `{"mcp_servers":{"":{"command":"c"}}}`, `DIR/odek.json: invalid MCP server name "": want 1-64 characters from [A-Za-z0-9_-] without "__"`},
+		{"negative timeout", `{"mcp_servers":{"a":{"command":"c","timeout_seconds":-1}}}`, "", "mcpclient a: timeout_seconds must be a non-negative number, got -1"},
+		{"negative bytes", "", `{"mcp_servers":{"a":{"command":"c","max_response_bytes":-5}}}`, "mcpclient a: max_response_bytes must be a non-negative number, got -5"},
+		{"negative chars", "", `{"mcp_servers":{"a":{"command":"c","max_result_chars":-5}}}`, "mcpclient a: max_result_chars must be a non-negative number, got -5"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := fixture{global: tt.global, project: tt.project}.load(t)
+			if err == nil || !errors.Is(err, ErrSetup) {
+				t.Fatalf("err = %v, want a setup error", err)
+			}
+			if got := scrubErr(t, err); got != tt.want {
+				t.Errorf("err = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestServerName(t *testing.T) {
+	long := "a123456789b123456789c123456789d123456789e123456789f123456789abcd"
+	for name, ok := range map[string]bool{"a": true, "my-server_2": true, long: true, long + "x": false,
+		"": false, "a__b": false, "_a": true, "a_": true, "__": false, "a b": false, "é": false} {
+		if validServerName(name) != ok {
+			t.Errorf("validServerName(%q) = %v", name, !ok)
+		}
+	}
+}

@@ -1,0 +1,101 @@
+package config
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+)
+
+// secretsFile holds what secrets.env provides: only names the real
+// environment lacks, because the file must never override it.
+type secretsFile struct {
+	env   map[string]string
+	names []string // sorted
+}
+
+// loadSecrets reads path. A missing file provides nothing; an unreadable or
+// oversized one is a setup error. Malformed lines are skipped with a warning
+// that gives the line number but never the value.
+func loadSecrets(path string, lookup func(string) (string, bool)) (secretsFile, []string, error) {
+	data, found, err := readLimited(path)
+	if err != nil || !found {
+		return secretsFile{}, nil, err
+	}
+	var warns []string
+	if w := secretsModeWarning(path); w != "" {
+		warns = append(warns, w)
+	}
+	env := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 4096), len(data)+1)
+	for n := 1; sc.Scan(); n++ {
+		key, val, ok, bad := parseSecretLine(sc.Text())
+		if bad {
+			warns = append(warns, fmt.Sprintf("%s:%d: ignoring line: want KEY=VALUE with KEY matching [A-Za-z_][A-Za-z0-9_]*", path, n))
+		}
+		if !ok {
+			continue
+		}
+		if _, set := lookup(key); set {
+			continue // the real environment always wins
+		}
+		env[key] = val
+	}
+	if len(env) == 0 {
+		return secretsFile{}, warns, nil
+	}
+	names := make([]string, 0, len(env))
+	for k := range env {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return secretsFile{env: env, names: names}, warns, nil
+}
+
+// parseSecretLine splits one line. ok means a pair was found; bad means the
+// line was neither blank, a comment nor a valid pair. An optional "export "
+// prefix and one pair of matching surrounding quotes are removed so the file
+// can also be sourced by a shell.
+func parseSecretLine(line string) (key, val string, ok, bad bool) {
+	line = strings.TrimSpace(line)
+	if line == "" || line[0] == '#' {
+		return "", "", false, false
+	}
+	line = strings.TrimPrefix(line, "export ")
+	k, v, found := strings.Cut(line, "=")
+	k = strings.TrimSpace(k)
+	if !found || k == "" || nameLen(k) != len(k) {
+		return "", "", false, true
+	}
+	v = strings.TrimSpace(v)
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		v = v[1 : len(v)-1]
+	}
+	return k, v, true, false
+}
+
+// secretsModeWarning flags a secrets file other users can read.
+func secretsModeWarning(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm()&0o077 == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s is readable by other users (mode %04o); run: chmod 600 %s", path, fi.Mode().Perm(), path)
+}
+
+// secretLooking reports whether an environment name looks like a credential,
+// using the same rule as the MCP child environment (BEHAVIOR 4.5).
+func secretLooking(name string) bool {
+	n := strings.ToUpper(name)
+	n = strings.NewReplacer("-", "", "_", "").Replace(n)
+	for _, w := range []string{"APIKEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "CREDS",
+		"PRIVATEKEY", "ACCESSKEY", "PASSWD", "PASSPHRASE", "COOKIE", "AUTHORIZATION"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,86 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestTemplateLoadsCleanly(t *testing.T) {
+	c, w := fixture{global: string(Template(true)), project: string(Template(false))}.mustLoad(t)
+	if len(w) != 0 {
+		t.Errorf("template warnings: %q", w)
+	}
+	if c.Model != DefaultModel || c.MaxIterations != 90 || len(c.Files) != 2 {
+		t.Errorf("template config: %+v", c)
+	}
+}
+
+func TestWriteTemplate(t *testing.T) {
+	root := t.TempDir()
+	global := filepath.Join(root, "home", ".odek", "config.json")
+	if err := WriteTemplate(global, true, false); err != nil {
+		t.Fatal(err)
+	}
+	checkMode(t, global, 0o600)
+	checkMode(t, filepath.Dir(global), 0o700|os.ModeDir)
+
+	// Refuses to overwrite; --force overwrites and tightens the mode.
+	project := filepath.Join(root, "odek.json")
+	if err := os.WriteFile(project, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteTemplate(project, false, false)
+	if want := "init: " + project + " already exists (use --force to overwrite it)"; err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+	if err := WriteTemplate(project, false, true); err != nil {
+		t.Fatal(err)
+	}
+	checkMode(t, project, 0o600)
+	if got, _ := os.ReadFile(project); string(got) != string(Template(false)) {
+		t.Errorf("content = %q", got)
+	}
+
+	// Never through a symlink, even with --force.
+	target := filepath.Join(root, "target")
+	if err := os.WriteFile(target, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(root, "link.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, force := range []bool{false, true} {
+		err := WriteTemplate(link, false, force)
+		if err == nil || !strings.Contains(err.Error(), "is a symlink; refusing to write through it") {
+			t.Errorf("force=%v: err = %v", force, err)
+		}
+	}
+	if got, _ := os.ReadFile(target); string(got) != "keep" {
+		t.Errorf("symlink target changed: %q", got)
+	}
+	// A dangling symlink is refused too (O_CREAT would follow it).
+	dangling := filepath.Join(root, "dangling.json")
+	if err := os.Symlink(filepath.Join(root, "created"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteTemplate(dangling, false, false); err == nil {
+		t.Error("dangling symlink accepted")
+	}
+	if _, err := os.Lstat(filepath.Join(root, "created")); err == nil {
+		t.Error("write followed a dangling symlink")
+	}
+}
+
+func checkMode(t *testing.T, path string, want os.FileMode) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fi.Mode() & (os.ModePerm | os.ModeDir); got != want {
+		t.Errorf("%s mode = %v, want %v", path, got, want)
+	}
+}
