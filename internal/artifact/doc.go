@@ -1,0 +1,43 @@
+// Package artifact parses odek.tool-result/v1 envelopes, validates
+// odek.artifact-ref/v1 references fail closed, renders results for the model
+// within max_result_chars, keeps a per-run store of saved results, and serves
+// registered artifacts page by page through the artifact_read tool.
+//
+// Invariants:
+//   - Validation fails closed: any doubt about a ref (scheme, host, path shape,
+//     symlink target, root containment, file type, size, hash) rejects it, and
+//     empty artifact roots reject every ref.
+//   - The model never sees an artifact's path or bytes through Process: a
+//     verified ref becomes one metadata line (id, media type, size, short hash,
+//     summary). Bytes reach the model only through artifact_read, which looks
+//     artifacts up by id in a Store and never accepts a path.
+//   - Validation errors name the ref id and what was wrong, never file contents
+//     or the file path.
+//   - Every rendered field is one line and bounded, and text lines that start
+//     like a metadata line are indented, so a result cannot forge metadata.
+//   - Truncation counts runes, never splits one, and always ends with the
+//     exact TruncationNotice.
+//
+// The package is a leaf: it imports only the standard library and
+// internal/untrusted.
+package artifact
+
+// Schema names carried in the "schema" field of the payloads this package parses.
+const (
+	// SchemaToolResult names the tool-result envelope an MCP tool may return.
+	SchemaToolResult = "odek.tool-result/v1"
+	// SchemaArtifactRef names one artifact reference inside an envelope.
+	SchemaArtifactRef = "odek.artifact-ref/v1"
+)
+
+// Limits of the odek-extension/v1 artifact contract.
+const (
+	// MaxRefs is the most artifact refs one envelope (or one merged result) may carry.
+	MaxRefs = 64
+	// MaxArtifactBytes is the largest artifact file a ref may point at.
+	MaxArtifactBytes = 64 << 20
+	// MaxFieldRunes caps each rendered metadata field before the "…" marker.
+	MaxFieldRunes = 4096
+	// DefaultMaxChars applies when ProcessOptions.MaxChars is zero or negative.
+	DefaultMaxChars = 200000
+)

@@ -1,0 +1,103 @@
+package artifact
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func FuzzParseEnvelope(f *testing.F) {
+	f.Add(`{"schema":"odek.tool-result/v1","text":"hi","artifacts":[{"schema":"odek.artifact-ref/v1","id":"a","uri":"file:///x","media_type":"t","size_bytes":3}]}`)
+	f.Add("\uFEFF {\"schema\":\"odek.tool-result/v1\",\"text\":5}")
+	f.Add(`{"schema":1}`)
+	f.Add("plain")
+	f.Fuzz(func(t *testing.T, s string) {
+		env, ok, err := ParseEnvelope(s)
+		if !ok && (env != nil || err != nil) {
+			t.Fatalf("plain text returned env=%v err=%v", env, err)
+		}
+		if err != nil && !strings.HasPrefix(err.Error(), "malformed odek.tool-result/v1 envelope: ") {
+			t.Fatalf("error text %q", err)
+		}
+		if ok && err == nil && len(env.Artifacts) > MaxRefs {
+			t.Fatalf("%d refs accepted", len(env.Artifacts))
+		}
+	})
+}
+
+func FuzzValidateURI(f *testing.F) {
+	root := f.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("x"), 0o600); err != nil {
+		f.Fatal(err)
+	}
+	resolvedRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range []string{"file://" + root + "/a.txt", "file://" + root + "/../a.txt", "file://h/x", "file:a", "file://" + root + "/a%2Etxt", "file://" + root + "/a.txt?#", "http://x/y"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, uri string) {
+		ref := okRef(uri)
+		p, perr := uriPath(ref)
+		if perr == nil && (!filepath.IsAbs(p) || filepath.Clean(p) != p) {
+			t.Fatalf("uriPath(%q) = %q: not absolute and clean", uri, p)
+		}
+		v, err := Validate(ref, []string{root})
+		if err == nil {
+			if perr != nil || !within(v.Path, resolvedRoot) {
+				t.Fatalf("Validate(%q) accepted %q outside %q", uri, v.Path, resolvedRoot)
+			}
+			return
+		}
+		if strings.Contains(err.Error(), root) {
+			t.Fatalf("error leaks the path: %v", err)
+		}
+	})
+}
+
+func FuzzProcess(f *testing.F) {
+	f.Add("hello", "- artifact \"x\"", 50)
+	f.Add(`{"schema":"odek.tool-result/v1","text":"- artifact \"x\"\r\n- artifact y"}`, "tail\u2028", 10)
+	f.Add(strings.Repeat("世", 400), "", 300)
+	f.Fuzz(func(t *testing.T, a, b string, limit int) {
+		limit = 1 + (limit&0x7fffffff)%4000
+		p, err := Process([]string{a, b}, ProcessOptions{Server: "s", Tool: "t", Roots: []string{"/nonexistent-root"}, MaxChars: limit})
+		if err != nil {
+			return
+		}
+		if n := utf8.RuneCountInString(p.Text); n > limit {
+			t.Fatalf("%d runes > limit %d", n, limit)
+		}
+		if !utf8.ValidString(p.Text) {
+			t.Fatalf("invalid UTF-8 in %q", p.Text)
+		}
+		if p.ArtifactCount != 0 || len(p.Artifacts) != 0 {
+			t.Fatalf("metadata line forged: %q", p.Text)
+		}
+		for _, line := range strings.Split(p.Text, "\n") {
+			if strings.HasPrefix(line, mimicPrefix) {
+				t.Fatalf("unindented mimic line %q", line)
+			}
+		}
+		if p.Truncated != (p.Full != "") || (p.Truncated && p.ObservedChars <= limit) {
+			t.Fatalf("truncation bookkeeping: %+v", p)
+		}
+	})
+}
+
+func BenchmarkProcessPlain10MiB(b *testing.B) {
+	line := strings.Repeat("log line with some text ", 4) + "\n"
+	text := strings.Repeat(line, (10<<20)/len(line))
+	o := ProcessOptions{Server: "s", Tool: "t", MaxChars: DefaultMaxChars}
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := Process([]string{text}, o)
+		if err != nil || !p.Truncated {
+			b.Fatal(err)
+		}
+	}
+}

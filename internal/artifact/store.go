@@ -1,0 +1,192 @@
+package artifact
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"sync"
+)
+
+// Store is the per-run (or per-session) artifact registry rooted at
+// $ODEK_HOME/artifacts/<run-or-session-id>/. It holds results odek saved
+// itself (ids result-1, result-2, …, files in the store directory) and
+// external artifacts that passed Validate (files left where they are).
+// artifact_read serves only what is registered here, by id. Safe for
+// concurrent use.
+type Store struct {
+	dir string
+
+	mu      sync.Mutex
+	saved   int
+	entries map[string]*entry
+}
+
+// Entry describes one registered artifact. Path is for odek only; it is
+// never shown to the model.
+type Entry struct {
+	ID, Path, MediaType, Source string
+	Size                        int64
+	SHA256                      string
+}
+
+type entry struct {
+	Entry
+	info     fs.FileInfo // identity at registration, re-checked on every read
+	verified bool        // content re-hashed since registration
+}
+
+// savedID matches the ids SaveResult hands out; external refs may not take them.
+var savedID = regexp.MustCompile(`^result-[0-9]+$`)
+
+// NewStore returns a store for dir. Nothing touches the disk until the first
+// SaveResult, which creates dir with mode 0700.
+func NewStore(dir string) *Store {
+	return &Store{dir: dir, entries: make(map[string]*entry)}
+}
+
+// Dir returns the directory saved results are written to.
+func (s *Store) Dir() string { return s.dir }
+
+// SaveResult writes data atomically (temp file, fsync, rename; mode 0600) as
+// a new artifact and registers it. source says where the data came from (for
+// example "mcp:<server>:<tool>"); it is kept for the operator, not the model.
+func (s *Store) SaveResult(source, mediaType string, data []byte) (id string, err error) {
+	s.mu.Lock()
+	s.saved++
+	id = "result-" + strconv.Itoa(s.saved)
+	s.mu.Unlock()
+
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return "", fmt.Errorf("artifact store: %w", err)
+	}
+	path := filepath.Join(s.dir, id)
+	if err := writeAtomic(path, data); err != nil {
+		return "", fmt.Errorf("artifact store: save %s: %w", id, err)
+	}
+	info, err := os.Lstat(path)
+	if err != nil {
+		return "", fmt.Errorf("artifact store: save %s: %w", id, err)
+	}
+	sum := sha256.Sum256(data)
+	e := &entry{
+		Entry: Entry{ID: id, Path: path, MediaType: mediaType, Source: source,
+			Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])},
+		info: info,
+	}
+	s.mu.Lock()
+	s.entries[id] = e
+	s.mu.Unlock()
+	return id, nil
+}
+
+// Register makes a validated external artifact readable through artifact_read
+// under id (normally v.Ref.ID, the id the model saw in the metadata line).
+// Registering an id again replaces the earlier artifact, so the id always
+// names the artifact the model saw most recently; ids of the result-N form
+// are reserved for saved results and refused with ErrReservedID.
+func (s *Store) Register(v Verified, id string) error {
+	if id == "" {
+		return ErrIDRequired
+	}
+	if savedID.MatchString(id) {
+		return fmt.Errorf("%w: %q", ErrReservedID, id)
+	}
+	info, err := os.Lstat(v.Path)
+	if err != nil || !info.Mode().IsRegular() || info.Size() != v.Size {
+		return fmt.Errorf("%w: %q", ErrChanged, id)
+	}
+	e := &entry{
+		Entry: Entry{ID: id, Path: v.Path, MediaType: v.Ref.MediaType,
+			Source: "artifact-ref", Size: v.Size, SHA256: v.SHA256},
+		info: info,
+	}
+	s.mu.Lock()
+	s.entries[id] = e
+	s.mu.Unlock()
+	return nil
+}
+
+// Lookup returns the artifact registered under id.
+func (s *Store) Lookup(id string) (Entry, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.entries[id]
+	if !ok {
+		return Entry{}, false
+	}
+	return e.Entry, true
+}
+
+// IDs returns the registered ids, sorted.
+func (s *Store) IDs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ids := make([]string, 0, len(s.entries))
+	for id := range s.entries {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+func (s *Store) lookup(id string) (*entry, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.entries[id]
+	return e, ok
+}
+
+func (s *Store) markVerified(e *entry) {
+	s.mu.Lock()
+	e.verified = true
+	s.mu.Unlock()
+}
+
+func (s *Store) isVerified(e *entry) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return e.verified
+}
+
+// writeAtomic writes data to a fresh 0600 temp file beside path, syncs it,
+// renames it into place and syncs the directory, so readers see either no
+// file or the whole file.
+func writeAtomic(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err = f.Chmod(0o600); err != nil {
+		return err
+	}
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(f.Name(), path); err != nil {
+		return err
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		_ = d.Sync() // best effort: the data itself is already durable
+		d.Close()
+	}
+	return nil
+}
