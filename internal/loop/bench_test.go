@@ -1,0 +1,65 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/odek-run/odek/internal/llm"
+)
+
+// cyclingModel calls one tool for iters-1 turns, then answers; it does no work
+// of its own, so the benchmark measures the loop's overhead alone.
+type cyclingModel struct {
+	n, iters int
+	call     *llm.Response
+	done     *llm.Response
+}
+
+func (m *cyclingModel) Complete(_ context.Context, req llm.Request) (*llm.Response, error) {
+	m.n++
+	if m.n%m.iters == 0 {
+		return m.done, nil
+	}
+	r := *m.call
+	r.Message.ToolCalls = []llm.ToolCall{tc(fmt.Sprint("c", m.n), "echo", `{"text":"hello"}`)}
+	return &r, nil
+}
+
+// BenchmarkIteration reports the loop's own cost per iteration (one model call
+// and one tool call) with 10, 100 and 1000 messages already in history.
+func BenchmarkIteration(b *testing.B) {
+	echo := funcTool{"echo", func(_ context.Context, args json.RawMessage) (string, error) {
+		return "a short tool result of typical size, about one line long", nil
+	}}
+	reg, _ := NewRegistry(echo)
+	for _, size := range []int{10, 100, 1000} {
+		b.Run(fmt.Sprintf("history=%d", size), func(b *testing.B) {
+			base := make([]llm.Message, 0, size)
+			base = append(base, llm.Message{Role: "system", Content: "you are a test"}, llm.Message{Role: "user", Content: "task"})
+			for len(base) < size {
+				base = append(base, llm.Message{Role: "assistant", Content: strings.Repeat("x", 200)}, llm.Message{Role: "user", Content: "more"})
+			}
+			const iters = 10
+			m := &cyclingModel{iters: iters,
+				call: &llm.Response{Message: llm.Message{Role: "assistant"}, Usage: llm.Usage{InputTokens: 100, OutputTokens: 10, Present: true}},
+				done: &llm.Response{Message: llm.Message{Role: "assistant", Content: "done"}, Usage: llm.Usage{InputTokens: 100, OutputTokens: 10, Present: true}},
+			}
+			o := Options{Model: m, Tools: reg, MaxIterations: iters + 1}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				h := &History{msgs: base[:len(base):len(base)], starts: make([]int, 0, len(base)+2*iters)}
+				for i := range base {
+					h.starts = append(h.starts, i)
+				}
+				if _, err := Continue(context.Background(), o, h); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*iters), "ns/iter")
+		})
+	}
+}

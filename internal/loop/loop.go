@@ -1,0 +1,209 @@
+// Package loop is odek's think-act loop: it asks the model, runs the tools the
+// model calls (concurrently, bounded), feeds the results back, and repeats until
+// the model answers without tool calls or a limit stops it.
+//
+// Invariants:
+//   - History is kept as whole message groups; after any stop, the history has
+//     no assistant tool call without its tool message.
+//   - Every tool result is redacted and framed with a per-call nonce before it
+//     enters history; unknown tools, bad arguments, errors and panics all become
+//     results the model sees, never a crash.
+//   - Budgets are checked where BEHAVIOR §5 says; the runtime budget is a
+//     deadline on ctx whose cause is the budget error, so a call still running
+//     when it expires is cancelled and the stop is reported as a budget stop.
+//   - budget_exceeded is emitted before run_failed.
+//
+// The loop knows tools and the model only through the small interfaces in
+// tool.go; the CLI wires concrete ones in.
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/odek-run/odek/internal/budget"
+	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/llm"
+)
+
+// Defaults of BEHAVIOR §2.3.
+const (
+	DefaultMaxIterations   = 90
+	DefaultMaxToolParallel = 4
+)
+
+// Options configure one run. Model is required; everything else has a default.
+type Options struct {
+	Model           Model
+	ModelName       string
+	Tools           *Registry
+	System          string
+	MaxIterations   int
+	MaxToolParallel int
+	MaxTokens       int // per-call cap asked of the provider; 0 = provider default
+
+	Budget      *budget.Tracker
+	Events      *events.Emitter
+	IncludeArgs bool // raw (redacted) args in tool_call_started
+
+	// AfterBatch runs after each tool batch and after the final answer with a
+	// copy of the history (sessions save it). It runs on the loop goroutine.
+	AfterBatch func(history []llm.Message)
+	// Progress receives step notifications for the terminal display.
+	Progress func(Progress)
+	// Redact masks secrets in tool output; nil means redact.String.
+	Redact func(string) string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Result describes a run, complete or not. Run returns it together with any
+// error, so the caller can always report what was spent.
+type Result struct {
+	Answer      string
+	Partial     bool // ended by the iteration cap with a partial summary
+	Iterations  int
+	Usage       budget.Usage
+	LLMDuration time.Duration
+	ToolCalls   ToolCounts
+	History     []llm.Message
+}
+
+// ToolCounts counts executed tool calls by outcome.
+type ToolCounts struct {
+	OK, Failed, Denied int
+}
+
+// Run drives the loop for task until an answer, a limit or an error.
+func Run(ctx context.Context, o Options, task string) (*Result, error) {
+	r := newRunner(o)
+	var msgs []llm.Message
+	if o.System != "" {
+		msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: o.System})
+	}
+	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: task})
+	return r.run(ctx, NewHistory(msgs...))
+}
+
+// Continue drives the loop over an existing history (the caller has appended
+// the new user message).
+func Continue(ctx context.Context, o Options, h *History) (*Result, error) {
+	return newRunner(o).run(ctx, h)
+}
+
+func (r *runner) run(ctx context.Context, h *History) (*Result, error) {
+	r.hist = h
+	r.start = r.now()
+	r.emit(events.RunStarted, 0, "", map[string]any{
+		"model": r.o.ModelName, "sandbox": false, "max_iterations": r.o.MaxIterations,
+	})
+	answer, err := r.iterate(ctx)
+	r.res.Answer = answer
+	r.res.History = r.hist.Snapshot()
+	r.finish(err)
+	return &r.res, err
+}
+
+// iterate is the loop proper: BEHAVIOR §3.1 steps 1–7.
+func (r *runner) iterate(ctx context.Context) (string, error) {
+	for i := 1; i <= r.o.MaxIterations; i++ {
+		r.res.Iterations = i
+		if err := r.checkStart(ctx); err != nil {
+			return "", err
+		}
+		resp, err := r.think(ctx, i)
+		if err != nil {
+			return "", err
+		}
+		if err := r.account(resp); err != nil {
+			if len(resp.Message.ToolCalls) == 0 {
+				r.hist.Append(resp.Message)
+			}
+			return "", err
+		}
+		if len(resp.Message.ToolCalls) == 0 {
+			r.hist.Append(resp.Message)
+			r.iterationDone(i, resp, 0)
+			r.afterBatch()
+			return resp.Message.Content, nil
+		}
+		if err := r.o.Budget.CheckToolBatch(len(resp.Message.ToolCalls)); err != nil {
+			return r.budgetStopWithSummary(ctx, err)
+		}
+		r.act(ctx, i, resp.Message)
+		r.afterBatch()
+		r.iterationDone(i, resp, len(resp.Message.ToolCalls))
+		if ctx.Err() != nil {
+			return "", cause(ctx)
+		}
+	}
+	return r.iterationCapSummary(ctx)
+}
+
+// checkStart is step 1 and 3: cancellation and the runtime budget.
+func (r *runner) checkStart(ctx context.Context) error {
+	if ctx.Err() != nil {
+		return cause(ctx)
+	}
+	return r.o.Budget.CheckRuntime(r.now())
+}
+
+// think makes the iteration's model call.
+func (r *runner) think(ctx context.Context, i int) (*llm.Response, error) {
+	r.progress(Progress{Kind: ProgressThinking, Iteration: i})
+	req := llm.Request{Model: r.o.ModelName, Messages: r.hist.Messages(), Tools: r.o.Tools.Specs(), MaxTokens: r.maxTokens()}
+	resp, err := r.o.Model.Complete(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, cause(ctx)
+		}
+		return nil, fmt.Errorf("iteration %d: %w", i, err)
+	}
+	r.res.LLMDuration += resp.Timing.Total
+	r.llmOutput += resp.Usage.OutputTokens
+	return resp, nil
+}
+
+// maxTokens clamps the per-call cap to the output tokens the budget has left.
+func (r *runner) maxTokens() int {
+	limit := r.o.MaxTokens
+	if left, ok := r.o.Budget.OutputTokensLeft(); ok && (limit == 0 || left < int64(limit)) {
+		limit = int(max(left, 1))
+	}
+	return limit
+}
+
+// account adds the response's usage and checks the token and cost budgets.
+func (r *runner) account(resp *llm.Response) error {
+	u := budget.Usage{
+		InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,
+		CacheReadTokens: resp.Usage.CacheReadTokens, CacheCreationTokens: resp.Usage.CacheCreationTokens,
+	}
+	r.res.Usage.InputTokens += u.InputTokens
+	r.res.Usage.OutputTokens += u.OutputTokens
+	r.res.Usage.CacheReadTokens += u.CacheReadTokens
+	r.res.Usage.CacheCreationTokens += u.CacheCreationTokens
+	return r.o.Budget.AddUsage(u)
+}
+
+func (r *runner) afterBatch() {
+	if r.o.AfterBatch != nil {
+		r.o.AfterBatch(r.hist.Snapshot())
+	}
+}
+
+// cause returns why ctx ended: the budget error for a runtime stop, else
+// context.Canceled or DeadlineExceeded.
+func cause(ctx context.Context) error {
+	if c := context.Cause(ctx); c != nil {
+		return c
+	}
+	return ctx.Err()
+}
+
+// IsInterrupted reports whether err is a user interrupt (not a budget stop).
+func IsInterrupted(err error) bool {
+	return errors.Is(err, context.Canceled) && !budget.IsBudget(err)
+}

@@ -1,0 +1,131 @@
+package loop
+
+import (
+	"errors"
+	"time"
+
+	"github.com/odek-run/odek/internal/budget"
+	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/llm"
+	"github.com/odek-run/odek/internal/redact"
+)
+
+// ProgressKind names a step shown on the terminal.
+type ProgressKind int
+
+// Progress kinds, in the order a step goes through them.
+const (
+	ProgressThinking ProgressKind = iota // a model call started
+	ProgressToolStart
+	ProgressToolDone
+	ProgressIterationDone
+)
+
+// Progress is one notification for the terminal display. Usage is cumulative.
+type Progress struct {
+	Kind      ProgressKind
+	Iteration int
+	Tool      string
+	Failed    bool
+	Duration  time.Duration
+	Usage     budget.Usage
+}
+
+// runner holds one run's state; it lives on the loop goroutine, except for the
+// counters the tool goroutines report through act.
+type runner struct {
+	o         Options
+	hist      *History
+	res       Result
+	start     time.Time
+	llmOutput int64 // output tokens of main think steps, for tokens_per_second
+}
+
+func newRunner(o Options) *runner {
+	if o.MaxIterations <= 0 {
+		o.MaxIterations = DefaultMaxIterations
+	}
+	if o.MaxToolParallel <= 0 {
+		o.MaxToolParallel = DefaultMaxToolParallel
+	}
+	if o.Redact == nil {
+		o.Redact = redact.String
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &runner{o: o}
+}
+
+func (r *runner) now() time.Time { return r.o.Now() }
+
+func (r *runner) emit(t events.Type, iteration int, tool string, data map[string]any) {
+	r.o.Events.Emit(t, iteration, tool, data)
+}
+
+func (r *runner) progress(p Progress) {
+	if r.o.Progress != nil {
+		p.Usage = r.res.Usage
+		r.o.Progress(p)
+	}
+}
+
+// iterationDone emits iteration_completed with the cumulative totals and the
+// per-call speed fields (each omitted when unknown).
+func (r *runner) iterationDone(i int, resp *llm.Response, tools int) {
+	d := map[string]any{
+		"input_tokens": r.res.Usage.InputTokens, "output_tokens": r.res.Usage.OutputTokens,
+		"tools_called": tools,
+	}
+	t := resp.Timing
+	putMS(d, "call_duration_ms", t.Total)
+	putMS(d, "ttft_ms", t.TimeToFirstToken)
+	putMS(d, "generation_ms", t.Generation)
+	if resp.Usage.Present {
+		d["call_input_tokens"] = resp.Usage.InputTokens
+		d["call_output_tokens"] = resp.Usage.OutputTokens
+		putRate(d, "tokens_per_second", resp.Usage.OutputTokens, t.Total)
+		putRate(d, "generation_tokens_per_second", resp.Usage.OutputTokens, t.Generation)
+	}
+	r.emit(events.IterationCompleted, i, "", d)
+	r.progress(Progress{Kind: ProgressIterationDone, Iteration: i})
+}
+
+func putMS(d map[string]any, key string, v time.Duration) {
+	if v > 0 {
+		d[key] = v.Milliseconds()
+	}
+}
+
+func putRate(d map[string]any, key string, tokens int64, over time.Duration) {
+	if tokens > 0 && over > 0 {
+		d[key] = float64(tokens) / over.Seconds()
+	}
+}
+
+// finish emits the closing events: budget_exceeded (if any) strictly before
+// run_failed, or run_completed.
+func (r *runner) finish(err error) {
+	d := map[string]any{"duration_ms": r.now().Sub(r.start).Milliseconds()}
+	if r.res.LLMDuration > 0 {
+		d["llm_duration_ms"] = r.res.LLMDuration.Milliseconds()
+		putRate(d, "tokens_per_second", r.llmOutput, r.res.LLMDuration)
+	}
+	if err == nil {
+		d["input_tokens"] = r.res.Usage.InputTokens
+		d["output_tokens"] = r.res.Usage.OutputTokens
+		if _, ok := d["llm_duration_ms"]; !ok {
+			d["llm_duration_ms"] = int64(0)
+		}
+		r.emit(events.RunCompleted, 0, "", d)
+		return
+	}
+	var be *budget.Error
+	if errors.As(err, &be) {
+		r.emit(events.BudgetExceeded, r.res.Iterations, "", map[string]any{
+			"limit_name": be.Limit, "observed": be.Observed, "limit": be.Max,
+		})
+	}
+	d["error_class"] = events.ErrorClass(err)
+	r.emit(events.RunFailed, r.res.Iterations, "", d)
+}
