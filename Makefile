@@ -1,0 +1,43 @@
+# odek — one entry point for building, testing and the offline demo.
+GO      ?= go
+BIN     := bin
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+
+.PHONY: build test test-short bench demo lint fuzz interop-deps clean
+
+build:
+	@mkdir -p $(BIN)
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/odek ./cmd/odek
+	$(GO) build -trimpath -o $(BIN)/fakellm ./internal/fakellm/cmd/fakellm
+
+# The one test command: vet and layering checks, the race-enabled suite
+# (interop tests against the npm MCP servers included), short fuzz smoke runs.
+test: interop-deps lint
+	ODEK_INTEROP_REQUIRED=1 $(GO) test -race -count=1 ./...
+	$(MAKE) --no-print-directory fuzz FUZZTIME=3s
+
+test-short:
+	$(GO) test -count=1 ./...
+
+# Every fuzz target, briefly (FUZZTIME=60s for a real session).
+FUZZTIME ?= 10s
+fuzz:
+	@scripts/fuzz.sh $(FUZZTIME)
+
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./...
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet ./...
+	@scripts/layering.sh
+
+interop-deps:
+	@scripts/install-mcp-peers.sh
+
+demo: build
+	@scripts/demo.sh
+
+clean:
+	rm -rf $(BIN)

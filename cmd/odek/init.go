@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/odek-run/odek/internal/config"
+	"github.com/spf13/cobra"
+)
+
+type initOptions struct {
+	global, force bool
+}
+
+func newInitCmd(ios *IOStreams) *cobra.Command {
+	var o initOptions
+	cmd := &cobra.Command{
+		Use:   "init [--global] [--force]",
+		Short: "Write a commented config template (./odek.json, or ~/.odek/config.json with --global)",
+		Long: `Write a commented config template with mode 0600.
+
+Without --global it writes ./odek.json, the project file, which a cloned
+repository may carry: it cannot set endpoints, keys or the system prompt, and
+may only lower limits. With --global it writes $ODEK_HOME/config.json
+(default ~/.odek/config.json), the operator's trusted file.
+An existing file is never overwritten unless --force is given.`,
+		Example: "  odek init\n  odek init --global\n  odek init --force",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runInit(ios, o)
+		},
+	}
+	cmd.Flags().BoolVarP(&o.global, "global", "g", false, "write the global config ($ODEK_HOME/config.json)")
+	cmd.Flags().BoolVarP(&o.force, "force", "f", false, "overwrite an existing file")
+	return cmd
+}
+
+func runInit(ios *IOStreams, o initOptions) error {
+	var path string
+	if o.global {
+		home, err := odekHome(ios)
+		if err != nil {
+			return asSetup(err)
+		}
+		path = filepath.Join(home, "config.json")
+	} else {
+		wd, err := ios.Getwd()
+		if err != nil {
+			return asSetup(err)
+		}
+		path = filepath.Join(wd, "odek.json")
+	}
+	if err := config.WriteTemplate(path, o.global, o.force); err != nil {
+		return asSetup(err)
+	}
+	fmt.Fprintf(ios.ErrOut, "odek: wrote %s\n", path)
+	return nil
+}

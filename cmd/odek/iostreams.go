@@ -1,0 +1,50 @@
+package main
+
+import (
+	"io"
+	"os"
+	"time"
+
+	"golang.org/x/term"
+)
+
+// IOStreams is every byte odek reads or writes, and the facts about the
+// terminal it needs; tests build one over buffers.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	StdinTTY  bool
+	StderrTTY bool
+	Width     func() int // terminal width of stderr; 0 = unknown
+
+	LookupEnv func(string) (string, bool)
+	Getwd     func() (string, error)
+	Now       func() time.Time
+}
+
+func systemIO() *IOStreams {
+	errFd := int(os.Stderr.Fd())
+	return &IOStreams{
+		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		StdinTTY:  term.IsTerminal(int(os.Stdin.Fd())),
+		StderrTTY: term.IsTerminal(errFd),
+		Width: func() int {
+			w, _, err := term.GetSize(errFd)
+			if err != nil {
+				return 0
+			}
+			return w
+		},
+		LookupEnv: os.LookupEnv,
+		Getwd:     os.Getwd,
+		Now:       time.Now,
+	}
+}
+
+// env returns the value of an environment variable, "" when unset.
+func (s *IOStreams) env(name string) string {
+	v, _ := s.LookupEnv(name)
+	return v
+}

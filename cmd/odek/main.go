@@ -1,0 +1,24 @@
+// Command odek runs an LLM agent over tools served by MCP servers, for places
+// where nobody watches: CI jobs, parent runs, terminals that want one answer.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	os.Exit(run())
+}
+
+// run executes the command line and returns the exit code.
+func run() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ios := systemIO()
+	err := newRootCmd(ios).ExecuteContext(ctx)
+	reportError(ios, err)
+	return exitCode(ctx, err)
+}

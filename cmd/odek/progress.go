@@ -1,0 +1,183 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/odek-run/odek/internal/loop"
+)
+
+// progressView shows a run's progress on stderr: a live status line on a TTY,
+// one plain line per step otherwise, nothing with --quiet. Its methods are
+// safe for concurrent use (tool calls report from their own goroutines) and
+// on a nil view.
+type progressView struct {
+	mu      sync.Mutex
+	out     io.Writer
+	tty     bool
+	color   bool
+	now     func() time.Time
+	width   func() int
+	start   time.Time
+	iter    int
+	tokIn   int64
+	tokOut  int64
+	running []string
+	status  bool // a status line is on screen
+	done    chan struct{}
+}
+
+func newProgressView(ios *IOStreams, noColor, quiet bool, start time.Time) *progressView {
+	if quiet {
+		return nil
+	}
+	v := &progressView{out: ios.ErrOut, tty: ios.StderrTTY, color: ios.StderrTTY && !noColor, now: ios.Now, width: ios.Width, start: start}
+	if v.tty {
+		v.done = make(chan struct{})
+		go v.tick()
+	}
+	return v
+}
+
+// tick redraws the status line so elapsed time moves while the model thinks.
+func (v *progressView) tick() {
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-v.done:
+			return
+		case <-t.C:
+			v.mu.Lock()
+			v.drawStatus()
+			v.mu.Unlock()
+		}
+	}
+}
+
+func (v *progressView) update(p loop.Progress) {
+	if v == nil {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.iter, v.tokIn, v.tokOut = p.Iteration, p.Usage.InputTokens, p.Usage.OutputTokens
+	switch p.Kind {
+	case loop.ProgressThinking:
+		if !v.tty {
+			v.line(fmt.Sprintf("[%d] thinking", p.Iteration))
+		}
+	case loop.ProgressToolStart:
+		v.running = append(v.running, p.Tool)
+		if !v.tty {
+			v.line(fmt.Sprintf("[%d] → %s", p.Iteration, p.Tool))
+		}
+	case loop.ProgressToolDone:
+		v.removeRunning(p.Tool)
+		mark, word := v.paint("32", "✓"), "ok"
+		if p.Failed {
+			mark, word = v.paint("31", "✗"), "failed"
+		}
+		v.line(fmt.Sprintf("[%d] %s %s %s (%s)", p.Iteration, mark, p.Tool, word, roundDur(p.Duration)))
+	}
+	v.drawStatus()
+}
+
+func (v *progressView) removeRunning(tool string) {
+	for i, t := range v.running {
+		if t == tool {
+			v.running = append(v.running[:i], v.running[i+1:]...)
+			return
+		}
+	}
+}
+
+// line prints a permanent line, above the status line on a TTY.
+func (v *progressView) line(s string) {
+	v.clearStatus()
+	fmt.Fprintf(v.out, "%s %s\n", v.paint("2", fmt.Sprintf("%6s", roundDur(v.now().Sub(v.start)))), s)
+}
+
+func (v *progressView) drawStatus() {
+	if !v.tty {
+		return
+	}
+	s := fmt.Sprintf("odek · iteration %d · %s · %s in / %s out tokens", v.iter, roundDur(v.now().Sub(v.start)), kilo(v.tokIn), kilo(v.tokOut))
+	if len(v.running) > 0 {
+		s += " · running " + strings.Join(v.running, ", ")
+	}
+	if w := v.width(); w > 4 && len([]rune(s)) > w-1 {
+		s = string([]rune(s)[:w-2]) + "…"
+	}
+	fmt.Fprintf(v.out, "\r\x1b[K%s", v.paint("2", s))
+	v.status = true
+}
+
+func (v *progressView) clearStatus() {
+	if v.status {
+		fmt.Fprint(v.out, "\r\x1b[K")
+		v.status = false
+	}
+}
+
+func (v *progressView) paint(code, s string) string {
+	if !v.color {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+// stop removes the status line; the view prints nothing live afterwards.
+func (v *progressView) stop() {
+	if v == nil {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.done != nil {
+		close(v.done)
+		v.done = nil
+	}
+	v.clearStatus()
+	v.tty = false
+}
+
+// summary prints one closing line: how the run went and what it spent.
+func (v *progressView) summary(res *loop.Result, err error) {
+	if v == nil || res == nil {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	word := v.paint("32", "done")
+	if err != nil {
+		word = v.paint("31", "stopped")
+	} else if res.Partial {
+		word = v.paint("33", "partial")
+	}
+	u := res.Usage
+	fmt.Fprintf(v.out, "odek: %s · %d iteration(s) · %s · %s in / %s out tokens · %d tool call(s)\n",
+		word, res.Iterations, roundDur(v.now().Sub(v.start)), kilo(u.InputTokens+u.CacheReadTokens+u.CacheCreationTokens), kilo(u.OutputTokens),
+		res.ToolCalls.OK+res.ToolCalls.Failed)
+}
+
+func roundDur(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	default:
+		return d.Round(time.Second).String()
+	}
+}
+
+func kilo(n int64) string {
+	if n < 1000 {
+		return fmt.Sprint(n)
+	}
+	return fmt.Sprintf("%.1fk", float64(n)/1000)
+}

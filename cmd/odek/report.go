@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/odek-run/odek/internal/budget"
+	"github.com/odek-run/odek/internal/loop"
+)
+
+// runReport is the odek.run-report/v1 object of --output json (DECISION 4);
+// docs/schema/run-report.schema.json is its schema.
+type runReport struct {
+	Schema            string                   `json:"schema"`
+	Status            string                   `json:"status"`
+	TerminationReason string                   `json:"termination_reason"`
+	ExitCode          int                      `json:"exit_code"`
+	Answer            string                   `json:"answer,omitempty"`
+	Error             string                   `json:"error,omitempty"`
+	RunID             string                   `json:"run_id"`
+	SessionID         string                   `json:"session_id,omitempty"`
+	Model             string                   `json:"model"`
+	Iterations        int                      `json:"iterations"`
+	InputTokens       int64                    `json:"input_tokens"`
+	OutputTokens      int64                    `json:"output_tokens"`
+	CostUSD           *float64                 `json:"cost_usd,omitempty"`
+	Budgets           map[string]budget.Budget `json:"budgets,omitempty"`
+	ToolCalls         loopToolCounts           `json:"tool_calls"`
+	DurationMS        int64                    `json:"duration_ms"`
+	LLMDurationMS     int64                    `json:"llm_duration_ms"`
+}
+
+type loopToolCounts struct {
+	OK     int `json:"ok"`
+	Failed int `json:"failed"`
+	Denied int `json:"denied"`
+}
+
+// outcome classifies how a run ended: status, termination reason, exit code.
+func outcome(ctx context.Context, res *loop.Result, err error) (status, reason string, code int) {
+	code = exitCode(ctx, err)
+	var be *budget.Error
+	switch {
+	case err == nil && res.Partial:
+		return "partial", "max_iterations", code
+	case err == nil:
+		return "success", "completed", code
+	case errors.As(err, &be):
+		return "budget_exhausted", "execution_budget:" + be.Limit, code
+	case code == exitInterrupted:
+		return "interrupted", "interrupted", code
+	case code == exitSetup:
+		return "error", "setup_error", code
+	default:
+		var me *loop.MaxIterationsError
+		if errors.As(err, &me) {
+			return "error", "max_iterations_without_answer", code
+		}
+		return "error", "error", code
+	}
+}
+
+// finish prints the answer (or the report) and returns the run's error for
+// the exit code.
+func (s *runState) finish(ctx context.Context, ios *IOStreams, o runOptions, res *loop.Result, runErr error) error {
+	s.view.summary(res, runErr)
+	if o.output == "json" {
+		rep := s.report(ctx, ios, res, runErr)
+		writeJSON(ios, rep)
+	} else if res != nil && res.Answer != "" {
+		fmt.Fprintln(ios.Out, res.Answer)
+	}
+	return runErr
+}
+
+func (s *runState) report(ctx context.Context, ios *IOStreams, res *loop.Result, runErr error) runReport {
+	status, reason, code := outcome(ctx, res, runErr)
+	rep := runReport{
+		Schema: "odek.run-report/v1", Status: status, TerminationReason: reason, ExitCode: code,
+		RunID: s.runID, Model: s.cfg.Model,
+		DurationMS: ios.Now().Sub(s.start).Milliseconds(),
+	}
+	if runErr != nil {
+		rep.Error = runErr.Error()
+	}
+	if res != nil {
+		rep.Answer, rep.Iterations = res.Answer, res.Iterations
+		rep.InputTokens = res.Usage.InputTokens + res.Usage.CacheReadTokens + res.Usage.CacheCreationTokens
+		rep.OutputTokens = res.Usage.OutputTokens
+		rep.ToolCalls = loopToolCounts{res.ToolCalls.OK, res.ToolCalls.Failed, res.ToolCalls.Denied}
+		rep.LLMDurationMS = res.LLMDuration.Milliseconds()
+	}
+	if s.tracker != nil {
+		snap := s.tracker.Snapshot()
+		rep.Budgets = snap.Budgets()
+		if snap.Priced {
+			c := snap.CostUSD()
+			rep.CostUSD = &c
+		}
+	}
+	return rep
+}
+
+// writeSetupReport prints the report of a run that never started.
+func writeSetupReport(ctx context.Context, ios *IOStreams, s *runState, err error) {
+	status, reason, code := outcome(ctx, nil, err)
+	rep := runReport{
+		Schema: "odek.run-report/v1", Status: status, TerminationReason: reason, ExitCode: code,
+		Error: err.Error(), RunID: s.runID, DurationMS: ios.Now().Sub(s.start).Milliseconds(),
+	}
+	if s.cfg != nil {
+		rep.Model = s.cfg.Model
+	}
+	writeJSON(ios, rep)
+}
+
+func writeJSON(ios *IOStreams, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		fmt.Fprintf(ios.ErrOut, "odek: encoding the run report: %v\n", err)
+		return
+	}
+	ios.Out.Write(append(b, '\n'))
+}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+func newRootCmd(ios *IOStreams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "odek",
+		Short: "Run an LLM agent over MCP tools, with hard budgets and a versioned event stream",
+		Long: `odek drives an LLM think-act loop over tools served by MCP servers.
+
+It is built for places where nobody watches: the final answer alone goes to
+stdout, progress to stderr, and the exit code says how the run ended:
+  0 success · 1 task/model/tool error · 3 setup error · 4 budget exhausted · 130 interrupted`,
+		Example: `  odek run "Summarise the open TODOs in this repository"
+  odek run --max-runtime 300 --max-cost-usd 0.50 --events-jsonl events.jsonl "Fix the failing test"
+  odek tools --json
+  odek init`,
+		Version:       versionText(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmd.Help()
+		},
+	}
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out) // --help and --version were asked for: they are the output
+	root.SetErr(ios.ErrOut)
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.Flags().BoolP("version", "v", false, "print the version and exit")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return asSetup(fmt.Errorf("%w\nRun '%s --help' for usage", err, cmd.CommandPath()))
+	})
+	root.AddCommand(newRunCmd(ios), newInitCmd(ios), newVersionCmd(ios), newCompletionCmd(ios), newToolsCmd(ios))
+	root.SetHelpCommand(&cobra.Command{Hidden: true, Use: "no-help"})
+	return root
+}

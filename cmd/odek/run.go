@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/loop"
+	"github.com/spf13/cobra"
+)
+
+// runOptions are the flags of `odek run`; RunE only fills them.
+type runOptions struct {
+	task              string
+	overrides         config.Overrides
+	eventsPath        string
+	eventsIncludeArgs bool
+	output            string
+	quiet             bool
+}
+
+func newRunCmd(ios *IOStreams) *cobra.Command {
+	var o runOptions
+	var f runFlagValues
+	cmd := &cobra.Command{
+		Use:   "run [flags] <task>",
+		Short: "Run one agent task and print the final answer on stdout",
+		Long: `Run one agent task: the model thinks, calls tools, and repeats until it answers.
+
+The final answer alone goes to stdout; progress, warnings and errors go to
+stderr. A task that starts with "-" goes after "--".
+
+Budgets (--max-*) are hard stops: when one is exhausted the run stops, says
+which limit it hit, keeps its work and exits 4.
+
+Exit codes: 0 success (also an --max-iter partial summary), 1 task/model/tool
+error, 3 setup error (flags, config, MCP servers), 4 budget exhausted, 130 interrupted.`,
+		Example: `  odek run "List the Go packages in this repo and what each one does"
+  odek run --model gpt-4o --max-iter 20 "Find and fix the flaky test in ./internal/loop"
+  odek run --max-runtime 600 --max-tool-calls 50 --max-cost-usd 1 --events-jsonl run.jsonl "Update the changelog"
+  odek run --output json "What is 2+2?" | jq -r .status
+  odek run -- "-v is not a flag here, it is part of the task"`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.task = strings.TrimSpace(strings.Join(args, " "))
+			if o.task == "" {
+				return asSetup(errors.New("run: the task is empty; usage: odek run [flags] <task>"))
+			}
+			if o.output != "text" && o.output != "json" {
+				return asSetup(fmt.Errorf("run: --output must be text or json, got %q", o.output))
+			}
+			f.apply(cmd, &o.overrides)
+			return runRun(cmd.Context(), ios, o)
+		},
+	}
+	fl := cmd.Flags()
+	f.register(cmd)
+	fl.StringVar(&o.eventsPath, "events-jsonl", "", "append odek.event/v1 events to this file (0600; parent dir must exist)")
+	fl.BoolVar(&o.eventsIncludeArgs, "events-include-args", false, "include raw (redacted) tool arguments in tool_call_started events")
+	fl.StringVar(&o.output, "output", "text", "stdout format: text (the bare answer) or json (an odek.run-report/v1 object)")
+	fl.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing on stderr but errors and warnings")
+	fl.SetInterspersed(true)
+	return cmd
+}
+
+// runRun is the whole of `odek run`: set up, run the loop, report.
+func runRun(ctx context.Context, ios *IOStreams, o runOptions) error {
+	s, err := setUp(ctx, ios, o)
+	if err != nil {
+		if o.output == "json" {
+			writeSetupReport(ctx, ios, s, err)
+		}
+		return err
+	}
+	defer s.close()
+	res, runErr := loop.Run(s.ctx, s.loopOptions(o), o.task)
+	s.stopProgress()
+	return s.finish(ctx, ios, o, res, runErr)
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/odek-run/odek/internal/fakellm"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets the test binary act as the odek binary inside scripts.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"odek": main,
+		// odek-exit is odek that also prints "[exit N]" as its last stderr
+		// line, so scripts can assert the exact exit code.
+		"odek-exit": func() {
+			code := run()
+			fmt.Fprintf(os.Stderr, "[exit %d]\n", code)
+			os.Exit(code)
+		},
+	})
+}
+
+// TestScripts runs testdata/script/*.txtar: the real CLI end to end against
+// the fake OpenAI-compatible server, with real exit codes and files.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("..", "..", "testdata", "script"),
+		RequireExplicitExec: true,
+		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("ODEK_HOME", filepath.Join(env.WorkDir, ".odek"))
+			env.Setenv("HOME", env.WorkDir)
+			env.Setenv("NO_COLOR", "")
+			env.Values[fakeKey{}] = &fakeHolder{}
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"fakellm":      cmdFakeLLM,
+			"llm-requests": cmdLLMRequests,
+			"llm-request":  cmdLLMRequest,
+			"sleep": func(ts *testscript.TestScript, neg bool, args []string) {
+				d, err := time.ParseDuration(args[0])
+				ts.Check(err)
+				time.Sleep(d)
+			},
+		},
+	})
+}
+
+// cmdFakeLLM starts the fake LLM server with a script and points odek at it:
+//
+//	fakellm script.json
+func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: fakellm script.json")
+	}
+	script, err := fakellm.LoadScript(ts.MkAbs(args[0]))
+	ts.Check(err)
+	srv, err := fakellm.Start(script, "127.0.0.1:0")
+	ts.Check(err)
+	ts.Defer(func() { _ = srv.Close() })
+	ts.Setenv("ODEK_BASE_URL", srv.URL())
+	ts.Value(fakeKey{}).(*fakeHolder).srv = srv
+}
+
+// fakeKey finds a script's fakeHolder among its testscript values; each
+// script has its own, so scripts can run in parallel.
+type fakeKey struct{}
+
+type fakeHolder struct{ srv *fakellm.Server }
+
+func server(ts *testscript.TestScript) *fakellm.Server {
+	srv := ts.Value(fakeKey{}).(*fakeHolder).srv
+	if srv == nil {
+		ts.Fatalf("no fakellm running")
+	}
+	return srv
+}
+
+// cmdLLMRequests asserts how many requests odek sent: llm-requests 3
+func cmdLLMRequests(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: llm-requests N")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	got := len(server(ts).Requests())
+	if (got == want) == neg {
+		ts.Fatalf("fake LLM received %d requests, want %s%d", got, map[bool]string{true: "not ", false: ""}[neg], want)
+	}
+}
+
+// cmdLLMRequest asserts that request N's JSON body contains a substring:
+//
+//	llm-request 1 '"max_tokens":5'
+func cmdLLMRequest(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: llm-request N substring")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	reqs := server(ts).Requests()
+	if n < 1 || n > len(reqs) {
+		ts.Fatalf("request %d does not exist (%d received)", n, len(reqs))
+	}
+	body := string(reqs[n-1].Body)
+	if strings.Contains(body, args[1]) == neg {
+		pretty, _ := json.MarshalIndent(json.RawMessage(body), "", " ")
+		ts.Fatalf("request %d %s %q:\n%s", n, map[bool]string{true: "contains", false: "does not contain"}[neg], args[1], pretty)
+	}
+}

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/odek-run/odek/internal/artifact"
+	"github.com/odek-run/odek/internal/budget"
+	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/llm"
+	"github.com/odek-run/odek/internal/loop"
+	"github.com/odek-run/odek/internal/redact"
+)
+
+// runState is everything one run wires together; close releases it.
+type runState struct {
+	ctx     context.Context // the run's context: the signal context plus the runtime budget
+	cancel  context.CancelFunc
+	cfg     *config.Config
+	runID   string
+	start   time.Time
+	emitter *events.Emitter
+	sink    *events.JSONLSink
+	tracker *budget.Tracker
+	servers *mcpSet
+	tools   *loop.Registry
+	model   *llm.Client
+	view    *progressView
+}
+
+// odekHome is $ODEK_HOME, else ~/.odek.
+func odekHome(ios *IOStreams) (string, error) {
+	if h := ios.env("ODEK_HOME"); h != "" {
+		return filepath.Abs(h)
+	}
+	home := ios.env("HOME")
+	if home == "" {
+		return "", errors.New("cannot find the odek home: set ODEK_HOME or HOME")
+	}
+	return filepath.Join(home, ".odek"), nil
+}
+
+// loadConfig resolves the layered config and prints its warnings.
+func loadConfig(ios *IOStreams, flags config.Overrides) (*config.Config, error) {
+	home, err := odekHome(ios)
+	if err != nil {
+		return nil, asSetup(err)
+	}
+	wd, err := ios.Getwd()
+	if err != nil {
+		return nil, asSetup(err)
+	}
+	cfg, warnings, err := config.Load(config.LoadOptions{Home: home, Dir: wd, LookupEnv: ios.LookupEnv, Flags: flags})
+	printWarnings(ios, warnings)
+	if err != nil {
+		return nil, asSetup(err)
+	}
+	redact.Register(cfg.APIKey)
+	for _, v := range cfg.Env {
+		redact.Register(v)
+	}
+	return cfg, nil
+}
+
+func printWarnings(ios *IOStreams, warnings []string) {
+	for _, w := range warnings {
+		fmt.Fprintf(ios.ErrOut, "odek: warning: %s\n", w)
+	}
+}
+
+// setUp builds the run. On error, whatever was started is released and the
+// partial state is returned for the setup report.
+func setUp(ctx context.Context, ios *IOStreams, o runOptions) (s *runState, err error) {
+	s = &runState{start: ios.Now(), runID: events.NewRunID()}
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
+	if s.cfg, err = loadConfig(ios, o.overrides); err != nil {
+		return s, err
+	}
+	if err = s.cfg.RequireAPIKey(); err != nil {
+		return s, asSetup(err)
+	}
+	if err = s.openEvents(ios, o); err != nil {
+		return s, err
+	}
+	s.startBudget(ctx, ios)
+	store := artifact.NewStore(filepath.Join(s.cfg.Home, "artifacts", s.runID))
+	if s.tools, err = s.buildTools(ios, store); err != nil {
+		return s, err
+	}
+	s.model = llm.New(llm.Options{
+		BaseURL: s.cfg.BaseURL, APIKey: s.cfg.APIKey, KeySource: s.cfg.APIKeySource, Stream: s.cfg.Stream,
+	})
+	s.view = newProgressView(ios, s.cfg.NoColor || ios.env("NO_COLOR") != "", o.quiet, s.start)
+	return s, nil
+}
+
+// openEvents opens the JSONL sink (a setup error if it cannot) and the emitter.
+func (s *runState) openEvents(ios *IOStreams, o runOptions) error {
+	var sinks []events.Sink
+	if o.eventsPath != "" {
+		sink, err := events.OpenJSONL(o.eventsPath)
+		if err != nil {
+			return asSetup(err)
+		}
+		s.sink = sink
+		sinks = append(sinks, sink)
+	}
+	s.emitter = events.NewEmitter(events.Options{
+		RunID: s.runID, Sinks: sinks, Now: ios.Now, Redact: redact.String,
+		OnSinkError: func(err error) { fmt.Fprintf(ios.ErrOut, "odek: events-jsonl write failed: %v\n", err) },
+	})
+	return nil
+}
+
+// startBudget builds the tracker and makes the runtime budget a hard deadline
+// on the run's context, whose cause is the budget error.
+func (s *runState) startBudget(ctx context.Context, ios *IOStreams) {
+	prices := budget.ResolvePrices(s.cfg.Model, s.cfg.Prices, s.cfg.ModelPrices)
+	s.tracker = budget.New(budget.Options{Limits: s.cfg.Limits, Prices: prices, Model: s.cfg.Model, Start: s.start, Now: ios.Now})
+	printWarnings(ios, s.tracker.Warnings())
+	if dl, ok := s.tracker.Deadline(); ok {
+		s.ctx, s.cancel = context.WithDeadlineCause(ctx, dl, s.tracker.RuntimeError(dl))
+	} else {
+		s.ctx, s.cancel = context.WithCancel(ctx)
+	}
+}
+
+func (s *runState) loopOptions(o runOptions) loop.Options {
+	return loop.Options{
+		Model: s.model, ModelName: s.cfg.Model, Tools: s.tools, System: s.cfg.System,
+		MaxIterations: s.cfg.MaxIterations, MaxToolParallel: s.cfg.MaxToolParallel,
+		Budget: s.tracker, Events: s.emitter, IncludeArgs: o.eventsIncludeArgs,
+		Progress: s.view.update,
+	}
+}
+
+func (s *runState) stopProgress() { s.view.stop() }
+
+// close releases everything in reverse order of setup. The emitter drains
+// for at most two seconds: a stuck disk must not hang the exit.
+func (s *runState) close() {
+	if s == nil {
+		return
+	}
+	if s.servers != nil {
+		_ = s.servers.Close()
+	}
+	if s.emitter != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		_ = s.emitter.Close(ctx)
+		cancel()
+	}
+	if s.sink != nil {
+		_ = s.sink.Close()
+	}
+	if s.cancel != nil {
+		s.cancel()
+	}
+}

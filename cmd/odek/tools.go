@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"text/tabwriter"
+
+	"github.com/odek-run/odek/internal/artifact"
+	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/loop"
+	"github.com/spf13/cobra"
+)
+
+// buildTools assembles the one registry the loop takes tools from: built-in
+// tools, then every approved MCP tool, filtered by tools.enabled/disabled.
+func (s *runState) buildTools(ios *IOStreams, store *artifact.Store) (*loop.Registry, error) {
+	builtins := []loop.Tool{artifact.NewReadTool(store)}
+	set, mcpTools, err := startMCP(s.ctx, ios, s.cfg, store, toolNames(builtins))
+	s.servers = set
+	if err != nil {
+		return nil, err
+	}
+	all := filterTools(append(builtins, mcpTools...), s.cfg.ToolsEnabled, s.cfg.ToolsDisabled)
+	reg, err := loop.NewRegistry(all...)
+	return reg, asSetup(err)
+}
+
+func toolNames(tools []loop.Tool) []string {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.Name()
+	}
+	return names
+}
+
+// filterTools keeps the enabled tools (all when enabled is nil) minus the
+// disabled ones.
+func filterTools(tools []loop.Tool, enabled, disabled []string) []loop.Tool {
+	out := tools[:0:0]
+	for _, t := range tools {
+		n := t.Name()
+		if (enabled == nil || slices.Contains(enabled, n)) && !slices.Contains(disabled, n) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+type toolsOptions struct {
+	json bool
+}
+
+func newToolsCmd(ios *IOStreams) *cobra.Command {
+	var o toolsOptions
+	cmd := &cobra.Command{
+		Use:   "tools [--json]",
+		Short: "List every tool the model would see (built-in and MCP, after approvals)",
+		Long: `List every tool the model would see, with its description.
+
+It starts the configured MCP servers, runs the approvals, and never calls the
+model: a preflight for CI. It exits 3 if a server fails to start or a tool is
+not approved, like a run would.`,
+		Example: "  odek tools\n  odek tools --json | jq -r '.[].name'",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runTools(cmd.Context(), ios, o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.json, "json", false, "print names, descriptions and input schemas as JSON")
+	return cmd
+}
+
+func runTools(ctx context.Context, ios *IOStreams, o toolsOptions) error {
+	cfg, err := loadConfig(ios, config.Overrides{})
+	if err != nil {
+		return err
+	}
+	s := &runState{ctx: ctx, cfg: cfg}
+	defer s.close()
+	store := artifact.NewStore("") // never written: no tool runs here
+	reg, err := s.buildTools(ios, store)
+	if err != nil {
+		return err
+	}
+	specs := reg.Specs()
+	if o.json {
+		type tool struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			InputSchema json.RawMessage `json:"input_schema"`
+		}
+		out := make([]tool, len(specs))
+		for i, sp := range specs {
+			out[i] = tool{sp.Name, sp.Description, sp.Parameters}
+		}
+		enc := json.NewEncoder(ios.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
+	for _, sp := range specs {
+		fmt.Fprintf(tw, "%s\t%s\n", sp.Name, firstLine(sp.Description))
+	}
+	return tw.Flush()
+}
+
+func firstLine(s string) string {
+	for i, r := range s {
+		if r == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}
