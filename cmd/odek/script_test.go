@@ -43,9 +43,12 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"fakellm":      cmdFakeLLM,
-			"llm-requests": cmdLLMRequests,
-			"llm-request":  cmdLLMRequest,
+			"fakellm":          cmdFakeLLM,
+			"llm-requests":     cmdLLMRequests,
+			"llm-request":      cmdLLMRequest,
+			"event":            cmdEvent,
+			"event-types":      cmdEventTypes,
+			"events-normalize": cmdEventsNormalize,
 			"sleep": func(ts *testscript.TestScript, neg bool, args []string) {
 				d, err := time.ParseDuration(args[0])
 				ts.Check(err)
