@@ -14,7 +14,10 @@
 //     other layer, limits included, upwards as well as downwards.
 //
 // A field a layer does not set is inherited from the layer below; an empty
-// ODEK_* variable counts as unset (CI systems often export empty values).
+// string (an ODEK_* variable, or a file value such as "${UNSET}") counts as
+// unset, because CI systems often export empty values. tools.enabled is
+// taken from the highest layer that sets it; tools.disabled is the union of
+// all layers. A --max-* flag of 0 removes that limit.
 //
 // Endpoint and key (DECISION 10). Base URL: --base-url > ODEK_BASE_URL >
 // OPENAI_BASE_URL > global base_url > https://api.openai.com/v1. API key:
@@ -49,7 +52,9 @@
 // decodes itself (tools, limits, limits.model_prices.<id>, maintenance,
 // planning, mcp_servers.<name>); it skips sections carried through for later
 // use (subagent, profiles, thinking). Keys beginning with "//" are comments,
-// accepted silently anywhere, which is how Template documents itself.
+// accepted silently in any object with fixed fields, which is how Template
+// documents itself; in the name maps mcp_servers and model_prices every key
+// is a name.
 //
 // Invalid JSON, a wrongly typed value, a file over 5 MiB or an unreadable
 // file is a setup error (exit 3); a missing file is not.

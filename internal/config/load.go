@@ -117,7 +117,10 @@ func Load(o LoadOptions) (*Config, []string, error) {
 	c := &Config{Home: o.Home, Dir: o.Dir, lookup: real}
 	var warns []string
 	var global, project *loadedFile
-	globalPath := filepath.Join(o.Home, "config.json")
+	globalPath := "~/.odek/config.json" // named in warnings even when skipped
+	if o.Home != "" {
+		globalPath = filepath.Join(o.Home, "config.json")
+	}
 	if o.Home != "" {
 		sec, w, err := loadSecrets(filepath.Join(o.Home, "secrets.env"), real)
 		if err != nil {

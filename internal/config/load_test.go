@@ -38,10 +38,10 @@ func TestLayerPriority(t *testing.T) {
 	env := map[string]string{"ODEK_MODEL": "e", "ODEK_MAX_ITER": "30", "ODEK_MAX_TOOL_PARALLEL": "5", "ODEK_STREAM": "false", "ODEK_NO_COLOR": "false", "ODEK_INTERACTION_MODE": "enhance"}
 	flags := Overrides{Model: ptr("f"), MaxIterations: ptr(40), MaxToolParallel: ptr(6), Stream: ptr(true), NoColor: ptr(true), InteractionMode: ptr("engaging")}
 	type view struct {
-		Model        string
-		Iter, Par    int
-		Stream, NoC  bool
-		Mode         string
+		Model       string
+		Iter, Par   int
+		Stream, NoC bool
+		Mode        string
 	}
 	tests := []struct {
 		name string
@@ -68,9 +68,9 @@ func TestLayerPriority(t *testing.T) {
 func TestBaseURLAndAPIKey(t *testing.T) {
 	g := `{"base_url":"https://g.example/v1","api_key":"gk"}`
 	tests := []struct {
-		name                  string
-		fx                    fixture
-		url, key, keySource   string
+		name                string
+		fx                  fixture
+		url, key, keySource string
 	}{
 		{"defaults", fixture{}, DefaultBaseURL, "", ""},
 		{"global", fixture{global: g}, "https://g.example/v1", "gk", "global config api_key"},
