@@ -17,6 +17,9 @@ const maxSummaryString = 512
 // maxArgv0s caps the argv0 list of parallel_shell.
 const maxArgv0s = 16
 
+// maxKeys caps the key list of an MCP call, keeping the summary small.
+const maxKeys = 64
+
 // ArgsSHA256 is the hex SHA-256 of the raw argument bytes (args_sha256).
 func ArgsSHA256(args []byte) string {
 	sum := sha256.Sum256(args)
@@ -76,7 +79,7 @@ func sortedKeys(obj map[string]json.RawMessage) []string {
 		keys = append(keys, clip(k))
 	}
 	slices.Sort(keys)
-	return keys
+	return keys[:min(len(keys), maxKeys)]
 }
 
 // str decodes a JSON string; anything else is "".

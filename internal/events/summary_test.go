@@ -89,3 +89,36 @@ func TestErrorClass(t *testing.T) {
 		}
 	}
 }
+
+// FuzzArgsSummary: model-written arguments are untrusted; the summary must
+// never panic and never carry a string over the cap.
+func FuzzArgsSummary(f *testing.F) {
+	for _, s := range []string{`{"command":"A=1 ls"}`, `{"commands":["ls",{"command":"x"}]}`,
+		`{"patches":[{"path":"a"}]}`, `{"url":"http://[::1]:80/"}`, `{"tasks":3}`, `{}`} {
+		f.Add("shell", s)
+		f.Add("parallel_shell", s)
+		f.Add("batch_patch", s)
+		f.Add("srv__t", s)
+		f.Add("fetch", s)
+	}
+	f.Fuzz(func(t *testing.T, tool, args string) {
+		checkStrings(t, ArgsSummary(tool, []byte(args)))
+	})
+}
+
+func checkStrings(t *testing.T, v any) {
+	switch x := v.(type) {
+	case string:
+		if len(x) > maxSummaryString {
+			t.Fatalf("summary string of %d bytes", len(x))
+		}
+	case []string:
+		for _, s := range x {
+			checkStrings(t, s)
+		}
+	case map[string]any:
+		for _, e := range x {
+			checkStrings(t, e)
+		}
+	}
+}
