@@ -1,0 +1,49 @@
+package mcpclient
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// ToolAdapter exposes one server tool as odek's loop.Tool, named
+// <server>__<tool> so tools of different servers never collide.
+type ToolAdapter struct {
+	// Client is the connection the tool lives on.
+	Client *Client
+	// ToolName is the tool's name on the server.
+	ToolName string
+	// Desc is the description shown to the model.
+	Desc string
+	// ParamSchema is the tool's input JSON Schema.
+	ParamSchema json.RawMessage
+}
+
+// NewToolAdapter builds the adapter for a discovered tool.
+func NewToolAdapter(c *Client, t ToolDef) *ToolAdapter {
+	return &ToolAdapter{Client: c, ToolName: t.Name, Desc: t.Description, ParamSchema: t.InputSchema}
+}
+
+// Name returns the qualified name <server>__<tool>.
+func (a *ToolAdapter) Name() string { return a.Client.Name() + "__" + a.ToolName }
+
+// Description returns the tool's description.
+func (a *ToolAdapter) Description() string { return a.Desc }
+
+// Schema returns the input schema, {"type":"object"} when the server gave none.
+func (a *ToolAdapter) Schema() json.RawMessage { return rawJSONSchema(a.ParamSchema) }
+
+// Call invokes the tool; the result text is already wrapped as untrusted.
+func (a *ToolAdapter) Call(ctx context.Context, args json.RawMessage) (string, error) {
+	r, err := a.Client.CallToolResult(ctx, a.ToolName, args)
+	if err != nil {
+		return "", err
+	}
+	return r.Text, nil
+}
+
+func rawJSONSchema(s json.RawMessage) json.RawMessage {
+	if len(s) == 0 || string(s) == "null" {
+		return json.RawMessage(`{"type":"object"}`)
+	}
+	return s
+}

@@ -1,0 +1,140 @@
+package mcpclient
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"hash"
+	"slices"
+	"strconv"
+)
+
+// SpawnApprovalKey fingerprints what a project-level server will execute:
+// hex SHA-256 over dir\0name\0command, \0arg per argument, the env sorted
+// and length-prefixed, \0url:, \0token_env:, the three limits and the sorted
+// artifact roots. Limits enter with defaults and hard caps applied, so only
+// changes in behaviour change the key. auto_approve and enabled are trust
+// metadata, not execution, and are left out.
+func SpawnApprovalKey(dir, name string, cfg ServerConfig) string {
+	h := sha256.New()
+	write := func(s string) { h.Write([]byte(s)) }
+	write(dir + "\x00" + name + "\x00" + cfg.Command)
+	for _, a := range cfg.Args {
+		write("\x00" + a)
+	}
+	write("\x00env:")
+	for _, k := range sortedKeys(cfg.Env) {
+		writeLP(h, k)
+		writeLP(h, cfg.Env[k])
+	}
+	timeout, maxResp, maxChars := keyLimits(cfg)
+	write("\x00url:" + cfg.URL)
+	write("\x00token_env:" + cfg.TokenEnv)
+	write("\x00timeout_seconds:" + strconv.Itoa(timeout))
+	write("\x00max_response_bytes:" + strconv.FormatInt(maxResp, 10))
+	write("\x00max_result_chars:" + strconv.Itoa(maxChars))
+	for _, r := range sortedCopy(cfg.ArtifactRoots) {
+		write("\x00artifact_root:" + r)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// ToolApprovalKey fingerprints one tool of one server: every field is
+// length-prefixed (dir, server, tool, command, args, env, url, token_env,
+// limits, artifact roots, SHA-256 of the canonical schema, description), so
+// no two different inputs can produce the same byte stream.
+func ToolApprovalKey(dir, server string, cfg ServerConfig, tool ToolDef) string {
+	h := sha256.New()
+	for _, s := range []string{dir, server, tool.Name, cfg.Command} {
+		writeLP(h, s)
+	}
+	writeLP(h, strconv.Itoa(len(cfg.Args)))
+	for _, a := range cfg.Args {
+		writeLP(h, a)
+	}
+	writeLP(h, strconv.Itoa(len(cfg.Env)))
+	for _, k := range sortedKeys(cfg.Env) {
+		writeLP(h, k)
+		writeLP(h, cfg.Env[k])
+	}
+	timeout, maxResp, maxChars := keyLimits(cfg)
+	for _, s := range []string{cfg.URL, cfg.TokenEnv, strconv.Itoa(timeout),
+		strconv.FormatInt(maxResp, 10), strconv.Itoa(maxChars)} {
+		writeLP(h, s)
+	}
+	roots := sortedCopy(cfg.ArtifactRoots)
+	writeLP(h, strconv.Itoa(len(roots)))
+	for _, r := range roots {
+		writeLP(h, r)
+	}
+	writeLP(h, SchemaSHA256(tool.InputSchema))
+	writeLP(h, tool.Description)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// SchemaSHA256 is the hex SHA-256 of the canonical form of a JSON schema:
+// re-encoded with sorted object keys, no insignificant space, and number
+// literals kept verbatim. A missing schema hashes as {"type":"object"} (what
+// the model is given); a schema that is not JSON hashes as its raw bytes.
+func SchemaSHA256(schema json.RawMessage) string {
+	sum := sha256.Sum256(canonicalSchema(schema))
+	return hex.EncodeToString(sum[:])
+}
+
+func canonicalSchema(schema json.RawMessage) []byte {
+	if len(bytes.TrimSpace(schema)) == 0 || string(bytes.TrimSpace(schema)) == "null" {
+		return []byte(`{"type":"object"}`)
+	}
+	dec := json.NewDecoder(bytes.NewReader(schema))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return schema
+	}
+	b, err := json.Marshal(v) // maps marshal with sorted keys
+	if err != nil {
+		return schema
+	}
+	return b
+}
+
+// keyLimits resolves the effective limits the client will enforce.
+func keyLimits(cfg ServerConfig) (timeout int, maxResp int64, maxChars int) {
+	timeout, maxResp, maxChars = cfg.TimeoutSeconds, cfg.MaxResponseBytes, cfg.MaxResultChars
+	if timeout == 0 {
+		timeout = int(DefaultTimeoutSeconds)
+	}
+	timeout = min(timeout, MaxTimeoutSeconds)
+	if maxResp == 0 {
+		maxResp = DefaultMaxResponseBytes
+	}
+	if maxChars == 0 {
+		maxChars = DefaultMaxResultChars
+	}
+	maxChars = min(maxChars, MaxResultCharsCap)
+	return timeout, maxResp, maxChars
+}
+
+// DefaultTimeoutSeconds is the per-request timeout a zero timeout_seconds means,
+// as it enters approval keys.
+const DefaultTimeoutSeconds = 30
+
+func writeLP(h hash.Hash, s string) {
+	h.Write([]byte(strconv.Itoa(len(s)) + ":" + s))
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func sortedCopy(s []string) []string {
+	c := slices.Clone(s)
+	slices.Sort(c)
+	return c
+}

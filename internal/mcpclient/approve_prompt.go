@@ -1,0 +1,110 @@
+package mcpclient
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Prompter asks the operator yes/no questions on a terminal. The CLI builds
+// one only when stdin is a TTY; a nil *Prompter means nobody can be asked, so
+// anything that needs a grant fails closed.
+type Prompter struct {
+	mu  sync.Mutex
+	in  *bufio.Reader
+	out io.Writer
+}
+
+// NewPrompter reads answers from in and writes questions to out.
+func NewPrompter(in io.Reader, out io.Writer) *Prompter {
+	return &Prompter{in: bufio.NewReader(in), out: out}
+}
+
+// Confirm writes question (which ends with "Approve? [y/N] ") and reads one
+// line; only "y" or "yes" (any case) approves. End of input declines.
+func (p *Prompter) Confirm(question string) (bool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, err := io.WriteString(p.out, question); err != nil {
+		return false, err
+	}
+	line, err := p.in.ReadString('\n')
+	if err != nil && line == "" {
+		if err == io.EOF {
+			_, _ = io.WriteString(p.out, "\n")
+			return false, nil
+		}
+		return false, err
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true, nil
+	}
+	return false, nil
+}
+
+const approveQuestion = "Approve? [y/N] "
+
+// spawnPrompt shows everything the server will execute with. Every value
+// comes from a project file, so each is shown on one line, control
+// characters neutralised.
+func spawnPrompt(spec ServerSpec) string {
+	cfg := spec.Config
+	timeout, maxResp, maxChars := keyLimits(cfg)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Project-level MCP server %q wants to run:\n", displayLine(spec.Name, 64))
+	if spec.Dir != "" {
+		fmt.Fprintf(&b, "  defined in: %s\n", displayLine(spec.Dir, 512))
+	}
+	if cfg.URL != "" {
+		fmt.Fprintf(&b, "  url: %s\n", displayLine(cfg.URL, 512))
+		if cfg.TokenEnv != "" {
+			fmt.Fprintf(&b, "  token_env: %s\n", displayLine(cfg.TokenEnv, 128))
+		}
+	} else {
+		fmt.Fprintf(&b, "  command: %s\n", displayLine(cfg.Command, 512))
+	}
+	for i, a := range cfg.Args {
+		fmt.Fprintf(&b, "  arg[%d]: %s\n", i, strconv.Quote(displayLine(a, 512)))
+	}
+	for _, k := range sortedKeys(cfg.Env) {
+		fmt.Fprintf(&b, "  env: %s=%s\n", displayLine(k, 128), strconv.Quote(displayLine(cfg.Env[k], 512)))
+	}
+	fmt.Fprintf(&b, "  limits: timeout_seconds=%d max_response_bytes=%d max_result_chars=%d\n", timeout, maxResp, maxChars)
+	for _, r := range sortedCopy(cfg.ArtifactRoots) {
+		fmt.Fprintf(&b, "  artifact_root: %s\n", displayLine(r, 512))
+	}
+	b.WriteString(approveQuestion)
+	return b.String()
+}
+
+// toolPrompt shows a tool's description (sanitised, at most 200 runes) and
+// the fingerprint of its schema, which the approval is keyed on.
+func toolPrompt(server string, t ToolDef, desc string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "MCP server %q wants to register tool %q\n", displayLine(server, 64), displayLine(t.Name, 64))
+	fmt.Fprintf(&b, "  description: %s\n", displayLine(desc, 200))
+	fmt.Fprintf(&b, "  schema: sha256:%s (%d bytes)\n", SchemaSHA256(t.InputSchema)[:16], schemaSize(t.InputSchema))
+	b.WriteString(approveQuestion)
+	return b.String()
+}
+
+// commandLine is the short "<cmd> "<args>"" form used in errors.
+func commandLine(cfg ServerConfig) string {
+	cmd := cfg.Command
+	if cmd == "" {
+		cmd = cfg.URL
+	}
+	return displayLine(cmd, 256) + " " + strconv.Quote(displayLine(strings.Join(cfg.Args, " "), 256))
+}
+
+// schemaSize is the size of the schema as the server sent it.
+func schemaSize(schema []byte) int {
+	if len(schema) == 0 {
+		return len(canonicalSchema(nil))
+	}
+	return len(schema)
+}

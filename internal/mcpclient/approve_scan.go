@@ -1,0 +1,130 @@
+package mcpclient
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode"
+)
+
+// MaxSchemaBytes is the largest tool input schema odek registers; a larger
+// one is skipped with a warning (it would crowd the model's context).
+const MaxSchemaBytes = 256 << 10
+
+// DescriptionPlaceholder replaces a tool description that matched an
+// injection pattern.
+const DescriptionPlaceholder = "[description withheld by odek: it matched a prompt-injection pattern]"
+
+// injectionPhrases are matched against lower-cased text whose white space is
+// collapsed and hidden characters removed. The list is deliberately short and
+// specific: it is a tripwire for blatant attacks, not a classifier.
+var injectionPhrases = []string{
+	"ignore previous instructions",
+	"ignore all previous",
+	"ignore the above",
+	"ignore prior instructions",
+	"disregard previous",
+	"disregard all previous",
+	"disregard prior",
+	"forget your instructions",
+	"forget all previous",
+	"system prompt",
+	"new instructions:",
+	"do not tell the user",
+	"without telling the user",
+	"<|im_start|>",
+	"<|im_end|>",
+	"<|system|>",
+	"<|endoftext|>",
+	"[inst]",
+	"<<sys>>",
+	"untrusted_content",
+}
+
+// injectionHit returns the first phrase found in s, or "".
+func injectionHit(s string) string {
+	norm := normalizeForScan(s)
+	for _, p := range injectionPhrases {
+		if strings.Contains(norm, p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// normalizeForScan lower-cases s, drops format characters (zero-width and
+// bidi controls, which could split a phrase invisibly) and collapses each run
+// of white space into one space.
+func normalizeForScan(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		switch {
+		case unicode.Is(unicode.Cf, r):
+			continue
+		case unicode.IsSpace(r):
+			if !space {
+				b.WriteByte(' ')
+			}
+			space = true
+			continue
+		}
+		space = false
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}
+
+// schemaInjectionHit scans every string in a JSON schema, keys included.
+func schemaInjectionHit(schema json.RawMessage) string {
+	if len(schema) == 0 {
+		return ""
+	}
+	var v any
+	if err := json.Unmarshal(schema, &v); err != nil {
+		return injectionHit(string(schema))
+	}
+	return walkStrings(v)
+}
+
+func walkStrings(v any) string {
+	switch t := v.(type) {
+	case string:
+		return injectionHit(t)
+	case []any:
+		for _, e := range t {
+			if hit := walkStrings(e); hit != "" {
+				return hit
+			}
+		}
+	case map[string]any:
+		for k, e := range t {
+			if hit := injectionHit(k); hit != "" {
+				return hit
+			}
+			if hit := walkStrings(e); hit != "" {
+				return hit
+			}
+		}
+	}
+	return ""
+}
+
+// displayLine makes untrusted text safe to show on one terminal line: control
+// and format characters become spaces, and it is capped at max runes + "…".
+func displayLine(s string, max int) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if n == max {
+			b.WriteString("…")
+			break
+		}
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029' {
+			r = ' '
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return b.String()
+}

@@ -1,0 +1,131 @@
+package mcpclient
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// File names of the two approval stores under $ODEK_HOME.
+const (
+	SpawnApprovalsFile = "mcp_approvals.json"
+	ToolApprovalsFile  = "mcp_tool_approvals.json"
+)
+
+// ApprovalStore is one approvals file, {"<key>":true,...}. A missing file is
+// an empty store; a file that does not parse is an error naming it, never
+// silently treated as empty (that would discard the operator's grants, and a
+// planted broken file must not be ignored either). Writes are atomic and 0600.
+type ApprovalStore struct {
+	path string
+	mu   sync.Mutex
+	keys map[string]bool
+}
+
+// OpenApprovalStore reads path. An empty path gives a store that remembers
+// grants for this process only.
+func OpenApprovalStore(path string) (*ApprovalStore, error) {
+	s := &ApprovalStore{path: path, keys: map[string]bool{}}
+	if path == "" {
+		return s, nil
+	}
+	keys, err := readApprovals(path)
+	if err != nil {
+		return nil, err
+	}
+	s.keys = keys
+	return s, nil
+}
+
+func readApprovals(path string) (map[string]bool, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]bool{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: reading %s: %v", ErrApprovalStore, path, err)
+	}
+	keys := map[string]bool{}
+	if err := json.Unmarshal(data, &keys); err != nil {
+		return nil, fmt.Errorf("%w: %s is not a valid approvals file (want {\"<key>\":true}): %v; fix or delete it", ErrApprovalStore, path, err)
+	}
+	return keys, nil
+}
+
+// Has reports whether key is granted.
+func (s *ApprovalStore) Has(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.keys[key]
+}
+
+// Grant records key and persists the store. The file is re-read first so a
+// grant written meanwhile by another odek process is kept.
+func (s *ApprovalStore) Grant(key string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keys[key] = true
+	if s.path == "" {
+		return nil
+	}
+	onDisk, err := readApprovals(s.path)
+	if err != nil {
+		return err
+	}
+	for k, v := range onDisk {
+		if v {
+			s.keys[k] = true
+		}
+	}
+	data, err := json.MarshalIndent(s.keys, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(s.path, append(data, '\n')); err != nil {
+		return fmt.Errorf("%w: writing %s: %v", ErrApprovalStore, s.path, err)
+	}
+	return nil
+}
+
+// writeFileAtomic writes data to a 0600 temp file beside path, fsyncs it,
+// renames it over path and fsyncs the directory.
+func writeFileAtomic(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err = f.Chmod(0o600); err != nil {
+		return err
+	}
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(f.Name(), path); err != nil {
+		return err
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		_ = d.Sync() // best effort; the file itself is durable
+		d.Close()
+	}
+	return nil
+}

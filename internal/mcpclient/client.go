@@ -1,0 +1,147 @@
+package mcpclient
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Options carries what a Client needs from its surroundings, so tests (and the
+// CLI) control the environment, the log writer and the network.
+type Options struct {
+	// Stderr receives the server's stderr, each line prefixed "[<server>] ". nil discards it.
+	Stderr io.Writer
+	// LookupEnv reads the variable named by token_env; nil = os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+	// Environ is the parent environment the child's is filtered from; nil = os.Environ().
+	Environ []string
+	// HTTPClient is used for url servers; nil = a plain client without redirects.
+	HTTPClient *http.Client
+	// Store keeps whole results that max_result_chars cut; nil = not kept.
+	Store ResultStore
+	// Version is sent as clientInfo.version; "" = "dev".
+	Version string
+}
+
+// ResultStore saves a truncated result's full text as a run artifact that the
+// model can page through with artifact_read.
+type ResultStore interface {
+	SaveResult(source, mediaType string, data []byte) (id string, err error)
+}
+
+// Client is one connection to one MCP server. It is safe for concurrent use:
+// calls are multiplexed by request id over a single connection.
+type Client struct {
+	name   string
+	cfg    ServerConfig
+	opts   Options
+	lim    limits
+	warn   []string
+	conn   *conn
+	sink   *stderrSink
+	http   *httpTransport // nil for stdio
+	inited atomic.Bool
+
+	initMu    sync.Mutex // serialises the handshake
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New starts the server with default Options (os environment, stderr discarded).
+func New(name string, cfg ServerConfig) (*Client, error) {
+	return Connect(context.Background(), name, cfg, Options{})
+}
+
+// Connect validates cfg and starts the server process (stdio) or prepares the
+// HTTP endpoint (url). It does not talk MCP yet: Discover performs the handshake.
+func Connect(ctx context.Context, name string, cfg ServerConfig, o Options) (*Client, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	lim, warn, err := checkConfig(name, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if o.LookupEnv == nil {
+		o.LookupEnv = os.LookupEnv
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	c := &Client{name: name, cfg: cfg, opts: o, lim: lim, warn: warn,
+		sink: &stderrSink{w: o.Stderr, prefix: "[" + name + "] "}}
+	var t transport
+	if cfg.URL != "" {
+		h, hw, err := newHTTPTransport(name, cfg, lim.maxResp, o)
+		if err != nil {
+			return nil, err
+		}
+		c.warn = append(c.warn, hw...)
+		c.http, t = h, h
+	} else {
+		t, err = c.startProcess()
+		if err != nil {
+			return nil, err
+		}
+	}
+	c.conn = newConn(t)
+	return c, nil
+}
+
+func (c *Client) startProcess() (transport, error) {
+	parent := c.opts.Environ
+	if parent == nil {
+		parent = os.Environ()
+	}
+	env, refused := childEnv(parent, c.cfg.Env)
+	for _, k := range refused {
+		c.warn = append(c.warn, fmt.Sprintf("mcp server %q: env %q looks secret-bearing or invalid; not passed to the server", c.name, k))
+	}
+	t, err := startStdio(c.cfg, env, c.lim.maxResp, c.sink)
+	if err != nil {
+		return nil, newError(c.name, "start "+c.cfg.Command, ClassSetup, err)
+	}
+	return t, nil
+}
+
+// Name returns the server name from the configuration.
+func (c *Client) Name() string { return c.name }
+
+// Warnings returns non-fatal configuration issues (clamped limits, refused env
+// names, a missing token) for the caller to show the operator.
+func (c *Client) Warnings() []string { return append([]string(nil), c.warn...) }
+
+// ArtifactRoots returns the directories artifact refs from this server may
+// point into; empty means every ref is rejected.
+func (c *Client) ArtifactRoots() []string { return append([]string(nil), c.cfg.ArtifactRoots...) }
+
+// StderrTail returns the last few KiB the server wrote to stderr.
+func (c *Client) StderrTail() string { return c.sink.tailString() }
+
+// Close shuts the server down: it lets in-flight calls finish (up to the exit
+// grace), closes stdin, waits up to 5 s for the process to exit, then kills its
+// process group. Idempotent; no goroutine or process of this Client survives it.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() {
+		c.conn.waitIdle(exitGrace)
+		c.closeErr = c.conn.stop()
+	})
+	return c.closeErr
+}
+
+// requestTimeout is the effective deadline of one request: the server's
+// timeout, or the caller's deadline when that comes first.
+func (c *Client) requestTimeout(ctx context.Context) time.Duration {
+	d := c.lim.timeout
+	if dl, ok := ctx.Deadline(); ok {
+		if left := time.Until(dl); left < d {
+			d = max(left, 0)
+		}
+	}
+	return d
+}

@@ -1,0 +1,165 @@
+package mcpclient
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestConfigValidation(t *testing.T) {
+	u := "http://127.0.0.1:1/mcp" // never dialled: Connect does not talk MCP
+	tests := []struct {
+		name    string
+		cfg     ServerConfig
+		wantErr string
+		warn    string
+	}{
+		{"ok", ServerConfig{URL: u}, "", ""},
+		{"neither", ServerConfig{}, `mcpclient s: server config must set either url or command`, ""},
+		{"neg timeout", ServerConfig{URL: u, TimeoutSeconds: -1}, `mcp server "s": timeout_seconds -1 must not be negative`, ""},
+		{"neg bytes", ServerConfig{URL: u, MaxResponseBytes: -1}, `mcp server "s": max_response_bytes -1 must not be negative`, ""},
+		{"neg chars", ServerConfig{URL: u, MaxResultChars: -1}, `mcp server "s": max_result_chars -1 must not be negative`, ""},
+		{"ceiling", ServerConfig{URL: u, MaxResponseBytes: 64<<20 + 1}, `mcp server "s": max_response_bytes 67108865 exceeds the 67108864-byte ceiling`, ""},
+		{"timeout clamp", ServerConfig{URL: u, TimeoutSeconds: 7200}, "", `mcp server "s": timeout_seconds 7200 exceeds the hard cap; clamped to 3600`},
+		{"chars clamp", ServerConfig{URL: u, MaxResultChars: 2000000}, "", `mcp server "s": max_result_chars 2000000 exceeds the hard cap; clamped to 1000000`},
+		{"userinfo", ServerConfig{URL: "https://user:pw@example.com/mcp"}, `mcpclient s: url must not embed credentials (userinfo); use token_env`, ""},
+		{"relative", ServerConfig{URL: "/mcp"}, `mcpclient s: url must be an absolute http or https URL with a host`, ""},
+		{"scheme", ServerConfig{URL: "ftp://example.com/"}, `mcpclient s: url must be an absolute http or https URL with a host`, ""},
+		{"empty token", ServerConfig{URL: u, TokenEnv: "MY_TOKEN"}, "", `mcp server "s": token_env "MY_TOKEN" is unset or empty; connecting without a bearer token`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Connect(context.Background(), "s", tc.cfg, Options{LookupEnv: func(string) (string, bool) { return "", false }})
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr || classOf(err) != ClassSetup {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				if strings.Contains(err.Error(), "pw") {
+					t.Error("error echoes credentials")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if got := strings.Join(c.Warnings(), "\n"); got != tc.warn {
+				t.Errorf("warnings %q, want %q", got, tc.warn)
+			}
+		})
+	}
+}
+
+func TestSecretLookingName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"OPENAI_API_KEY": true, "api-key": true, "GITHUB_TOKEN": true, "db_password": true, "AWS_SECRET_ACCESS_KEY": true,
+		"MY_CREDS": true, "SSH_PRIVATE_KEY": true, "PASSWD": true, "GPG_PASSPHRASE": true, "SESSION_COOKIE": true,
+		"HTTP_AUTHORIZATION": true, "PATH": false, "HOME": false, "LOG_LEVEL": false, "TOKENIZER": true,
+	} {
+		if SecretLookingName(name) != want {
+			t.Errorf("SecretLookingName(%q) = %v", name, !want)
+		}
+	}
+}
+
+func TestChildEnv(t *testing.T) {
+	env, refused := childEnv([]string{"PATH=/bin", "HOME=/h", "AWS_SECRET=x", "EDITOR=vi", "TZ=UTC"},
+		map[string]string{"TZ": "", "X": "1", "API_KEY": "k", "A=B": "c"})
+	if got := strings.Join(env, " "); got != "HOME=/h PATH=/bin X=1" {
+		t.Errorf("env %q", got)
+	}
+	if got := strings.Join(refused, " "); got != "A=B API_KEY" {
+		t.Errorf("refused %q", got)
+	}
+}
+
+func TestValidName(t *testing.T) {
+	for name, want := range map[string]bool{"echo": true, "a-b_c9": true, "": false, "a__b": false, "_a": true,
+		strings.Repeat("a", 64): true, strings.Repeat("a", 65): false, "a.b": false, "ä": false, "a b": false} {
+		if validName(name) != want {
+			t.Errorf("validName(%q) = %v", name, !want)
+		}
+	}
+}
+
+func TestNormalizeArgs(t *testing.T) {
+	for in, want := range map[string]string{"": "{}", "null": "{}", " {\"a\":1} ": `{"a":1}`, "not json": `"not json"`, "[1]": "[1]"} {
+		if got := string(normalizeArgs(json.RawMessage(in))); got != want {
+			t.Errorf("normalizeArgs(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestToolAdapter(t *testing.T) {
+	f := startFixture(t, ServerConfig{})
+	var echo ToolDef
+	for _, td := range f.tools {
+		if td.Name == "echo" {
+			echo = td
+		}
+	}
+	a := NewToolAdapter(f.c, echo)
+	if a.Name() != "fx__echo" || a.Description() != "fixture tool echo" || string(a.Schema()) != `{"type":"object"}` {
+		t.Fatalf("adapter %q %q %s", a.Name(), a.Description(), a.Schema())
+	}
+	if string((&ToolAdapter{Client: f.c}).Schema()) != `{"type":"object"}` {
+		t.Error("nil schema not defaulted")
+	}
+	for args, want := range map[string]string{"": "\n{}\n", "not json": "\n\"not json\"\n", `{"k":"v"}`: "\n{\"k\":\"v\"}\n"} {
+		out, err := a.Call(context.Background(), json.RawMessage(args))
+		if err != nil || !strings.Contains(out, want) {
+			t.Errorf("Call(%q) = %q, %v", args, out, err)
+		}
+	}
+}
+
+type memStore struct {
+	mu   sync.Mutex
+	data map[string][]byte
+}
+
+func (s *memStore) SaveResult(source, mediaType string, data []byte) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := fmt.Sprintf("result-%d", len(s.data)+1)
+	s.data[id] = data
+	return id, nil
+}
+
+func TestTruncatedResultSaved(t *testing.T) {
+	store := &memStore{data: map[string][]byte{}}
+	f := &fixture{root: t.TempDir()}
+	c, err := Connect(context.Background(), "fx", ServerConfig{Command: fixtureBin, Args: []string{"-root", f.root}, MaxResultChars: 1000},
+		Options{Environ: testEnviron, Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Discover(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.CallToolResult(context.Background(), "large_result", json.RawMessage(`{"n":5000}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := unwrap(t, r.Text, "mcp:fx:large_result")
+	want := "max_result_chars=1000; the full result is available via the retained artifact references, if any]\n" +
+		`- artifact "result-1" (text/plain; charset=utf-8, 5000 bytes): full untruncated result of fx__large_result; page through it with artifact_read`
+	if !strings.HasSuffix(body, want) || !r.Truncated || r.ArtifactCount != 1 || len(store.data["result-1"]) != 5000 {
+		t.Fatalf("body %q count %d", body[len(body)-300:], r.ArtifactCount)
+	}
+}
+
+func TestCallBeforeDiscover(t *testing.T) {
+	c, err := Connect(context.Background(), "s", ServerConfig{URL: "http://127.0.0.1:1/"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.CallTool(context.Background(), "x", "{}"); err == nil || !strings.Contains(err.Error(), "call Discover first") {
+		t.Fatalf("err = %v", err)
+	}
+}

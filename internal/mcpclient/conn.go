@@ -1,0 +1,293 @@
+package mcpclient
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// transport moves whole JSON-RPC messages between odek and one server.
+type transport interface {
+	// send writes one encoded message (ending in "\n"). id is our request id,
+	// or 0 for notifications and answers to server requests.
+	send(msg []byte, id int64) error
+	// recv returns the next inbound message. A *requestError concerns a single
+	// request; any other error means the connection is dead.
+	recv() ([]byte, error)
+	// close shuts the peer down and releases everything; it returns once no
+	// goroutine of the transport is left.
+	close() error
+}
+
+// outQueueSize bounds the writer's queue; enqueueing waits (bounded by ctx)
+// when it is full, so a server that stops reading cannot grow odek's memory.
+const outQueueSize = 64
+
+type outItem struct {
+	data []byte
+	id   int64
+}
+
+type reply struct {
+	msg *inbound
+	err error
+}
+
+// conn multiplexes requests over a transport: one reader goroutine routes
+// responses to waiting callers by id, one writer goroutine owns the send side.
+// Nothing inbound is queued: notifications are dropped as they are read, and
+// responses go to a 1-slot channel of the caller that is still waiting.
+type conn struct {
+	t    transport
+	out  chan outItem
+	quit chan struct{} // closed by stop: the writer exits
+	dead chan struct{} // closed by the reader when the connection ends
+
+	mu      sync.Mutex
+	pending map[int64]chan reply
+	nextID  int64
+	deadErr error
+	idle    chan struct{} // closed when pending drains, if someone waits for it
+
+	wg       sync.WaitGroup
+	stopOnce sync.Once
+}
+
+func newConn(t transport) *conn {
+	c := &conn{
+		t:       t,
+		out:     make(chan outItem, outQueueSize),
+		quit:    make(chan struct{}),
+		dead:    make(chan struct{}),
+		pending: make(map[int64]chan reply),
+	}
+	c.wg.Add(2)
+	go c.readLoop()
+	go c.writeLoop()
+	return c
+}
+
+func (c *conn) readLoop() {
+	defer c.wg.Done()
+	for {
+		line, err := c.t.recv()
+		if err != nil {
+			var re *requestError
+			if errors.As(err, &re) {
+				c.deliver(re.id, reply{err: re.err})
+				continue
+			}
+			c.die(err)
+			return
+		}
+		k, m := classify(line)
+		switch k {
+		case kindResponse:
+			if id, ok := m.intID(); ok {
+				c.deliver(id, reply{msg: m})
+			}
+		case kindRequest:
+			c.answer(m)
+		}
+	}
+}
+
+func (c *conn) writeLoop() {
+	defer c.wg.Done()
+	for {
+		select {
+		case it := <-c.out:
+			if err := c.t.send(it.data, it.id); err != nil && it.id > 0 {
+				c.deliver(it.id, reply{err: err})
+			}
+		case <-c.quit:
+			return
+		}
+	}
+}
+
+// answer replies to a server-to-client request: ping is the only method we
+// implement; everything else gets -32601 at once, because silence costs a
+// minute with some servers. A full queue drops the answer rather than block
+// the reader (only a server flooding requests can cause that).
+func (c *conn) answer(m *inbound) {
+	o := &outbound{ID: m.ID}
+	if m.Method == "ping" {
+		o.Result = struct{}{}
+	} else {
+		o.Error = &wireError{Code: -32601, Message: "Method not found"}
+	}
+	if data, err := encode(o); err == nil {
+		c.tryEnqueue(outItem{data: data})
+	}
+}
+
+// deliver hands a response to the caller waiting for id; late answers for
+// forgotten ids and duplicates find no entry and are dropped.
+func (c *conn) deliver(id int64, r reply) {
+	c.mu.Lock()
+	ch, ok := c.pending[id]
+	if ok {
+		c.removeLocked(id)
+	}
+	c.mu.Unlock()
+	if ok {
+		ch <- r
+	}
+}
+
+func (c *conn) removeLocked(id int64) {
+	delete(c.pending, id)
+	if len(c.pending) == 0 && c.idle != nil {
+		close(c.idle)
+		c.idle = nil
+	}
+}
+
+// forget drops a pending id; false means a reply already claimed it.
+func (c *conn) forget(id int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.pending[id]; !ok {
+		return false
+	}
+	c.removeLocked(id)
+	return true
+}
+
+// die records why the connection ended and fails every pending call with it.
+func (c *conn) die(err error) {
+	c.mu.Lock()
+	c.deadErr = err
+	waiting := c.pending
+	c.pending = make(map[int64]chan reply)
+	if c.idle != nil {
+		close(c.idle)
+		c.idle = nil
+	}
+	c.mu.Unlock()
+	for _, ch := range waiting {
+		ch <- reply{err: err}
+	}
+	close(c.dead)
+}
+
+// err returns why the connection ended, or nil while it is alive.
+func (c *conn) err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.deadErr
+}
+
+// roundTrip sends a request and waits for its response or ctx. On ctx expiry
+// the id is forgotten and the server told via notifications/cancelled; the
+// connection stays usable.
+func (c *conn) roundTrip(ctx context.Context, method string, params any) (*inbound, error) {
+	c.mu.Lock()
+	if c.deadErr != nil {
+		c.mu.Unlock()
+		return nil, c.deadErr
+	}
+	c.nextID++
+	id := c.nextID
+	ch := make(chan reply, 1)
+	c.pending[id] = ch
+	c.mu.Unlock()
+
+	data, err := requestBytes(id, method, params)
+	if err == nil {
+		err = c.enqueue(ctx, outItem{data: data, id: id})
+	}
+	if err != nil {
+		c.forget(id)
+		return nil, err
+	}
+	select {
+	case r := <-ch:
+		return r.msg, r.err
+	case <-ctx.Done():
+		if !c.forget(id) {
+			r := <-ch // the answer raced the deadline and won
+			return r.msg, r.err
+		}
+		c.notify("notifications/cancelled", map[string]any{"requestId": id, "reason": cancelReason(ctx)})
+		return nil, ctx.Err()
+	}
+}
+
+func cancelReason(ctx context.Context) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return "timeout"
+	}
+	return "cancelled by client"
+}
+
+// notify sends a notification without waiting for queue space.
+func (c *conn) notify(method string, params any) {
+	if data, err := encode(&outbound{Method: method, Params: params}); err == nil {
+		c.tryEnqueue(outItem{data: data})
+	}
+}
+
+// notifyCtx sends a notification, waiting for queue space up to ctx.
+func (c *conn) notifyCtx(ctx context.Context, method string, params any) error {
+	data, err := encode(&outbound{Method: method, Params: params})
+	if err != nil {
+		return err
+	}
+	return c.enqueue(ctx, outItem{data: data})
+}
+
+func (c *conn) enqueue(ctx context.Context, it outItem) error {
+	select {
+	case c.out <- it:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.dead:
+		return c.err()
+	case <-c.quit:
+		return ErrClosed
+	}
+}
+
+func (c *conn) tryEnqueue(it outItem) {
+	select {
+	case c.out <- it:
+	default:
+	}
+}
+
+// waitIdle waits until no request is pending, the connection died, or d passed.
+func (c *conn) waitIdle(d time.Duration) {
+	c.mu.Lock()
+	if len(c.pending) == 0 {
+		c.mu.Unlock()
+		return
+	}
+	if c.idle == nil {
+		c.idle = make(chan struct{})
+	}
+	idle := c.idle
+	c.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-c.dead:
+	case <-t.C:
+	}
+}
+
+// stop ends the connection: the writer exits, the transport closes (which ends
+// the reader), and pending calls fail with ErrClosed. Idempotent.
+func (c *conn) stop() error {
+	var err error
+	c.stopOnce.Do(func() {
+		close(c.quit)
+		err = c.t.close()
+		c.wg.Wait()
+	})
+	return err
+}

@@ -1,0 +1,35 @@
+// Package mcpclient connects odek to MCP servers (stdio child processes or
+// Streamable HTTP endpoints) and exposes their tools to the agent loop.
+//
+// Layers, bottom up: framing (framing.go, sse.go) turns bytes into classified
+// JSON-RPC messages; a transport (stdio.go, http.go) moves whole messages; a
+// conn (conn.go) multiplexes requests by id; the Client (client.go,
+// discover.go, call.go) speaks MCP and renders results; ToolAdapter plugs a
+// tool into loop.Tool.
+//
+// Invariants, because odek runs unattended and servers may be hostile:
+//   - Memory is bounded: one inbound message is at most max_response_bytes
+//     (≤ 64 MiB); an over-limit line is abandoned after limit+1 bytes, the
+//     connection closed and every pending call failed. Notifications are
+//     dropped as they are read; no inbound queue grows with server output.
+//   - Nothing hangs: every request has a deadline (caller's or
+//     timeout_seconds); a timed-out id is forgotten and the server told with
+//     notifications/cancelled, and the connection stays usable. Close waits
+//     at most a few seconds, then kills the server's process group.
+//   - Exactly one reader and one writer goroutine per connection; Close
+//     leaves no goroutine or process behind.
+//   - Secrets stay home: a child sees only an allowlisted environment plus its
+//     configured env, minus any secret-looking name; URLs with userinfo are
+//     refused.
+//   - The model sees only bounded, wrapped text: text content, one metadata
+//     line per non-text block, artifact refs validated by internal/artifact,
+//     max_result_chars with the contract's notice, untrusted.Wrap around it.
+//
+// Protocol choices: odek sends protocolVersion 2025-03-26 and accepts a server
+// answering 2024-11-05, 2025-03-26, 2025-06-18 or 2025-11-25; anything else is
+// disconnected. It sends notifications/initialized after the initialize result
+// arrives, answers ping with {} and every other server request with -32601.
+//
+// The contract's reference server is testdata/artifact_server.go (build tag
+// ignore; contract_test.go builds it with `go build` into a temp dir).
+package mcpclient

@@ -1,0 +1,65 @@
+package mcpclient
+
+import (
+	"sort"
+	"strings"
+)
+
+// allowedEnv is the only part of odek's environment a server inherits. Anything
+// else (API keys, cloud credentials, CI tokens) must be passed explicitly in
+// the server's env, and even then secret-looking names are refused.
+var allowedEnv = map[string]bool{
+	"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true, "TMPDIR": true,
+	"LANG": true, "LC_ALL": true, "LC_CTYPE": true, "LC_MESSAGES": true, "LC_NUMERIC": true,
+	"LC_TIME": true, "LC_COLLATE": true, "LC_MONETARY": true, "LC_PAPER": true, "LC_NAME": true,
+	"LC_ADDRESS": true, "LC_TELEPHONE": true, "LC_MEASUREMENT": true, "LC_IDENTIFICATION": true,
+	"TZ": true, "TERM": true,
+}
+
+// secretWords mark a variable name as credential-bearing once the name is
+// uppercased and stripped of '-' and '_' (so api_key, API-KEY, ApiKey all match).
+var secretWords = []string{
+	"APIKEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "CREDS", "PRIVATEKEY",
+	"ACCESSKEY", "PASSWD", "PASSPHRASE", "COOKIE", "AUTHORIZATION",
+}
+
+// SecretLookingName reports whether an environment variable name looks like it
+// carries a credential; such names never reach an MCP server.
+func SecretLookingName(name string) bool {
+	n := strings.ToUpper(name)
+	n = strings.NewReplacer("-", "", "_", "").Replace(n)
+	for _, w := range secretWords {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// childEnv builds a server's environment: the allowlisted part of parent, then
+// overrides ("" unsets). It returns the names of overrides it refused, sorted.
+func childEnv(parent []string, overrides map[string]string) (env []string, refused []string) {
+	vals := map[string]string{}
+	for _, kv := range parent {
+		k, v, ok := strings.Cut(kv, "=")
+		if ok && allowedEnv[k] && !SecretLookingName(k) {
+			vals[k] = v
+		}
+	}
+	for k, v := range overrides {
+		switch {
+		case k == "" || strings.ContainsAny(k, "=\x00") || strings.Contains(v, "\x00") || SecretLookingName(k):
+			refused = append(refused, k)
+		case v == "":
+			delete(vals, k)
+		default:
+			vals[k] = v
+		}
+	}
+	for k, v := range vals {
+		env = append(env, k+"="+v)
+	}
+	sort.Strings(env)
+	sort.Strings(refused)
+	return env, refused
+}

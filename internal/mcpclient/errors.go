@@ -1,0 +1,121 @@
+package mcpclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Error classes reported by ErrorClass, matching the odek.event/v1 vocabulary.
+const (
+	// ClassMCP marks failures that are the server's fault (bad answers, crashes, limits).
+	ClassMCP = "mcp_error"
+	// ClassDeadline marks a request that ran out of time.
+	ClassDeadline = "deadline_exceeded"
+	// ClassCanceled marks a request abandoned because the caller cancelled it.
+	ClassCanceled = "context_canceled"
+	// ClassSetup marks configuration and startup problems on our side.
+	ClassSetup = "setup_error"
+)
+
+var (
+	// ErrClosed is returned for calls made after Close or after the connection died.
+	ErrClosed = errors.New("connection closed")
+	// ErrNotDiscovered is returned by calls made before a successful Discover.
+	ErrNotDiscovered = errors.New("not initialized: call Discover first")
+)
+
+// Error is every failure the client returns: it names the server and the
+// operation ("initialize", "tools/list", "tool <t>", ...) and wraps the cause.
+type Error struct {
+	Server string
+	Op     string
+	Err    error
+	class  string
+}
+
+func (e *Error) Error() string { return "mcpclient " + e.Server + ": " + e.Op + ": " + e.Err.Error() }
+
+// Unwrap exposes the cause to errors.Is/As (e.g. context.DeadlineExceeded).
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrorClass returns a stable low-cardinality class for events.
+func (e *Error) ErrorClass() string { return e.class }
+
+func newError(server, op, class string, err error) *Error {
+	return &Error{Server: server, Op: op, Err: err, class: class}
+}
+
+// ResponseTooLargeError reports a single inbound message over max_response_bytes.
+// The connection is closed when it happens: the rest of the line is never read.
+type ResponseTooLargeError struct {
+	Limit    int64
+	Observed int64 // bytes seen before reading stopped; at least Limit+1
+	HTTP     bool  // worded for an HTTP body rather than a stdio line
+}
+
+func (e *ResponseTooLargeError) Error() string {
+	if e.HTTP {
+		return fmt.Sprintf("response exceeds max_response_bytes=%d (observed at least %d bytes); connection closed", e.Limit, e.Observed)
+	}
+	return fmt.Sprintf("response line exceeded configured max_response_bytes limit of %d bytes (observed at least %d bytes); connection closed", e.Limit, e.Observed)
+}
+
+// ExitError reports a server process that ended while odek still needed it.
+type ExitError struct {
+	Status     string // e.g. "exit status 3" or "signal: killed"
+	StderrTail string // last few KiB the server wrote to stderr
+}
+
+func (e *ExitError) Error() string {
+	msg := "server exited (" + e.Status + ")"
+	if e.StderrTail != "" {
+		msg += "; stderr tail: " + e.StderrTail
+	}
+	return msg
+}
+
+// RPCError is a JSON-RPC error answer from the server.
+type RPCError struct {
+	Code    int64
+	Message string
+}
+
+func (e *RPCError) Error() string { return fmt.Sprintf("MCP error %d: %s", e.Code, e.Message) }
+
+// ToolError is a tools/call result with isError:true. Text is already capped
+// and wrapped as untrusted content.
+type ToolError struct{ Text string }
+
+func (e *ToolError) Error() string { return e.Text }
+
+// TimeoutError is a request that exceeded its deadline. errors.Is(err,
+// context.DeadlineExceeded) holds.
+type TimeoutError struct {
+	Timeout time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("no response within %s (timeout); request cancelled, server kept running", e.Timeout)
+}
+
+// Unwrap makes errors.Is(err, context.DeadlineExceeded) work.
+func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
+
+// HTTPStatusError is a non-2xx answer from a Streamable HTTP server.
+type HTTPStatusError struct {
+	Code int
+	Body string // at most 512 characters
+}
+
+func (e *HTTPStatusError) Error() string { return fmt.Sprintf("http %d: %s", e.Code, e.Body) }
+
+// requestError is a transport failure that concerns one request only (an HTTP
+// status, a broken body); the connection itself stays usable.
+type requestError struct {
+	id  int64
+	err error
+}
+
+func (e *requestError) Error() string { return e.err.Error() }

@@ -1,0 +1,208 @@
+package mcpclient
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+)
+
+// readBufferSize is the bufio window the line reader scans through. Lines longer
+// than this are assembled from chunks, never by growing one buffer past the limit.
+const readBufferSize = 64 << 10
+
+// chunkSize is the size of the pieces a long line is collected into. Fixed-size
+// chunks mean an over-limit line costs at most limit+chunkSize bytes of
+// allocation before it is abandoned, instead of the ~2x of a doubling buffer.
+const chunkSize = 1 << 20
+
+// lineReader reads newline-delimited messages with a hard per-line cap.
+// It is not safe for concurrent use: the connection has exactly one reader.
+type lineReader struct {
+	r   *bufio.Reader
+	max int64
+}
+
+func newLineReader(r io.Reader, max int64) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, readBufferSize), max: max}
+}
+
+// next returns the next line without its trailing "\n" (and "\r"). The slice is
+// only valid until the following call. A line longer than max yields a
+// *ResponseTooLargeError after reading at most max+1 bytes of it; the reader is
+// then unusable because the rest of the line was never consumed.
+func (lr *lineReader) next() ([]byte, error) {
+	var chunks [][]byte
+	var cur []byte
+	var total int64
+	for {
+		part, err := lr.r.ReadSlice('\n')
+		total += int64(len(part))
+		content := total
+		if err == nil {
+			content-- // the newline is framing, not payload
+		}
+		if content > lr.max {
+			return nil, &ResponseTooLargeError{Limit: lr.max, Observed: content}
+		}
+		if err != nil && err != bufio.ErrBufferFull && err != io.EOF {
+			return nil, err
+		}
+		if err == io.EOF && total == 0 {
+			return nil, io.EOF
+		}
+		if err == nil && chunks == nil && cur == nil {
+			return trimEOL(part), nil // fast path: the whole line sat in the window
+		}
+		chunks, cur = appendChunk(chunks, cur, part)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return trimEOL(joinChunks(append(chunks, cur))), nil
+	}
+}
+
+// appendChunk copies p into fixed-size chunks, starting a new one when cur fills.
+func appendChunk(chunks [][]byte, cur, p []byte) ([][]byte, []byte) {
+	for len(p) > 0 {
+		if cur == nil || len(cur) == cap(cur) {
+			if cur != nil {
+				chunks = append(chunks, cur)
+			}
+			cur = make([]byte, 0, chunkSize)
+		}
+		n := min(len(p), cap(cur)-len(cur))
+		cur = append(cur, p[:n]...)
+		p = p[n:]
+	}
+	return chunks, cur
+}
+
+func joinChunks(chunks [][]byte) []byte {
+	if len(chunks) == 1 {
+		return chunks[0]
+	}
+	n := 0
+	for _, c := range chunks {
+		n += len(c)
+	}
+	out := make([]byte, 0, n)
+	for _, c := range chunks {
+		out = append(out, c...)
+	}
+	return out
+}
+
+func trimEOL(b []byte) []byte {
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	return bytes.TrimSuffix(b, []byte("\r"))
+}
+
+// kind is the shape of an inbound JSON-RPC message.
+type kind int
+
+const (
+	kindInvalid      kind = iota // not JSON, not an object, or no recognisable shape
+	kindRequest                  // method + id: the server asks us something
+	kindNotification             // method, no id
+	kindResponse                 // result or error, with an id
+)
+
+// wireError is the JSON-RPC error object.
+type wireError struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// inbound is a decoded message. Ids stay raw: servers number their own requests
+// from 0 and may use strings, so they are echoed byte for byte.
+type inbound struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
+}
+
+// classify decodes one line and names its shape. It never fails loudly: lines
+// that are not JSON objects are kindInvalid and the reader skips them (servers
+// and their libraries sometimes log to stdout).
+func classify(line []byte) (kind, *inbound) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' {
+		return kindInvalid, nil
+	}
+	var m inbound
+	if json.Unmarshal(line, &m) != nil {
+		return kindInvalid, nil
+	}
+	hasID := len(m.ID) > 0 && string(m.ID) != "null"
+	switch {
+	case m.Method != "" && hasID:
+		return kindRequest, &m
+	case m.Method != "":
+		return kindNotification, &m
+	case hasID && (len(m.Result) > 0 || len(m.Error) > 0):
+		return kindResponse, &m
+	}
+	return kindInvalid, &m
+}
+
+// isError reports whether a response carries an error: the key's presence
+// decides, even with code 0 (go-sdk sends that), unless its value is null.
+func (m *inbound) isError() bool {
+	return len(m.Error) > 0 && string(m.Error) != "null"
+}
+
+// rpcError decodes the error object; a malformed one still counts as an error.
+func (m *inbound) rpcError() *wireError {
+	var e wireError
+	if json.Unmarshal(m.Error, &e) != nil {
+		e = wireError{Message: "malformed error object"}
+	}
+	return &e
+}
+
+// intID returns our numeric request id, or false for string, fractional or
+// negative ids, which can never match a call we made.
+func (m *inbound) intID() (int64, bool) {
+	n, err := strconv.ParseInt(string(m.ID), 10, 64)
+	return n, err == nil && n > 0
+}
+
+// outbound is one message we write. Fields are omitted by shape, but jsonrpc
+// is always present and an id, once set, is written verbatim (including 0).
+type outbound struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  any             `json:"params,omitempty"`
+	Result  any             `json:"result,omitempty"`
+	Error   *wireError      `json:"error,omitempty"`
+}
+
+// encode renders one compact message followed by exactly one newline. Never
+// batches: go-sdk ends a session on them and TypeScript servers drop them.
+func encode(m *outbound) ([]byte, error) {
+	m.JSONRPC = "2.0"
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf) // Encode appends the single "\n" we need
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+var errEmptyID = errors.New("empty id")
+
+// requestBytes builds a request with integer id n.
+func requestBytes(n int64, method string, params any) ([]byte, error) {
+	if n <= 0 {
+		return nil, errEmptyID
+	}
+	return encode(&outbound{ID: json.RawMessage(strconv.FormatInt(n, 10)), Method: method, Params: params})
+}

@@ -1,0 +1,287 @@
+package mcpclient
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Streamable HTTP timings; vars so tests can shorten them.
+var (
+	// httpSendTimeout bounds POSTs of notifications and answers, which are synchronous.
+	httpSendTimeout = 30 * time.Second
+	// httpDeleteTimeout bounds the best-effort session DELETE on Close.
+	httpDeleteTimeout = 2 * time.Second
+)
+
+// httpTransport speaks MCP Streamable HTTP: every message is a POST; requests
+// are answered by a JSON body or an SSE stream that may carry server requests
+// and notifications before our response. Requests are POSTed on their own
+// goroutines so a slow tool does not hold up the others; notifications and
+// answers are POSTed in order by the writer.
+type httpTransport struct {
+	endpoint string
+	client   *http.Client
+	token    string
+	maxResp  int64
+	in       chan inMsg
+	quit     chan struct{}
+	wg       sync.WaitGroup
+
+	mu       sync.Mutex
+	closed   bool
+	session  string
+	protocol string
+	cancels  map[int]context.CancelFunc
+	seq      int
+}
+
+type inMsg struct {
+	data []byte
+	err  error
+}
+
+func newHTTPTransport(name string, cfg ServerConfig, maxResp int64, o Options) (*httpTransport, []string, error) {
+	u, err := url.Parse(cfg.URL)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "":
+		return nil, nil, &ConfigError{Msg: fmt.Sprintf("mcpclient %s: url must be an absolute http or https URL with a host", name)}
+	case u.User != nil:
+		return nil, nil, &ConfigError{Msg: fmt.Sprintf("mcpclient %s: url must not embed credentials (userinfo); use token_env", name)}
+	}
+	var warn []string
+	t := &httpTransport{endpoint: u.String(), client: o.HTTPClient, maxResp: maxResp,
+		in: make(chan inMsg, 16), quit: make(chan struct{}), cancels: map[int]context.CancelFunc{}}
+	if t.client == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		t.client = &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse // never re-send a POST (or a token) elsewhere
+		}}
+	}
+	if cfg.TokenEnv != "" {
+		if v, _ := o.LookupEnv(cfg.TokenEnv); v != "" {
+			t.token = v
+		} else {
+			warn = append(warn, fmt.Sprintf("mcp server %q: token_env %q is unset or empty; connecting without a bearer token", name, cfg.TokenEnv))
+		}
+	}
+	return t, warn, nil
+}
+
+func (t *httpTransport) setProtocolVersion(v string) {
+	t.mu.Lock()
+	t.protocol = v
+	t.mu.Unlock()
+}
+
+// begin registers a cancellable POST; false once the transport is closed.
+func (t *httpTransport) begin(d time.Duration) (context.Context, func(), bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return nil, nil, false
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if d > 0 {
+		cancel()
+		ctx, cancel = context.WithTimeout(context.Background(), d)
+	}
+	t.seq++
+	key := t.seq
+	t.cancels[key] = cancel
+	t.wg.Add(1)
+	return ctx, func() {
+		t.mu.Lock()
+		delete(t.cancels, key)
+		t.mu.Unlock()
+		cancel()
+		t.wg.Done()
+	}, true
+}
+
+func (t *httpTransport) send(msg []byte, id int64) error {
+	if id > 0 {
+		ctx, done, ok := t.begin(0)
+		if !ok {
+			return ErrClosed
+		}
+		go func() {
+			defer done()
+			t.deliverAll(ctx, id, t.post(ctx, msg, id))
+		}()
+		return nil
+	}
+	ctx, done, ok := t.begin(httpSendTimeout)
+	if !ok {
+		return ErrClosed
+	}
+	defer done()
+	return t.post(ctx, msg, 0)
+}
+
+// deliverAll turns a request's failure into a per-request error, or a fatal one
+// when the body broke the size cap.
+func (t *httpTransport) deliverAll(ctx context.Context, id int64, err error) {
+	if err == nil {
+		return
+	}
+	var tooLarge *ResponseTooLargeError
+	if !errors.As(err, &tooLarge) {
+		err = &requestError{id: id, err: err}
+	}
+	t.deliver(ctx, inMsg{err: err})
+}
+
+func (t *httpTransport) deliver(ctx context.Context, m inMsg) bool {
+	select {
+	case t.in <- m:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// post sends one message and, for a request, feeds the answer to recv.
+func (t *httpTransport) post(ctx context.Context, msg []byte, id int64) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.endpoint, bytes.NewReader(bytes.TrimSuffix(msg, []byte("\n"))))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Content-Type", "application/json")
+	t.authorize(req)
+	resp, err := t.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if s := resp.Header.Get("Mcp-Session-Id"); s != "" {
+		t.mu.Lock()
+		if t.session == "" {
+			t.session = s
+		}
+		t.mu.Unlock()
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return &HTTPStatusError{Code: resp.StatusCode, Body: statusBody(resp.Body)}
+	}
+	if id == 0 {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		return nil
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if ct == "text/event-stream" {
+		return t.readSSE(ctx, resp.Body, id)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, t.maxResp+1))
+	if err != nil {
+		return err
+	}
+	if int64(len(body)) > t.maxResp {
+		return &ResponseTooLargeError{Limit: t.maxResp, Observed: int64(len(body)), HTTP: true}
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return fmt.Errorf("http %d with an empty body for a request", resp.StatusCode)
+	}
+	t.deliver(ctx, inMsg{data: body})
+	return nil
+}
+
+// readSSE forwards events until the response to id arrives, then stops reading.
+func (t *httpTransport) readSSE(ctx context.Context, body io.Reader, id int64) error {
+	sr := newSSEReader(body, t.maxResp)
+	for {
+		data, err := sr.next()
+		if err == io.EOF {
+			return errors.New("event stream ended before the response arrived")
+		}
+		if err != nil {
+			return err
+		}
+		if !t.deliver(ctx, inMsg{data: data}) {
+			return ctx.Err()
+		}
+		if k, m := classify(data); k == kindResponse {
+			if n, ok := m.intID(); ok && n == id {
+				return nil
+			}
+		}
+	}
+}
+
+func (t *httpTransport) authorize(req *http.Request) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.token != "" {
+		req.Header.Set("Authorization", "Bearer "+t.token)
+	}
+	if t.session != "" {
+		req.Header.Set("Mcp-Session-Id", t.session)
+	}
+	if t.protocol != "" {
+		req.Header.Set("MCP-Protocol-Version", t.protocol)
+	}
+}
+
+// statusBody returns at most 512 characters of an error body, one line.
+func statusBody(r io.Reader) string {
+	b, _ := io.ReadAll(io.LimitReader(r, 2048))
+	return clip(strings.TrimSpace(oneLine(string(b))), 512)
+}
+
+func (t *httpTransport) recv() ([]byte, error) {
+	select {
+	case m := <-t.in:
+		return m.data, m.err
+	case <-t.quit:
+		return nil, ErrClosed
+	}
+}
+
+// close cancels every POST, waits for their goroutines, then ends the session
+// with a best-effort DELETE.
+func (t *httpTransport) close() error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil
+	}
+	t.closed = true
+	for _, cancel := range t.cancels {
+		cancel()
+	}
+	t.mu.Unlock()
+	t.wg.Wait()
+	t.deleteSession()
+	close(t.quit)
+	t.client.CloseIdleConnections()
+	return nil
+}
+
+func (t *httpTransport) deleteSession() {
+	t.mu.Lock()
+	session := t.session
+	t.mu.Unlock()
+	if session == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), httpDeleteTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, t.endpoint, nil)
+	if err != nil {
+		return
+	}
+	t.authorize(req)
+	if resp, err := t.client.Do(req); err == nil {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+		resp.Body.Close()
+	}
+}

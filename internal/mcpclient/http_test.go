@@ -1,0 +1,114 @@
+package mcpclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fakeHTTPServer is a minimal Streamable HTTP MCP server: JSON for initialize,
+// SSE (with a notification and a ping request first) for tools/call.
+type fakeHTTPServer struct {
+	mu      sync.Mutex
+	seen    []string // "<METHOD> <rpc method> session=<s> proto=<p> auth=<a>"
+	pingAns string
+}
+
+func (s *fakeHTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+		Result json.RawMessage `json:"result"`
+	}
+	body, _ := io.ReadAll(r.Body)
+	_ = json.Unmarshal(body, &m)
+	s.mu.Lock()
+	s.seen = append(s.seen, fmt.Sprintf("%s %s session=%s proto=%s auth=%s", r.Method, m.Method,
+		r.Header.Get("Mcp-Session-Id"), r.Header.Get("MCP-Protocol-Version"), r.Header.Get("Authorization")))
+	if m.Method == "" && string(m.ID) == `"srv-1"` {
+		s.pingAns = string(m.Result)
+	}
+	s.mu.Unlock()
+	if r.Method == http.MethodDelete || m.Method == "" || strings.HasPrefix(m.Method, "notifications/") {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	switch {
+	case m.Method == "initialize":
+		w.Header().Set("Mcp-Session-Id", "sess-42")
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-03-26","capabilities":{}}}`, m.ID)
+	case m.Method == "tools/list":
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"echo"},{"name":"big"},{"name":"fail"}]}}`, m.ID)
+	case m.Params.Name == "echo":
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n")
+		fmt.Fprint(w, ": keepalive\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"srv-1\",\"method\":\"ping\"}\n\n")
+		fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\ndata: \"result\":{\"content\":[{\"type\":\"text\",\"text\":\"sse hello\"}]}}\n\n", m.ID)
+	case m.Params.Name == "big":
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"%s"}]}}`, m.ID, strings.Repeat("b", 5000))
+	default:
+		http.Error(w, strings.Repeat("server exploded ", 100), http.StatusInternalServerError)
+	}
+}
+
+func TestHTTPTransport(t *testing.T) {
+	fake := &fakeHTTPServer{}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	lookup := func(k string) (string, bool) { return map[string]string{"MCP_TOKEN": "tok-123"}[k], k == "MCP_TOKEN" }
+	c, err := Connect(context.Background(), "web", ServerConfig{URL: srv.URL + "/mcp", TokenEnv: "MCP_TOKEN", MaxResponseBytes: 4096},
+		Options{LookupEnv: lookup, HTTPClient: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, err := c.Discover(context.Background())
+	if err != nil || len(tools) != 3 {
+		t.Fatalf("discover: %v %v", tools, err)
+	}
+	out, err := c.CallTool(context.Background(), "echo", `{}`)
+	if err != nil || !strings.Contains(out, "\nsse hello\n") {
+		t.Fatalf("echo: %q %v", out, err)
+	}
+	_, err = c.CallTool(context.Background(), "fail", `{}`)
+	var he *HTTPStatusError
+	if !errors.As(err, &he) || he.Code != 500 || len(he.Body) > 512+len("…") ||
+		!strings.HasPrefix(err.Error(), "mcpclient web: tool fail: http 500: server exploded") {
+		t.Fatalf("fail: %v", err)
+	}
+	_, err = c.CallTool(context.Background(), "big", `{}`)
+	if err == nil || !strings.HasPrefix(err.Error(), "mcpclient web: tool big: response exceeds max_response_bytes=4096") {
+		t.Fatalf("big: %v", err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fake.mu.Lock()
+	defer fake.mu.Unlock()
+	seen := strings.Join(fake.seen, "\n")
+	for _, want := range []string{
+		"POST initialize session= proto= auth=Bearer tok-123",
+		"POST notifications/initialized session=sess-42 proto=2025-03-26 auth=Bearer tok-123",
+		"POST tools/call session=sess-42 proto=2025-03-26",
+		"DELETE  session=sess-42",
+	} {
+		if !strings.Contains(seen, want) {
+			t.Errorf("server did not see %q in:\n%s", want, seen)
+		}
+	}
+	if fake.pingAns != "{}" {
+		t.Errorf("ping in SSE stream answered %q", fake.pingAns)
+	}
+}

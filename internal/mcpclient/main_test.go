@@ -1,0 +1,109 @@
+package mcpclient
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+// fixtureBin is testdata/artifact_server.go, built once per test run. A
+// separate binary (not the race-instrumented test binary) keeps spawn fast.
+var fixtureBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcpfixture")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fixtureBin = filepath.Join(dir, "artifact_server")
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
+	}
+	if out, err := exec.Command(goTool, "build", "-o", fixtureBin, "testdata/artifact_server.go").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building fixture: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goroutine leak:", err)
+			code = 1
+		}
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// syncBuffer collects forwarded stderr from the drain goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var testEnviron = []string{"PATH=/usr/bin:/bin", "HOME=/home/test", "OPENAI_API_KEY=sk-secret", "GITHUB_TOKEN=ghp_x", "FOO=bar", "LANG=C.UTF-8"}
+
+type fixture struct {
+	c      *Client
+	root   string
+	stderr *syncBuffer
+	tools  []ToolDef
+}
+
+// startFixture connects to the fixture server and runs Discover.
+func startFixture(t testing.TB, cfg ServerConfig, flags ...string) *fixture {
+	t.Helper()
+	f, err := connectFixture(t, cfg, flags...)
+	if err != nil {
+		t.Fatalf("discover: %v", err)
+	}
+	return f
+}
+
+func connectFixture(t testing.TB, cfg ServerConfig, flags ...string) (*fixture, error) {
+	t.Helper()
+	f := &fixture{root: t.TempDir(), stderr: &syncBuffer{}}
+	cfg.Command = fixtureBin
+	cfg.Args = append([]string{"-root", f.root}, flags...)
+	if cfg.ArtifactRoots == nil {
+		cfg.ArtifactRoots = []string{f.root}
+	}
+	c, err := Connect(context.Background(), "fx", cfg, Options{Stderr: f.stderr, Environ: testEnviron})
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	f.c = c
+	t.Cleanup(func() { _ = c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	f.tools, err = c.Discover(ctx)
+	return f, err
+}
+
+func (f *fixture) call(t testing.TB, tool, args string) (*CallResult, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	return f.c.CallToolResult(ctx, tool, []byte(args))
+}

@@ -1,0 +1,267 @@
+package mcpclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/odek-run/odek/internal/untrusted"
+)
+
+// ServerSpec is one configured server as Start needs it.
+type ServerSpec struct {
+	Name   string
+	Config ServerConfig
+	// Project marks a server defined in a project file: it needs spawn approval.
+	Project bool
+	// Dir is the project directory the definition came from (part of approval keys).
+	Dir string
+	// AutoApprove is set by the caller only for servers the operator's global
+	// config trusts (a global entry, or a global trust marker for this
+	// project server whose fingerprint matches). It waives prompts, never
+	// the schema scan, size cap, name checks or env sanitisation.
+	AutoApprove bool
+}
+
+// trusted reports the operator's auto_approve. Config.AutoApprove counts only
+// on a global server: the config loader strips it from project files, and
+// this refuses it again should one slip through.
+func (s ServerSpec) trusted() bool {
+	return s.AutoApprove || (!s.Project && s.Config.AutoApprove)
+}
+
+// StartOptions configures Start.
+type StartOptions struct {
+	Servers []ServerSpec
+	// Builtins are the built-in tool names no server tool may shadow; "plan"
+	// is always reserved, planning on or off.
+	Builtins []string
+	// Home is $ODEK_HOME, holding the approval files; "" keeps grants in memory only.
+	Home string
+	// ApproveAll is ODEK_APPROVE_MCP=1: everything approved, nothing stored.
+	ApproveAll bool
+	// Prompt asks the operator; nil when stdin is not a TTY (fail closed).
+	Prompt *Prompter
+	// Client is passed to every Connect.
+	Client Options
+}
+
+// Set is the running servers of one odek run and their approved tools.
+type Set struct {
+	clients []*Client
+	tools   []*ToolAdapter
+	once    sync.Once
+	err     error
+}
+
+// Tools returns the approved tools, named <server>__<tool>, sorted by name.
+func (s *Set) Tools() []*ToolAdapter { return slices.Clone(s.tools) }
+
+// Clients returns the connected servers, in name order.
+func (s *Set) Clients() []*Client { return slices.Clone(s.clients) }
+
+// Close shuts every server down concurrently (each may take seconds).
+// Idempotent.
+func (s *Set) Close() error {
+	s.once.Do(func() { s.err = closeClients(s.clients) })
+	return s.err
+}
+
+// Start brings up the configured MCP servers: spawn approval for every
+// project server before anything is spawned, then all servers connect and
+// discover concurrently, then each tool is screened, checked against the
+// built-ins and approved, and registered as <server>__<tool>. Any failure
+// closes what was started and returns a *SetupError. Warnings (clamped
+// limits, skipped tools, withheld descriptions) are returned for the caller
+// to show.
+func Start(ctx context.Context, o StartOptions) (*Set, []string, error) {
+	specs, err := activeSpecs(o.Servers)
+	if err != nil {
+		return nil, nil, err
+	}
+	ap, err := newApprover(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, spec := range specs {
+		if err := ap.approveSpawn(spec); err != nil {
+			return nil, nil, err
+		}
+	}
+	started, err := connectAll(ctx, specs, o.Client)
+	if err != nil {
+		return nil, nil, err
+	}
+	set := &Set{}
+	var warns []string
+	for _, st := range started {
+		set.clients = append(set.clients, st.client)
+		warns = append(warns, st.client.Warnings()...)
+	}
+	tools, tw, err := registerTools(started, ap, reservedNames(o.Builtins))
+	warns = append(warns, tw...)
+	if err != nil {
+		_ = set.Close()
+		return nil, warns, err
+	}
+	set.tools = tools
+	return set, warns, nil
+}
+
+// activeSpecs drops disabled servers, rejects duplicate names and sorts by
+// name so prompts, errors and warnings come in a stable order.
+func activeSpecs(in []ServerSpec) ([]ServerSpec, error) {
+	seen := map[string]bool{}
+	var out []ServerSpec
+	for _, s := range in {
+		if s.Config.Enabled != nil && !*s.Config.Enabled {
+			continue
+		}
+		if seen[s.Name] {
+			return nil, setupErr(s.Name, fmt.Sprintf("mcp server %q: defined more than once", s.Name), ErrToolCollision)
+		}
+		seen[s.Name] = true
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b ServerSpec) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+func newApprover(o StartOptions) (*approver, error) {
+	ap := &approver{all: o.ApproveAll, prompt: o.Prompt}
+	var spawnPath, toolPath string
+	if o.Home != "" {
+		spawnPath = filepath.Join(o.Home, SpawnApprovalsFile)
+		toolPath = filepath.Join(o.Home, ToolApprovalsFile)
+	}
+	var err error
+	if ap.spawn, err = OpenApprovalStore(spawnPath); err != nil {
+		return nil, setupErr("", "mcp approval: "+err.Error(), err)
+	}
+	if ap.tools, err = OpenApprovalStore(toolPath); err != nil {
+		return nil, setupErr("", "mcp approval: "+err.Error(), err)
+	}
+	return ap, nil
+}
+
+func reservedNames(builtins []string) map[string]bool {
+	r := map[string]bool{"plan": true}
+	for _, b := range builtins {
+		r[b] = true
+	}
+	return r
+}
+
+// startedServer is a connected, discovered server and its tool list.
+type startedServer struct {
+	spec   ServerSpec
+	client *Client
+	tools  []ToolDef
+}
+
+// connectAll connects and discovers every server concurrently. If any fails,
+// all that started are closed and the first failure in name order is returned.
+func connectAll(ctx context.Context, specs []ServerSpec, opts Options) ([]startedServer, error) {
+	out := make([]startedServer, len(specs))
+	errs := make([]error, len(specs))
+	var wg sync.WaitGroup
+	for i, spec := range specs {
+		wg.Go(func() {
+			out[i].spec = spec
+			out[i].client, out[i].tools, errs[i] = connectOne(ctx, spec, opts)
+		})
+	}
+	wg.Wait()
+	var clients []*Client
+	for _, st := range out {
+		if st.client != nil {
+			clients = append(clients, st.client)
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			_ = closeClients(clients)
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// connectOne returns a client only on success; on failure it has closed it.
+func connectOne(ctx context.Context, spec ServerSpec, opts Options) (*Client, []ToolDef, error) {
+	c, err := Connect(ctx, spec.Name, spec.Config, opts)
+	if err != nil {
+		return nil, nil, serverErr(spec.Name, err, "")
+	}
+	tools, err := c.Discover(ctx)
+	if err != nil {
+		_ = c.Close()
+		return nil, nil, serverErr(spec.Name, err, c.StderrTail())
+	}
+	return c, tools, nil
+}
+
+// serverErr words a start failure as `mcp server "<n>": <reason>`, adding the
+// server's last stderr output unless the reason already carries it.
+func serverErr(name string, err error, tail string) error {
+	msg := fmt.Sprintf("mcp server %q: %v", name, err)
+	if tail = strings.TrimSpace(tail); tail != "" && !strings.Contains(msg, tail) {
+		msg += "; stderr tail: " + tail
+	}
+	return setupErr(name, msg, err)
+}
+
+func closeClients(clients []*Client) error {
+	errs := make([]error, len(clients))
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		wg.Go(func() { errs[i] = c.Close() })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// registerTools rejects shadowing before asking anyone anything, then screens
+// and approves each server's tools and builds their adapters.
+func registerTools(started []startedServer, ap *approver, reserved map[string]bool) ([]*ToolAdapter, []string, error) {
+	for _, st := range started {
+		for _, t := range st.tools {
+			if reserved[t.Name] || reserved[st.spec.Name+"__"+t.Name] {
+				return nil, nil, setupErr(st.spec.Name, fmt.Sprintf("mcp server %q: tool %q shadows a built-in tool", st.spec.Name, t.Name), ErrShadowsBuiltin)
+			}
+		}
+	}
+	var tools []*ToolAdapter
+	var warns []string
+	owner := map[string]string{}
+	for _, st := range started {
+		kept, w, err := ap.approveTools(st.spec, st.tools)
+		warns = append(warns, w...)
+		if err != nil {
+			return nil, warns, err
+		}
+		for _, t := range kept {
+			a := newApprovedAdapter(st.client, st.spec.Name, t)
+			if prev, dup := owner[a.Name()]; dup {
+				return nil, warns, setupErr(st.spec.Name, fmt.Sprintf("mcp server %q: tool %q collides with tool %q of server %q", st.spec.Name, t.Name, a.Name(), prev), ErrToolCollision)
+			}
+			owner[a.Name()] = st.spec.Name
+			tools = append(tools, a)
+		}
+	}
+	slices.SortFunc(tools, func(a, b *ToolAdapter) int { return strings.Compare(a.Name(), b.Name()) })
+	return tools, warns, nil
+}
+
+// newApprovedAdapter fences a server-written description as untrusted data;
+// odek's own placeholder stays as it is.
+func newApprovedAdapter(c *Client, server string, t ToolDef) *ToolAdapter {
+	if t.Description != "" && t.Description != DescriptionPlaceholder {
+		t.Description = untrusted.Wrap("mcp:"+server+":"+t.Name, t.Description)
+	}
+	return NewToolAdapter(c, t)
+}

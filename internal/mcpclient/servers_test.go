@@ -1,0 +1,233 @@
+package mcpclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+// fixtureSpec is a server running the shared fixture binary.
+func fixtureSpec(t *testing.T, name string, flags ...string) ServerSpec {
+	return ServerSpec{Name: name, Config: ServerConfig{Command: fixtureBin,
+		Args: append([]string{"-root", t.TempDir()}, flags...)}}
+}
+
+func startSet(t *testing.T, o StartOptions) (*Set, []string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	o.Client.Environ = testEnviron
+	if o.Home == "" {
+		o.Home = t.TempDir()
+	}
+	set, warns, err := Start(ctx, o)
+	if set != nil {
+		t.Cleanup(func() { _ = set.Close() })
+	}
+	return set, warns, err
+}
+
+func TestStartRegistersTools(t *testing.T) {
+	set, _, err := startSet(t, StartOptions{Servers: []ServerSpec{fixtureSpec(t, "b"), fixtureSpec(t, "a")}, ApproveAll: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := set.Tools()
+	if len(tools) != 2*len(fixtureToolNames) {
+		t.Fatalf("%d tools", len(tools))
+	}
+	for i := 1; i < len(tools); i++ {
+		if tools[i-1].Name() >= tools[i].Name() {
+			t.Fatalf("not sorted: %s, %s", tools[i-1].Name(), tools[i].Name())
+		}
+	}
+	if tools[0].Name() != "a__artifact_result" || !strings.Contains(tools[0].Description(), `source="mcp:a:artifact_result">`+"\nfixture tool artifact_result\n") {
+		t.Fatalf("first tool %s: %q", tools[0].Name(), tools[0].Description())
+	}
+	var echo *ToolAdapter
+	for _, tl := range tools {
+		if tl.Name() == "b__echo" {
+			echo = tl
+		}
+	}
+	out, err := echo.Call(context.Background(), json.RawMessage(`{"text":"hi"}`))
+	if err != nil || !strings.Contains(out, "hi") {
+		t.Fatalf("call through the set: %q %v", out, err)
+	}
+	if len(set.Clients()) != 2 {
+		t.Fatal("clients")
+	}
+	if err := set.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := set.Close(); err != nil {
+		t.Fatal("second Close:", err)
+	}
+}
+
+var fixtureToolNames = []string{"echo", "echo_env", "large_result", "huge_line", "endless_line", "artifact_result",
+	"bad_artifact", "slow", "error_result", "garbage", "wrong_ids", "crash", "hang", "flood",
+	"server_requests", "mixed_content", "state", "rpc_error"}
+
+func TestStartSpawnApprovalBeforeAnySpawn(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "spawned")
+	global := ServerSpec{Name: "global", Config: ServerConfig{Command: "/bin/sh",
+		Args: []string{"-c", `touch "$0"; exec "$1" -root "$2"`, marker, fixtureBin, t.TempDir()}}}
+	project := fixtureSpec(t, "proj")
+	project.Project, project.Dir = true, "/repo"
+	_, _, err := startSet(t, StartOptions{Servers: []ServerSpec{global, project}})
+	want := `project-level MCP server "proj" (` + fixtureBin + ` "-root ` + project.Config.Args[1] + `") requires explicit approval; run odek interactively once, or set ODEK_APPROVE_MCP=1`
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v\nwant %s", err, want)
+	}
+	if _, statErr := os.Stat(marker); statErr == nil {
+		t.Fatal("a server was spawned before every spawn approval was settled")
+	}
+}
+
+func TestStartShadowingBuiltin(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	_, _, err := startSet(t, StartOptions{Servers: []ServerSpec{fixtureSpec(t, "a"), fixtureSpec(t, "z")},
+		Builtins: []string{"read_file", "echo"}, ApproveAll: true})
+	var se *SetupError
+	if err == nil || err.Error() != `mcp server "a": tool "echo" shadows a built-in tool` ||
+		!errors.As(err, &se) || !errors.Is(err, ErrShadowsBuiltin) || se.ErrorClass() != ClassSetup {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestStartFailureClosesOthers(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	_, _, err := startSet(t, StartOptions{Servers: []ServerSpec{fixtureSpec(t, "good1"), fixtureSpec(t, "bad", "-exit_now"), fixtureSpec(t, "good2")},
+		ApproveAll: true})
+	var se *SetupError
+	if err == nil || !strings.HasPrefix(err.Error(), `mcp server "bad": `) || !strings.Contains(err.Error(), "unknown option --frobnicate") ||
+		!errors.As(err, &se) || se.Server != "bad" {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestStartConnectError(t *testing.T) {
+	bad := ServerSpec{Name: "nocmd", Config: ServerConfig{}}
+	_, _, err := startSet(t, StartOptions{Servers: []ServerSpec{fixtureSpec(t, "ok"), bad}, ApproveAll: true})
+	if err == nil || err.Error() != `mcp server "nocmd": mcpclient nocmd: server config must set either url or command` {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestStartHugeSchemaSkipped(t *testing.T) {
+	set, warns, err := startSet(t, StartOptions{Servers: []ServerSpec{fixtureSpec(t, "a", "-big_schema")}, ApproveAll: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range set.Tools() {
+		if tl.Name() == "a__big_schema" {
+			t.Fatal("oversized schema registered")
+		}
+	}
+	if !strings.Contains(strings.Join(warns, "\n"), `mcp server "a": tool "big_schema" skipped: input schema is`) {
+		t.Fatalf("warnings %q", warns)
+	}
+}
+
+func TestStartPromptsAndRemembers(t *testing.T) {
+	home := t.TempDir()
+	project := fixtureSpec(t, "p")
+	project.Project, project.Dir = true, "/repo"
+	// Spawn yes, decline the first tool (echo), approve the rest.
+	answers := "y\nn\n" + strings.Repeat("y\n", len(fixtureToolNames)-1)
+	var out strings.Builder
+	set, warns, err := startSet(t, StartOptions{Servers: []ServerSpec{project}, Home: home, Prompt: NewPrompter(strings.NewReader(answers), &out)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(set.Tools()); n != len(fixtureToolNames)-1 {
+		t.Fatalf("%d tools", n)
+	}
+	if !strings.Contains(strings.Join(warns, "\n"), `mcp server "p": tool "echo" was not approved; skipped`) {
+		t.Fatalf("warnings %q", warns)
+	}
+	if !strings.HasPrefix(out.String(), `Project-level MCP server "p" wants to run:`) || strings.Count(out.String(), "Approve? [y/N] ") != 1+len(fixtureToolNames) {
+		t.Fatalf("prompts: %q", out.String())
+	}
+	_ = set.Close()
+	for _, f := range []string{SpawnApprovalsFile, ToolApprovalsFile} {
+		if info, err := os.Stat(filepath.Join(home, f)); err != nil || info.Mode().Perm() != 0o600 {
+			t.Fatalf("%s: %v", f, err)
+		}
+	}
+	// Later, without a TTY: the spawn and 17 tools are remembered, echo is not.
+	_, _, err = startSet(t, StartOptions{Servers: []ServerSpec{project}, Home: home})
+	if err == nil || err.Error() != `MCP tool "echo" from server "p" requires explicit approval; run odek interactively once, or set ODEK_APPROVE_MCP=1` {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestStartBadApprovalFile(t *testing.T) {
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, ToolApprovalsFile), []byte("not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := startSet(t, StartOptions{Servers: []ServerSpec{fixtureSpec(t, "a")}, Home: home, ApproveAll: true})
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(home, ToolApprovalsFile)) || !errors.Is(err, ErrApprovalStore) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestStartSpecs(t *testing.T) {
+	off := false
+	disabled := ServerSpec{Name: "off", Config: ServerConfig{Enabled: &off}} // would fail to connect if started
+	set, _, err := startSet(t, StartOptions{Servers: []ServerSpec{disabled}})
+	if err != nil || len(set.Tools()) != 0 {
+		t.Fatalf("disabled server: %v", err)
+	}
+	_, _, err = startSet(t, StartOptions{Servers: []ServerSpec{{Name: "x"}, {Name: "x"}}, ApproveAll: true})
+	if err == nil || err.Error() != `mcp server "x": defined more than once` {
+		t.Fatalf("duplicate: %v", err)
+	}
+}
+
+func TestRegisterToolsNameChecks(t *testing.T) {
+	ap, _, _ := testApprover(t, true, nil)
+	schema := json.RawMessage(`{"type":"object"}`)
+	srv := func(name string, tools ...string) startedServer {
+		st := startedServer{spec: ServerSpec{Name: name}, client: &Client{name: name}}
+		for _, tl := range tools {
+			st.tools = append(st.tools, ToolDef{Name: tl, InputSchema: schema})
+		}
+		return st
+	}
+	tests := []struct {
+		name     string
+		started  []startedServer
+		builtins []string
+		want     string
+	}{
+		{"plan always reserved", []startedServer{srv("a", "x", "plan")}, nil, `mcp server "a": tool "plan" shadows a built-in tool`},
+		{"builtin", []startedServer{srv("a", "x"), srv("b", "shell")}, []string{"shell"}, `mcp server "b": tool "shell" shadows a built-in tool`},
+		{"qualified name is a builtin", []startedServer{srv("a", "x")}, []string{"a__x"}, `mcp server "a": tool "x" shadows a built-in tool`},
+		{"duplicate tool", []startedServer{srv("a", "x", "x")}, nil, `mcp server "a": tool "x" collides with tool "a__x" of server "a"`},
+		{"fine", []startedServer{srv("a", "x"), srv("b", "x")}, nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tools, _, err := registerTools(tt.started, ap, reservedNames(tt.builtins))
+			if tt.want == "" {
+				if err != nil || len(tools) != 2 || tools[0].Name() != "a__x" || tools[1].Name() != "b__x" {
+					t.Fatalf("tools %v err %v", tools, err)
+				}
+				return
+			}
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}

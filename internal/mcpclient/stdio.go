@@ -1,0 +1,181 @@
+package mcpclient
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Shutdown timings; vars so tests can shorten them.
+var (
+	// exitGrace is how long Close waits for a server to exit after stdin closes.
+	exitGrace = 5 * time.Second
+	// termGrace is how long SIGTERM gets before SIGKILL.
+	termGrace = 500 * time.Millisecond
+	// exitReportWait bounds how long a dead stdout waits for the exit status.
+	exitReportWait = 2 * time.Second
+)
+
+// stdioTransport owns a server process and speaks newline-delimited JSON-RPC
+// over its stdin/stdout. The pipes are our own os.Pipe pairs (not
+// cmd.StdoutPipe) so Wait never races the reader, and closing our read ends
+// unblocks the reader even if a grandchild keeps the write ends open.
+type stdioTransport struct {
+	cmd    *exec.Cmd
+	stdin  *os.File
+	stdout *os.File
+	errR   *os.File
+	lr     *lineReader
+	sink   *stderrSink
+
+	exited     chan struct{}
+	waitErr    error
+	stderrDone chan struct{}
+	closing    atomic.Bool
+	closeOnce  sync.Once
+}
+
+func startStdio(cfg ServerConfig, env []string, maxLine int64, sink *stderrSink) (*stdioTransport, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW)
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW, outR, outW)
+		return nil, err
+	}
+	cmd := exec.Command(cfg.Command, cfg.Args...)
+	cmd.Env = env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // kill the whole tree, not just the leader
+	cmd.WaitDelay = time.Second
+	err = cmd.Start()
+	closeAll(inR, outW, errW) // the child holds its own copies now
+	if err != nil {
+		closeAll(inW, outR, errR)
+		return nil, err
+	}
+	t := &stdioTransport{
+		cmd: cmd, stdin: inW, stdout: outR, errR: errR,
+		lr:     newLineReader(outR, maxLine),
+		sink:   sink,
+		exited: make(chan struct{}), stderrDone: make(chan struct{}),
+	}
+	go func() {
+		t.waitErr = cmd.Wait()
+		close(t.exited)
+	}()
+	go func() {
+		sink.drain(errR)
+		close(t.stderrDone)
+	}()
+	return t, nil
+}
+
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		_ = f.Close()
+	}
+}
+
+func (t *stdioTransport) send(msg []byte, _ int64) error {
+	if _, err := t.stdin.Write(msg); err != nil {
+		if t.closing.Load() {
+			return ErrClosed
+		}
+		return fmt.Errorf("write to server: %w", t.exitOr(err))
+	}
+	return nil
+}
+
+func (t *stdioTransport) recv() ([]byte, error) {
+	line, err := t.lr.next()
+	if err == nil {
+		return line, nil
+	}
+	if t.closing.Load() {
+		return nil, ErrClosed
+	}
+	var tooLarge *ResponseTooLargeError
+	if errors.As(err, &tooLarge) {
+		// Fail closed: the rest of the line is never read, so the server is
+		// useless from here on; stop it before it fills the pipe.
+		t.signal(syscall.SIGKILL)
+		return nil, err
+	}
+	return nil, t.exitOr(err)
+}
+
+// exitOr explains a broken pipe by the process's exit status and stderr tail
+// when the process is gone (or goes within exitReportWait).
+func (t *stdioTransport) exitOr(err error) error {
+	timer := time.NewTimer(exitReportWait)
+	defer timer.Stop()
+	select {
+	case <-t.exited:
+	case <-timer.C:
+		if errors.Is(err, io.EOF) {
+			return &ExitError{Status: "closed its stdout but is still running", StderrTail: t.sink.tailString()}
+		}
+		return err
+	}
+	select { // let the last stderr lines land in the tail
+	case <-t.stderrDone:
+	case <-timer.C:
+	}
+	status := "exit status 0"
+	if t.waitErr != nil {
+		status = t.waitErr.Error()
+	}
+	return &ExitError{Status: status, StderrTail: t.sink.tailString()}
+}
+
+func (t *stdioTransport) signal(sig syscall.Signal) {
+	if p := t.cmd.Process; p != nil {
+		_ = syscall.Kill(-p.Pid, sig) // negative pid: the whole process group
+	}
+}
+
+// close: stdin EOF asks the server to exit; it gets exitGrace, then SIGTERM,
+// then SIGKILL. The group is killed in any case so no grandchild survives.
+func (t *stdioTransport) close() error {
+	t.closeOnce.Do(func() {
+		t.closing.Store(true)
+		_ = t.stdin.Close()
+		if !waitFor(t.exited, exitGrace) {
+			t.signal(syscall.SIGTERM)
+			if !waitFor(t.exited, termGrace) {
+				t.signal(syscall.SIGKILL)
+				<-t.exited
+			}
+		}
+		t.signal(syscall.SIGKILL)
+		waitFor(t.stderrDone, time.Second)
+		closeAll(t.stdout, t.errR)
+		<-t.stderrDone
+	})
+	return nil
+}
+
+func waitFor(ch <-chan struct{}, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-timer.C:
+		return false
+	}
+}
