@@ -504,9 +504,8 @@ func drop(w http.ResponseWriter) {
 	flush(w)
 	if hj, ok := w.(http.Hijacker); ok {
 		if conn, _, err := hj.Hijack(); err == nil {
-			if tc, ok := conn.(*net.TCPConn); ok {
-				tc.SetLinger(0) // RST rather than FIN where possible
-			}
+			// A plain close (FIN) rather than a reset: the client reliably
+			// reads the chunks already sent, then an unexpected EOF.
 			conn.Close()
 			return
 		}

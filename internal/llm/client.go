@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"strings"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -69,6 +70,10 @@ func New(o Options) *Client {
 	}
 	hc.Transport = &captureTransport{base: base}
 	cfg.HTTPClient = &hc
+	// go-openai fails a stream after 300 consecutive non-data lines. Proxies
+	// send SSE comments as keep-alives while a slow model thinks, so that
+	// limit would break long waits; the body cap bounds the stream instead.
+	cfg.EmptyMessagesLimit = 1 << 20
 
 	c := &Client{
 		api:         openai.NewClientWithConfig(cfg),
@@ -158,7 +163,9 @@ func ctxError(ctx context.Context) error {
 	return fmt.Errorf("llm: %w", err)
 }
 
-// streamOnce is one streaming attempt.
+// streamOnce is one streaming attempt. Timing starts when the request is
+// handed to the transport; the first token is the first delta carrying
+// content, reasoning or a tool call (role-only and empty deltas do not count).
 func (c *Client) streamOnce(ctx context.Context, oreq openai.ChatCompletionRequest) (*Response, error) {
 	cp := &capture{}
 	start := c.now()
@@ -175,7 +182,7 @@ func (c *Client) streamOnce(ctx context.Context, oreq openai.ChatCompletionReque
 	)
 	for {
 		raw, err := stream.RecvRaw()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
@@ -196,7 +203,11 @@ func (c *Client) streamOnce(ctx context.Context, oreq openai.ChatCompletionReque
 	_, _, _, bodyEOF, _ := cp.snapshot()
 	switch {
 	case a.chunks == 0:
-		return nil, &MalformedResponseError{What: "SSE stream", Err: errors.New("no data events (is base_url an OpenAI-compatible /v1 endpoint?)")}
+		hint := "is base_url an OpenAI-compatible /v1 endpoint?"
+		if ct := cp.contentType(); ct != "" && !strings.HasPrefix(ct, "text/event-stream") {
+			hint = fmt.Sprintf("Content-Type %q: if the server does not stream, set stream to false", ct)
+		}
+		return nil, &MalformedResponseError{What: "SSE stream", Err: fmt.Errorf("no data events (%s)", hint)}
 	case a.finish == "" && bodyEOF:
 		// The body ended without [DONE] and no choice finished: truncated.
 		return nil, &NetworkError{MidStream: true, Err: errors.New("stream ended without [DONE] or a finish_reason")}

@@ -780,3 +780,24 @@ func nopBody(s string) io.ReadCloser { return io.NopCloser(strings.NewReader(s))
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func TestJSONAnswerToAStreamRequest(t *testing.T) {
+	c := llm.New(llm.Options{
+		BaseURL: "http://fake.invalid/v1", Stream: true,
+		HTTPClient: &http.Client{Transport: &fixedTransport{status: 200, header: http.Header{"Content-Type": {"application/json"}},
+			body: `{"choices":[{"index":0,"message":{"role":"assistant","content":"hi"}}]}`}},
+	})
+	_, err := c.Complete(context.Background(), simpleRequest())
+	if err == nil || !strings.Contains(err.Error(), `Content-Type "application/json": if the server does not stream, set stream to false`) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestKeepAliveCommentsDoNotBreakAStream(t *testing.T) {
+	body := strings.Repeat(": keep-alive\n\n", 2000) +
+		`data: {"choices":[{"index":0,"delta":{"content":"thought hard"},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n"
+	resp, err := bodyClient(body, true, &recorder{}).Complete(context.Background(), simpleRequest())
+	if err != nil || resp.Message.Content != "thought hard" {
+		t.Fatalf("resp %+v err %v", resp, err)
+	}
+}

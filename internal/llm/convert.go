@@ -38,6 +38,7 @@ func toOpenAI(req Request, stream bool) (openai.ChatCompletionRequest, error) {
 		if usesMaxCompletionTokens(req.Model) {
 			out.MaxCompletionTokens = req.MaxTokens
 		} else {
+			//lint:ignore SA1019 max_tokens is what OpenAI-compatible servers (vLLM, llama.cpp, Ollama, ...) accept.
 			out.MaxTokens = req.MaxTokens
 		}
 	}

@@ -75,10 +75,11 @@ type ContextLengthError struct {
 }
 
 func (e *ContextLengthError) Error() string {
+	msg := strings.Join(strings.Fields(e.Message), " ")
 	if e.Status == 0 {
-		return "llm: context length exceeded: " + e.Message
+		return "llm: context length exceeded: " + msg
 	}
-	return fmt.Sprintf("llm: context length exceeded (HTTP %d): %s", e.Status, e.Message)
+	return fmt.Sprintf("llm: context length exceeded (HTTP %d): %s", e.Status, msg)
 }
 
 func (e *ContextLengthError) Is(target error) bool { return target == ErrContextLength }

@@ -31,19 +31,26 @@ type capture struct {
 	teeBody bool // keep a 2xx body (non-streaming calls parse usage from it)
 
 	mu         sync.Mutex
-	sent       bool   // the request reached the transport
-	status     int    // 0 when no response arrived
-	retryAfter string // raw Retry-After header
-	errBody    []byte // first maxErrorBodyKept bytes of a >= 400 body
+	sent       bool          // the request reached the transport
+	status     int           // 0 when no response arrived
+	retryAfter string        // raw Retry-After header
+	ctype      string        // response Content-Type
+	errBody    []byte        // first maxErrorBodyKept bytes of a >= 400 body
 	tee        *bytes.Buffer // the 2xx body as read so far, when teeBody
-	bodyEOF    bool   // the body ended cleanly (underlying io.EOF)
-	bodyErr    error  // the body failed with a non-EOF error
+	bodyEOF    bool          // the body ended cleanly (underlying io.EOF)
+	bodyErr    error         // the body failed with a non-EOF error
 }
 
 func (c *capture) snapshot() (status int, retryAfter string, errBody []byte, bodyEOF bool, bodyErr error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.status, c.retryAfter, c.errBody, c.bodyEOF, c.bodyErr
+}
+
+func (c *capture) contentType() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ctype
 }
 
 func (c *capture) wasSent() bool {
@@ -91,6 +98,7 @@ func (t *captureTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		c.mu.Lock()
 		c.status = resp.StatusCode
 		c.retryAfter = resp.Header.Get("Retry-After")
+		c.ctype = resp.Header.Get("Content-Type")
 		switch {
 		case resp.StatusCode >= 400:
 			cb.keepErr = true
