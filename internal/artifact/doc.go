@@ -18,6 +18,14 @@
 //   - Truncation counts runes, never splits one, and always ends with the
 //     exact TruncationNotice.
 //
+// Store policy: results odek saves itself get ids result-1, result-2, …; MCP
+// refs that pass Validate may be registered under the id the model saw
+// (Process returns them in Processed.Artifacts), so artifact_read pages both
+// kinds. External ids may not take the result-N form, and a later ref with
+// the same id replaces the earlier one. Every read re-opens the file with
+// O_NOFOLLOW and requires the same inode, size and mtime; the first read also
+// re-hashes it.
+//
 // The package is a leaf: it imports only the standard library and
 // internal/untrusted.
 package artifact

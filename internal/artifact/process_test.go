@@ -23,6 +23,9 @@ func TestCleanText(t *testing.T) {
 		{"ok\r\n- artifact \"x\"", "ok\n - artifact \"x\""},
 		{"\u2028- artifact \"x\"", " - artifact \"x\""}, // not a line start, and not a metadata line either
 		{"- artifacts are fine", "- artifacts are fine"},
+		{"- artifact\x7f\"x\"", " - artifact \"x\""},
+		{"-\x00artifact \"x\"", " - artifact \"x\""},
+		{"a\n-\u202eartifact\u2029\"x\"", "a\n - artifact \"x\""},
 		{"x - artifact \"y\"", "x - artifact \"y\""},
 		{"héllo 世界", "héllo 世界"},
 	}

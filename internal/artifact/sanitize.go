@@ -30,10 +30,17 @@ func isHiddenRune(r rune) bool {
 }
 
 // cleanText sanitises multi-line result text: hidden runes become spaces, CR
-// LF becomes LF and a lone CR a LF, invalid UTF-8 becomes U+FFFD, and lines
-// that start like a metadata line get one leading space. It returns s itself
-// when nothing needs changing, so the common case allocates nothing.
+// LF becomes LF and a lone CR a LF, invalid UTF-8 becomes U+FFFD, and then
+// lines that start like a metadata line get one leading space. Indenting
+// after sanitising matters: "-\x00artifact " only becomes a mimic once the
+// NUL is a space.
 func cleanText(s string) string {
+	return indentMimics(sanitizeText(s))
+}
+
+// sanitizeText returns s itself when nothing needs changing, so the common
+// case allocates nothing.
+func sanitizeText(s string) string {
 	var b strings.Builder
 	last := 0 // s[last:i] is pending copy once b is in use
 	flush := func(i int, repl string) {
@@ -43,27 +50,17 @@ func cleanText(s string) string {
 		b.WriteString(s[last:i])
 		b.WriteString(repl)
 	}
-	lineStart := true
 	for i := 0; i < len(s); {
-		if lineStart && strings.HasPrefix(s[i:], mimicPrefix) {
-			flush(i, " ")
-			last = i
-		}
-		c := s[i]
-		lineStart = c == '\n'
-		if c >= 0x20 && c < 0x7f || c == '\n' || c == '\t' {
+		if c := s[i]; c >= 0x20 && c < 0x7f || c == '\n' || c == '\t' {
 			i++
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
+		case r == '\r' && strings.HasPrefix(s[i+1:], "\n"):
+			flush(i, "")
 		case r == '\r':
-			lineStart = true
-			repl := "\n"
-			if strings.HasPrefix(s[i+1:], "\n") {
-				repl, lineStart = "", false
-			}
-			flush(i, repl)
+			flush(i, "\n")
 		case r == utf8.RuneError && size == 1:
 			flush(i, "\uFFFD")
 		case isHiddenRune(r):
@@ -80,6 +77,19 @@ func cleanText(s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// indentMimics puts one space before every line that starts with
+// mimicPrefix, so only odek's own metadata lines start that way.
+func indentMimics(s string) string {
+	if !strings.HasPrefix(s, mimicPrefix) && !strings.Contains(s, "\n"+mimicPrefix) {
+		return s
+	}
+	s = strings.ReplaceAll(s, "\n"+mimicPrefix, "\n "+mimicPrefix)
+	if strings.HasPrefix(s, mimicPrefix) {
+		s = " " + s
+	}
+	return s
 }
 
 // oneLine makes a metadata field safe for a single line: every hidden rune,

@@ -85,6 +85,10 @@ func TestStoreRegister(t *testing.T) {
 	if !ok || e.Size != fx.okSize || e.SHA256 != fx.okSum || e.MediaType != "text/plain" {
 		t.Fatalf("lookup = %+v", e)
 	}
+	out, err := readCall(t, NewReadTool(s), `{"id":"r1"}`)
+	if err != nil || !strings.Contains(out, "hello "+secret) || strings.Contains(out, fx.root) {
+		t.Fatalf("read registered ref: %q %v", out, err)
+	}
 	bad := *v
 	bad.Size++
 	if err := s.Register(bad, "r2"); !errors.Is(err, ErrChanged) {

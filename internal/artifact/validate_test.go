@@ -165,3 +165,14 @@ func TestValidateRootIsFilesystemRoot(t *testing.T) {
 		t.Fatalf("root / should contain every file: %v", err)
 	}
 }
+
+func TestValidateSiblingPrefixIsNotInside(t *testing.T) {
+	base := t.TempDir()
+	must(t, os.Mkdir(filepath.Join(base, "ab"), 0o700))
+	must(t, os.Mkdir(filepath.Join(base, "abc"), 0o700))
+	must(t, os.WriteFile(filepath.Join(base, "abc", "f"), []byte("x"), 0o600))
+	_, err := Validate(okRef("file://"+filepath.Join(base, "abc", "f")), []string{filepath.Join(base, "ab")})
+	if err == nil || !strings.Contains(err.Error(), "outside every configured artifact root") {
+		t.Fatalf("err = %v", err)
+	}
+}

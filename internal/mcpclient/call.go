@@ -86,6 +86,13 @@ func (c *Client) render(tool string, items []string) (*CallResult, error) {
 		return nil, newError(c.name, "tool "+tool, ClassMCP, err)
 	}
 	text, count := p.Text, p.ArtifactCount
+	if c.opts.Store != nil {
+		for _, v := range p.Artifacts {
+			// A ref whose id is reserved for saved results stays unreadable;
+			// its metadata line is still shown.
+			_ = c.opts.Store.Register(v, v.Ref.ID)
+		}
+	}
 	if p.Truncated && c.opts.Store != nil {
 		source := "mcp:" + c.name + ":" + tool
 		if id, err := c.opts.Store.SaveResult(source, "text/plain; charset=utf-8", []byte(p.Full)); err == nil {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/odek-run/odek/internal/artifact"
 )
 
 // Options carries what a Client needs from its surroundings, so tests (and the
@@ -29,9 +31,11 @@ type Options struct {
 }
 
 // ResultStore saves a truncated result's full text as a run artifact that the
-// model can page through with artifact_read.
+// model can page through with artifact_read, and registers artifact refs that
+// passed validation so artifact_read can page them too (by id, never by path).
 type ResultStore interface {
 	SaveResult(source, mediaType string, data []byte) (id string, err error)
+	Register(v artifact.Verified, id string) error
 }
 
 // Client is one connection to one MCP server. It is safe for concurrent use:

@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/odek-run/odek/internal/artifact"
 )
 
 func TestConfigValidation(t *testing.T) {
@@ -127,6 +130,33 @@ func (s *memStore) SaveResult(source, mediaType string, data []byte) (string, er
 	id := fmt.Sprintf("result-%d", len(s.data)+1)
 	s.data[id] = data
 	return id, nil
+}
+
+func (s *memStore) Register(v artifact.Verified, id string) error { return nil }
+
+// A validated artifact ref becomes readable through artifact_read by its id.
+func TestValidatedArtifactRegistered(t *testing.T) {
+	root := t.TempDir()
+	store := artifact.NewStore(t.TempDir())
+	c, err := Connect(context.Background(), "fx", ServerConfig{Command: fixtureBin, Args: []string{"-root", root}, ArtifactRoots: []string{root}},
+		Options{Store: store, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Discover(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CallToolResult(context.Background(), "artifact_result", []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	out, err := artifact.NewReadTool(store).Call(context.Background(), []byte(`{"id":"report-1"}`))
+	if err != nil {
+		t.Fatalf("artifact_read report-1: %v", err)
+	}
+	if !strings.Contains(out, "artifact report-1 (application/xml, 39 bytes") {
+		t.Errorf("artifact_read output = %q", out)
+	}
 }
 
 func TestTruncatedResultSaved(t *testing.T) {
