@@ -40,9 +40,8 @@
 // operator's credentials into a server URL or argument list.
 //
 // MCP servers (DECISION 2). A global entry with neither command nor url but
-// auto_approve:true is a trust marker: the project server of the same name is
-// auto-approved. A marker without such a project server is dropped with a
-// warning and approves nothing. When a project server has the same name as a
+// auto_approve:true is not a wildcard: it is dropped with a warning and
+// approves nothing, whatever project server shares its name. When a project server has the same name as a
 // real global server, the global one wins and the project entry is ignored
 // with a warning: a repository must not replace an operator's command.
 //

@@ -85,7 +85,6 @@ func mergeServers(global, project *loadedFile, globalPath, dir string) ([]MCPSer
 			}
 		}
 	}
-	used := map[string]bool{}
 	if project != nil {
 		for _, name := range sortedKeys(project.cfg.MCPServers) {
 			s := project.cfg.MCPServers[name]
@@ -97,18 +96,17 @@ func mergeServers(global, project *loadedFile, globalPath, dir string) ([]MCPSer
 					project.path, "mcp_servers."+name, globalPath))
 				continue
 			}
-			used[name] = markers[name]
-			s.AutoApprove = markers[name]
 			if enabled(s) {
 				out = append(out, MCPServer{Name: name, Config: s, Project: true, Dir: dir})
 			}
 		}
 	}
+	// DECISION 2: a command-less auto_approve entry is not a wildcard. Trust
+	// is only ever given to a definition the operator wrote in full, so that a
+	// repository cannot change the command behind an approved name.
 	for _, name := range sortedKeys(markers) {
-		if !used[name] {
-			warns = append(warns, fmt.Sprintf("%s: ignoring %q: it has no command or url, so its auto_approve can only mark a project server of that name, and no project file defines one",
-				globalPath, "mcp_servers."+name))
-		}
+		warns = append(warns, fmt.Sprintf("%s: ignoring %q: an auto_approve entry without command or url approves nothing; define the server there in full to trust it",
+			globalPath, "mcp_servers."+name))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, warns, nil

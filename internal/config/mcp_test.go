@@ -29,7 +29,7 @@ func TestMCPServers(t *testing.T) {
 	}
 	dir := c.Dir
 	want := []MCPServer{
-		{Name: "marker", Config: mcpclient.ServerConfig{Command: "repo-srv", Args: []string{"/ws"}, Env: map[string]string{"P": "${WS}"}, AutoApprove: true}, Project: true, Dir: dir},
+		{Name: "marker", Config: mcpclient.ServerConfig{Command: "repo-srv", Args: []string{"/ws"}, Env: map[string]string{"P": "${WS}"}}, Project: true, Dir: dir},
 		{Name: "ops", Config: mcpclient.ServerConfig{Command: "ops-srv", AutoApprove: true}},
 		{Name: "self", Config: mcpclient.ServerConfig{Command: "self-srv"}, Project: true, Dir: dir},
 		{Name: "shared", Config: mcpclient.ServerConfig{Command: "operator-cmd"}},
@@ -41,7 +41,8 @@ func TestMCPServers(t *testing.T) {
 	wantW := []string{
 		`DIR/odek.json: ignoring "mcp_servers.self.auto_approve": a project file cannot approve its own MCP servers (only HOME/config.json can)`,
 		`DIR/odek.json: ignoring "mcp_servers.shared": HOME/config.json defines a server of that name, and a project file cannot replace it`,
-		`HOME/config.json: ignoring "mcp_servers.orphan": it has no command or url, so its auto_approve can only mark a project server of that name, and no project file defines one`,
+		`HOME/config.json: ignoring "mcp_servers.marker": an auto_approve entry without command or url approves nothing; define the server there in full to trust it`,
+		`HOME/config.json: ignoring "mcp_servers.orphan": an auto_approve entry without command or url approves nothing; define the server there in full to trust it`,
 	}
 	if diff := cmp.Diff(wantW, w); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
