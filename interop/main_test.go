@@ -1,0 +1,104 @@
+// Package interop_test proves odek's MCP client (internal/mcpclient) against
+// MCP servers that nobody on the odek team wrote: a server built on the
+// official Go SDK (interop/gopeers, a nested module so odek itself never
+// depends on the SDK) and the reference TypeScript servers from npm
+// (testdata/mcp-npm, installed by scripts/install-mcp-peers.sh).
+//
+// A missing peer skips its tests locally, but fails them when CI is set or
+// ODEK_INTEROP_REQUIRED=1, so a CI job cannot pass by testing nothing.
+package interop_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// Peer names, as used in skip/fail messages.
+const (
+	peerGo         = "go-sdk peer (interop/gopeers)"
+	peerEverything = "@modelcontextprotocol/server-everything"
+	peerFilesystem = "@modelcontextprotocol/server-filesystem"
+)
+
+// peers maps a peer name to the executable to spawn; a peer is absent when
+// its entry is empty, and missing[name] then says why.
+var (
+	peers   = map[string]string{}
+	missing = map[string]string{}
+)
+
+func TestMain(m *testing.M) {
+	tmp, err := os.MkdirTemp("", "odek-interop-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "interop:", err)
+		os.Exit(1)
+	}
+	locatePeers(tmp)
+	code := m.Run()
+	if code == 0 {
+		// Every test closes its clients; anything still alive is a leak.
+		if left := childProcesses(); len(left) > 0 {
+			fmt.Fprintf(os.Stderr, "interop: child processes left running after all tests: %v\n", left)
+			code = 1
+		}
+	}
+	os.RemoveAll(tmp)
+	os.Exit(code)
+}
+
+// repoRoot is found from this file's location, not the working directory, so
+// the suite also works when run from elsewhere (e.g. go test -C).
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(file))
+}
+
+// locatePeers builds the Go SDK peer once and finds the npm servers' bins.
+func locatePeers(tmp string) {
+	root := repoRoot()
+	bin := filepath.Join(tmp, "gopeer")
+	cmd := exec.Command("go", "build", "-C", filepath.Join(root, "interop", "gopeers"), "-o", bin, ".")
+	// The peer is its own module; a workspace file must not pull it into odek's.
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		missing[peerGo] = fmt.Sprintf("building it failed: %v\n%s", err, out)
+	} else {
+		peers[peerGo] = bin
+	}
+	npmBin := filepath.Join(root, "testdata", "mcp-npm", "node_modules", ".bin")
+	for name, exe := range map[string]string{
+		peerEverything: "mcp-server-everything",
+		peerFilesystem: "mcp-server-filesystem",
+	} {
+		p := filepath.Join(npmBin, exe)
+		if _, err := os.Stat(p); err != nil {
+			missing[name] = fmt.Sprintf("%s not found", p)
+			continue
+		}
+		if _, err := exec.LookPath("node"); err != nil {
+			missing[name] = "node is not on PATH"
+			continue
+		}
+		peers[name] = p
+	}
+}
+
+// requirePeer returns the peer's executable, or skips the test (fails it in
+// CI or with ODEK_INTEROP_REQUIRED=1) when the peer is not installed.
+func requirePeer(t *testing.T, name string) string {
+	t.Helper()
+	if p := peers[name]; p != "" {
+		return p
+	}
+	msg := fmt.Sprintf("MCP peer %s unavailable: %s\nrun `make interop-deps` (scripts/install-mcp-peers.sh) to install the interop peers",
+		name, missing[name])
+	if os.Getenv("CI") != "" || os.Getenv("ODEK_INTEROP_REQUIRED") == "1" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
