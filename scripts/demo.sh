@@ -9,7 +9,7 @@ go build -o bin/wordcount ./testdata/demo/wordcount
 work=$(mktemp -d)
 trap 'kill "$fake_pid" 2>/dev/null || true; wait "$fake_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 
-bin/fakellm -script testdata/demo/script.json -addr 127.0.0.1:0 -url-file "$work/url" &
+bin/fakellm -script testdata/demo/script.json -addr 127.0.0.1:0 -url-file "$work/url" >/dev/null &
 fake_pid=$!
 for _ in $(seq 100); do [ -s "$work/url" ] && break; sleep 0.05; done
 [ -s "$work/url" ] || { echo "demo: the fake LLM server did not start" >&2; exit 1; }

@@ -2,21 +2,39 @@ package main
 
 import (
 	"context"
-	"errors"
 
 	"github.com/odek-run/odek/internal/artifact"
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/loop"
+	"github.com/odek-run/odek/internal/mcpclient"
 )
 
-type mcpSet struct{}
-
-func (*mcpSet) Close() error { return nil }
-
-// startMCP is a placeholder until multi-server startup lands.
-func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *artifact.Store, builtins []string) (*mcpSet, []loop.Tool, error) {
+// startMCP starts every configured server (concurrently, after approvals) and
+// returns their tools as loop tools.
+func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *artifact.Store, builtins []string) (*mcpclient.Set, []loop.Tool, error) {
 	if len(cfg.MCPServers) == 0 {
 		return nil, nil, nil
 	}
-	return nil, nil, asSetup(errors.New("mcp servers are not supported yet"))
+	specs := make([]mcpclient.ServerSpec, len(cfg.MCPServers))
+	for i, sv := range cfg.MCPServers {
+		specs[i] = mcpclient.ServerSpec{Name: sv.Name, Config: sv.Config, Project: sv.Project, Dir: sv.Dir, AutoApprove: sv.Config.AutoApprove}
+	}
+	opts := mcpclient.StartOptions{
+		Servers: specs, Builtins: builtins, Home: cfg.Home,
+		ApproveAll: ios.env("ODEK_APPROVE_MCP") == "1",
+		Client:     mcpclient.Options{Stderr: ios.ErrOut, LookupEnv: cfg.LookupEnv, Store: store, Version: version},
+	}
+	if ios.StdinTTY && ios.StderrTTY {
+		opts.Prompt = mcpclient.NewPrompter(ios.In, ios.ErrOut)
+	}
+	set, warnings, err := mcpclient.Start(ctx, opts)
+	printWarnings(ios, warnings)
+	if err != nil {
+		return nil, nil, asSetup(err)
+	}
+	var tools []loop.Tool
+	for _, t := range set.Tools() {
+		tools = append(tools, t)
+	}
+	return set, tools, nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -31,6 +32,9 @@ func TestMain(m *testing.M) {
 // TestScripts runs testdata/script/*.txtar: the real CLI end to end against
 // the fake OpenAI-compatible server, with real exit codes and files.
 func TestScripts(t *testing.T) {
+	bin := t.TempDir()
+	fixture := buildTestBinary(t, bin, "mcpfixture", "./internal/mcpclient/testdata/artifact_server.go")
+	wordcount := buildTestBinary(t, bin, "wordcount", "./testdata/demo/wordcount")
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("..", "..", "testdata", "script"),
 		RequireExplicitExec: true,
@@ -39,6 +43,8 @@ func TestScripts(t *testing.T) {
 			env.Setenv("ODEK_HOME", filepath.Join(env.WorkDir, ".odek"))
 			env.Setenv("HOME", env.WorkDir)
 			env.Setenv("NO_COLOR", "")
+			env.Setenv("MCP_FIXTURE", fixture)
+			env.Setenv("WORDCOUNT", wordcount)
 			env.Values[fakeKey{}] = &fakeHolder{}
 			return nil
 		},
@@ -56,6 +62,18 @@ func TestScripts(t *testing.T) {
 			},
 		},
 	})
+}
+
+// buildTestBinary compiles a helper program (an MCP server) for the scripts.
+func buildTestBinary(t *testing.T, dir, name, pkg string) string {
+	t.Helper()
+	out := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Dir = filepath.Join("..", "..")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, msg)
+	}
+	return out
 }
 
 // cmdFakeLLM starts the fake LLM server with a script and points odek at it:

@@ -13,6 +13,7 @@ import (
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/loop"
+	"github.com/odek-run/odek/internal/mcpclient"
 	"github.com/odek-run/odek/internal/redact"
 )
 
@@ -26,7 +27,7 @@ type runState struct {
 	emitter *events.Emitter
 	sink    *events.JSONLSink
 	tracker *budget.Tracker
-	servers *mcpSet
+	servers *mcpclient.Set
 	tools   *loop.Registry
 	model   *llm.Client
 	view    *progressView

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/odek-run/odek/internal/artifact"
@@ -106,7 +107,14 @@ func runTools(ctx context.Context, ios *IOStreams, o toolsOptions) error {
 	return tw.Flush()
 }
 
+// firstLine is the first line of a description for the listing, skipping the
+// untrusted-content fence MCP descriptions carry for the model.
 func firstLine(s string) string {
+	if strings.HasPrefix(s, "<untrusted_content_") {
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			s = s[i+1:]
+		}
+	}
 	for i, r := range s {
 		if r == '\n' {
 			return s[:i]
