@@ -62,6 +62,8 @@ func newHTTPTransport(name string, cfg ServerConfig, maxResp int64, o Options) (
 		in: make(chan inMsg, 16), quit: make(chan struct{}), cancels: map[int]context.CancelFunc{}}
 	if t.client == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.DialContext = guardedDialer().DialContext
+		tr.Proxy = nil // a proxy would dial on our behalf, past the guard
 		t.client = &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse // never re-send a POST (or a token) elsewhere
 		}}
