@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/odek-run/odek/internal/budget"
+	"github.com/odek-run/odek/internal/loop"
+)
+
+func testView(tty, noColor, quiet bool, width int) (*progressView, *bytes.Buffer) {
+	var buf bytes.Buffer
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := start
+	ios := &IOStreams{ErrOut: &buf, StderrTTY: tty, Width: func() int { return width },
+		Now: func() time.Time { now = now.Add(100 * time.Millisecond); return now }}
+	v := newProgressView(ios, noColor, quiet, start)
+	return v, &buf
+}
+
+func feed(v *progressView) {
+	u := budget.Usage{InputTokens: 1500, OutputTokens: 20}
+	v.update(loop.Progress{Kind: loop.ProgressThinking, Iteration: 1})
+	v.update(loop.Progress{Kind: loop.ProgressToolStart, Iteration: 1, Tool: "fs__read", Usage: u})
+	v.update(loop.Progress{Kind: loop.ProgressToolDone, Iteration: 1, Tool: "fs__read", Duration: 12 * time.Millisecond, Usage: u})
+	v.update(loop.Progress{Kind: loop.ProgressToolDone, Iteration: 1, Tool: "x", Failed: true, Duration: 3 * time.Millisecond, Usage: u})
+	v.stop()
+}
+
+func TestProgressPlain(t *testing.T) {
+	v, buf := testView(false, false, false, 0)
+	feed(v)
+	out := buf.String()
+	for _, want := range []string{"[1] thinking\n", "[1] → fs__read\n", "[1] ✓ fs__read ok (12ms)\n", "[1] ✗ x failed (3ms)\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plain output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\x1b") || strings.Contains(out, "\r") {
+		t.Errorf("plain output has terminal controls: %q", out)
+	}
+}
+
+func TestProgressTTY(t *testing.T) {
+	v, buf := testView(true, false, false, 120)
+	feed(v)
+	out := buf.String()
+	if !strings.Contains(out, "\r\x1b[K") || !strings.Contains(out, "\x1b[32m✓\x1b[0m") || !strings.Contains(out, "\x1b[31m✗\x1b[0m") {
+		t.Errorf("tty output lacks status line or colours: %q", out)
+	}
+	if !strings.Contains(out, "odek · iteration 1 · ") || !strings.Contains(out, "1.5k in / 20 out tokens") || !strings.Contains(out, "running fs__read") {
+		t.Errorf("status line lacks iteration, tokens or running tool: %q", out)
+	}
+	if !strings.HasSuffix(out, "\r\x1b[K") {
+		t.Errorf("stop did not clear the status line: %q", out[max(0, len(out)-40):])
+	}
+}
+
+// The status line never wraps: it is cut to the terminal width.
+func TestProgressTTYWidth(t *testing.T) {
+	v, buf := testView(true, false, false, 60)
+	feed(v)
+	out := buf.String()
+	for _, seg := range strings.Split(out, "\r\x1b[K") {
+		line := strings.TrimSuffix(strings.SplitN(seg, "\n", 2)[0], "\x1b[0m")
+		line = strings.TrimPrefix(line, "\x1b[2m")
+		if n := len([]rune(line)); n > 60 {
+			t.Errorf("status line of %d runes exceeds the 60-column terminal: %q", n, line)
+		}
+	}
+	if !strings.Contains(out, "…") {
+		t.Errorf("no status line was cut: %q", out)
+	}
+}
+
+func TestProgressNoColorAndQuiet(t *testing.T) {
+	v, buf := testView(true, true, false, 80)
+	feed(v)
+	if strings.Contains(buf.String(), "\x1b[3") || strings.Contains(buf.String(), "\x1b[2m") {
+		t.Errorf("colours despite NO_COLOR: %q", buf.String())
+	}
+	q, qbuf := testView(true, false, true, 80)
+	if q != nil {
+		t.Fatal("quiet view is not nil")
+	}
+	feed(q) // nil view: no panic, no output
+	q.summary(&loop.Result{}, nil)
+	if qbuf.Len() != 0 {
+		t.Errorf("quiet view wrote %q", qbuf.String())
+	}
+}
