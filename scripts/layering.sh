@@ -5,17 +5,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mod=github.com/odek-run/odek/internal
 declare -A allowed=(
-  [artifact]="untrusted"
+  [artifact]="untrusted atomicfile"
   [budget]=""
   [events]=""
   [redact]=""
   [untrusted]=""
+  [atomicfile]=""
   [plan]="untrusted"
   [llm]=""
   [fakellm]=""
   [config]="budget mcpclient"
   [loop]="llm budget events redact untrusted"
-  [mcpclient]="artifact redact untrusted"
+  [mcpclient]="artifact redact untrusted atomicfile"
 )
 fail=0
 for pkg in "${!allowed[@]}"; do

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+
+	"github.com/odek-run/odek/internal/atomicfile"
 )
 
 // Store is the per-run (or per-session) artifact registry rooted at
@@ -66,7 +68,7 @@ func (s *Store) SaveResult(source, mediaType string, data []byte) (id string, er
 		return "", fmt.Errorf("artifact store: %w", err)
 	}
 	path := filepath.Join(s.dir, id)
-	if err := writeAtomic(path, data); err != nil {
+	if err := atomicfile.Write(path, data, 0o600); err != nil {
 		return "", fmt.Errorf("artifact store: save %s: %w", id, err)
 	}
 	info, err := os.Lstat(path)
@@ -152,41 +154,4 @@ func (s *Store) isVerified(e *entry) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return e.verified
-}
-
-// writeAtomic writes data to a fresh 0600 temp file beside path, syncs it,
-// renames it into place and syncs the directory, so readers see either no
-// file or the whole file.
-func writeAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = f.Chmod(0o600); err != nil {
-		return err
-	}
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync() // best effort: the data itself is already durable
-		d.Close()
-	}
-	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/odek-run/odek/internal/atomicfile"
 )
 
 // File names of the two approval stores under $ODEK_HOME.
@@ -85,47 +87,11 @@ func (s *ApprovalStore) Grant(key string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(s.path, append(data, '\n')); err != nil {
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
 		return fmt.Errorf("%w: writing %s: %v", ErrApprovalStore, s.path, err)
 	}
-	return nil
-}
-
-// writeFileAtomic writes data to a 0600 temp file beside path, fsyncs it,
-// renames it over path and fsyncs the directory.
-func writeFileAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = f.Chmod(0o600); err != nil {
-		return err
-	}
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync() // best effort; the file itself is durable
-		d.Close()
+	if err := atomicfile.Write(s.path, append(data, '\n'), 0o600); err != nil {
+		return fmt.Errorf("%w: writing %s: %v", ErrApprovalStore, s.path, err)
 	}
 	return nil
 }
