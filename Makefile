@@ -6,9 +6,11 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 
 .PHONY: build test test-short bench demo lint fuzz interop-deps clean
 
+# CGO_ENABLED=0: a static binary is ~1.5 MB smaller, starts faster and has a
+# lower RSS (the pure-Go DNS resolver is all odek needs).
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/odek ./cmd/odek
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/odek ./cmd/odek
 	$(GO) build -trimpath -o $(BIN)/fakellm ./internal/fakellm/cmd/fakellm
 
 # The one test command: vet and layering checks, the race-enabled suite

@@ -45,6 +45,7 @@ type Options struct {
 // concurrent use.
 type Client struct {
 	api         *openai.Client
+	enc         *requestEncoder
 	stream      bool
 	keySource   string
 	maxAttempts int
@@ -77,6 +78,7 @@ func New(o Options) *Client {
 
 	c := &Client{
 		api:         openai.NewClientWithConfig(cfg),
+		enc:         newRequestEncoder(),
 		stream:      o.Stream,
 		keySource:   o.KeySource,
 		maxAttempts: o.MaxAttempts,
@@ -104,7 +106,13 @@ func New(o Options) *Client {
 // failures (see retry.go for the policy). Errors are typed (errors.go); a
 // cancelled ctx returns an error wrapping ctx.Err() and its cause.
 func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
-	oreq, err := toOpenAI(req, c.stream)
+	// go-openai sends and parses; the body is encoded here (encode.go), so
+	// the request go-openai marshals is only a shell without the history.
+	body, err := c.enc.encode(req, c.stream)
+	if err != nil {
+		return nil, &RequestError{Err: err}
+	}
+	oreq, err := toOpenAI(Request{Model: req.Model, MaxTokens: req.MaxTokens}, c.stream)
 	if err != nil {
 		return nil, &RequestError{Err: err}
 	}
@@ -114,9 +122,9 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 		}
 		var resp *Response
 		if c.stream {
-			resp, err = c.streamOnce(ctx, oreq)
+			resp, err = c.streamOnce(ctx, oreq, body)
 		} else {
-			resp, err = c.plainOnce(ctx, oreq)
+			resp, err = c.plainOnce(ctx, oreq, body)
 		}
 		if err == nil {
 			resp.Attempts = attempt
@@ -166,8 +174,8 @@ func ctxError(ctx context.Context) error {
 // streamOnce is one streaming attempt. Timing starts when the request is
 // handed to the transport; the first token is the first delta carrying
 // content, reasoning or a tool call (role-only and empty deltas do not count).
-func (c *Client) streamOnce(ctx context.Context, oreq openai.ChatCompletionRequest) (*Response, error) {
-	cp := &capture{}
+func (c *Client) streamOnce(ctx context.Context, oreq openai.ChatCompletionRequest, body []byte) (*Response, error) {
+	cp := &capture{body: body}
 	start := c.now()
 	stream, err := c.api.CreateChatCompletionStream(withCapture(ctx, cp), oreq)
 	if err != nil {
@@ -230,8 +238,8 @@ func (c *Client) streamOnce(ctx context.Context, oreq openai.ChatCompletionReque
 
 // plainOnce is one non-streaming attempt. Timing has no time to first token;
 // Generation equals Total.
-func (c *Client) plainOnce(ctx context.Context, oreq openai.ChatCompletionRequest) (*Response, error) {
-	cp := &capture{teeBody: true}
+func (c *Client) plainOnce(ctx context.Context, oreq openai.ChatCompletionRequest, body []byte) (*Response, error) {
+	cp := &capture{teeBody: true, body: body}
 	start := c.now()
 	out, err := c.api.CreateChatCompletion(withCapture(ctx, cp), oreq)
 	if err != nil {

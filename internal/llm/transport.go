@@ -28,7 +28,8 @@ var errBodyTooLarge = fmt.Errorf("response body exceeds the %d MB limit", MaxRes
 // exchange. One capture exists per attempt and travels in the request context,
 // so concurrent Complete calls sharing a Client never see each other's data.
 type capture struct {
-	teeBody bool // keep a 2xx body (non-streaming calls parse usage from it)
+	teeBody bool   // keep a 2xx body (non-streaming calls parse usage from it)
+	body    []byte // the request body to send in place of go-openai's shell
 
 	mu         sync.Mutex
 	sent       bool          // the request reached the transport
@@ -84,6 +85,9 @@ type captureTransport struct {
 
 func (t *captureTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	c, _ := req.Context().Value(captureKey{}).(*capture)
+	if c != nil && c.body != nil {
+		req = withBody(req, c.body)
+	}
 	if c != nil {
 		c.mu.Lock()
 		c.sent = true
@@ -110,6 +114,15 @@ func (t *captureTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	resp.Body = cb
 	return resp, nil
+}
+
+// withBody returns a copy of req that sends body.
+func withBody(req *http.Request, body []byte) *http.Request {
+	r := req.Clone(req.Context())
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	return r
 }
 
 // cappedBody bounds a response body and reports how it ended to the capture.
