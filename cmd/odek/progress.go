@@ -37,18 +37,18 @@ func newProgressView(ios *IOStreams, noColor, quiet bool, start time.Time) *prog
 	v := &progressView{out: ios.ErrOut, tty: ios.StderrTTY, color: ios.StderrTTY && !noColor, now: ios.Now, width: ios.Width, start: start}
 	if v.tty {
 		v.done = make(chan struct{})
-		go v.tick()
+		go v.tick(v.done)
 	}
 	return v
 }
 
 // tick redraws the status line so elapsed time moves while the model thinks.
-func (v *progressView) tick() {
+func (v *progressView) tick(done <-chan struct{}) {
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
 	for {
 		select {
-		case <-v.done:
+		case <-done:
 			return
 		case <-t.C:
 			v.mu.Lock()
