@@ -30,6 +30,7 @@ type runReport struct {
 	ToolCalls         loopToolCounts           `json:"tool_calls"`
 	DurationMS        int64                    `json:"duration_ms"`
 	LLMDurationMS     int64                    `json:"llm_duration_ms"`
+	Artifacts         []reportArtifact         `json:"artifacts,omitempty"`
 }
 
 type loopToolCounts struct {
@@ -92,6 +93,7 @@ func (s *runState) report(ctx context.Context, ios *IOStreams, res *loop.Result,
 		rep.ToolCalls = loopToolCounts{res.ToolCalls.OK, res.ToolCalls.Failed, res.ToolCalls.Denied}
 		rep.LLMDurationMS = res.LLMDuration.Milliseconds()
 	}
+	rep.Artifacts = reportArtifacts(s.store)
 	if s.tracker != nil {
 		snap := s.tracker.Snapshot()
 		rep.Budgets = snap.Budgets()

@@ -28,6 +28,7 @@ type runState struct {
 	sink    *events.JSONLSink
 	tracker *budget.Tracker
 	servers *mcpclient.Set
+	store   *artifact.Store
 	tools   *loop.Registry
 	model   *llm.Client
 	view    *progressView
@@ -92,8 +93,8 @@ func setUp(ctx context.Context, ios *IOStreams, o runOptions) (s *runState, err 
 		return s, err
 	}
 	s.startBudget(ctx, ios)
-	store := artifact.NewStore(filepath.Join(s.cfg.Home, "artifacts", s.runID))
-	if s.tools, err = s.buildTools(ios, store); err != nil {
+	s.store = artifact.NewStore(filepath.Join(s.cfg.Home, "artifacts", s.runID))
+	if s.tools, err = s.buildTools(ios, s.store); err != nil {
 		return s, err
 	}
 	s.model = llm.New(llm.Options{
@@ -161,6 +162,10 @@ func (s *runState) close() {
 	}
 	if s.sink != nil {
 		_ = s.sink.Close()
+	}
+	if s.cfg != nil && s.store != nil {
+		maxAge := time.Duration(s.cfg.ArtifactsMaxAgeHours) * time.Hour
+		sweepArtifacts(s.cfg.Home, maxAge, time.Now(), s.runID)
 	}
 	if s.cancel != nil {
 		s.cancel()

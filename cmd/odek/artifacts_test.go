@@ -1,0 +1,43 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestSweepArtifacts(t *testing.T) {
+	home := t.TempDir()
+	root := filepath.Join(home, "artifacts")
+	now := time.Now()
+	mk := func(name string, age time.Duration) string {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(p, "result-1"), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, now.Add(-age), now.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	old := mk("0123456789abcdef0123456789abcdef", 48*time.Hour)
+	fresh := mk("fedcba9876543210fedcba9876543210", time.Hour)
+	current := mk("current", 72*time.Hour)
+	foreign := mk(".hidden", 72*time.Hour)
+
+	if n := sweepArtifacts(home, 24*time.Hour, now, "current"); n != 1 {
+		t.Errorf("removed %d directories, want 1", n)
+	}
+	for p, want := range map[string]bool{old: false, fresh: true, current: true, foreign: true} {
+		if _, err := os.Stat(p); (err == nil) != want {
+			t.Errorf("%s exists = %v, want %v", filepath.Base(p), err == nil, want)
+		}
+	}
+	if n := sweepArtifacts(filepath.Join(home, "missing"), time.Hour, now, ""); n != 0 {
+		t.Errorf("sweep of a missing dir removed %d", n)
+	}
+}
