@@ -10,6 +10,7 @@ declare -A allowed=(
   [events]=""
   [redact]=""
   [untrusted]=""
+  [schemacheck]=""
   [atomicfile]=""
   [plan]="untrusted"
   [llm]=""

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/odek-run/odek/internal/schemacheck"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -120,4 +122,30 @@ func cmdEventsNormalize(ts *testscript.TestScript, neg bool, args []string) {
 		b.WriteByte('\n')
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
+}
+
+// cmdSchemaCheck validates every line of a JSON Lines file (or a one-line
+// JSON file) against one of the published schemas:
+//
+//	schema-check ev.jsonl event
+//	schema-check report.json run-report
+func cmdSchemaCheck(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: schema-check file event|run-report")
+	}
+	v, err := schemacheck.Load(filepath.Join("..", "..", "docs", "schema", args[1]+".schema.json"))
+	ts.Check(err)
+	raw, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	for i, line := range lines {
+		var doc any
+		if err := json.Unmarshal([]byte(line), &doc); err != nil {
+			ts.Fatalf("%s:%d: not JSON: %v", args[0], i+1, err)
+		}
+		if errs := v.Validate(doc); len(errs) > 0 {
+			ts.Fatalf("%s:%d does not match the %s schema: %s\n%s", args[0], i+1, args[1], strings.Join(errs, "; "), line)
+		}
+	}
+	ts.Logf("%d line(s) of %s match the %s schema", len(lines), args[0], args[1])
 }

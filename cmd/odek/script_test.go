@@ -55,6 +55,7 @@ func TestScripts(t *testing.T) {
 			"event":            cmdEvent,
 			"event-types":      cmdEventTypes,
 			"events-normalize": cmdEventsNormalize,
+			"schema-check":     cmdSchemaCheck,
 			"sleep": func(ts *testscript.TestScript, neg bool, args []string) {
 				d, err := time.ParseDuration(args[0])
 				ts.Check(err)

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/odek-run/odek/internal/schemacheck"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata golden files")
@@ -117,7 +119,7 @@ func compareGolden(t *testing.T, golden string, got []byte) {
 	}
 }
 
-func validateLines(t *testing.T, v *schemaValidator, data []byte, wantLines int) {
+func validateLines(t *testing.T, v *schemacheck.Validator, data []byte, wantLines int) {
 	t.Helper()
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	n := 0
@@ -127,7 +129,7 @@ func validateLines(t *testing.T, v *schemaValidator, data []byte, wantLines int)
 		if err := json.Unmarshal(sc.Bytes(), &doc); err != nil {
 			t.Fatalf("line %d: %v", n, err)
 		}
-		for _, e := range v.validate(doc) {
+		for _, e := range v.Validate(doc) {
 			t.Errorf("line %d: %s", n, e)
 		}
 	}
@@ -154,7 +156,7 @@ func TestRunReportSchema(t *testing.T) {
 		if err := json.Unmarshal([]byte(tc.doc), &doc); err != nil {
 			t.Fatal(err)
 		}
-		errs := v.validate(doc)
+		errs := v.Validate(doc)
 		if (len(errs) > 0) != tc.wantErr {
 			t.Errorf("validate = %v, wantErr %v", errs, tc.wantErr)
 		}
