@@ -130,6 +130,18 @@ func (v *progressView) paint(code, s string) string {
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
 }
 
+// retry says that a model call failed and will be retried, so a user
+// watching a silent terminal knows why.
+func (v *progressView) retry(attempt int, wait time.Duration, err error) {
+	if v == nil {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.line(fmt.Sprintf("[%d] %s model call failed (attempt %d): %v; retrying in %s", v.iter, v.paint("33", "!"), attempt, err, roundDur(wait)))
+	v.drawStatus()
+}
+
 // stop removes the status line; the view prints nothing live afterwards.
 func (v *progressView) stop() {
 	if v == nil {

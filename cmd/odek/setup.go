@@ -97,10 +97,11 @@ func setUp(ctx context.Context, ios *IOStreams, o runOptions) (s *runState, err 
 	if s.tools, err = s.buildTools(ios, s.store); err != nil {
 		return s, err
 	}
+	s.view = newProgressView(ios, s.cfg.NoColor || ios.env("NO_COLOR") != "", o.quiet, s.start)
 	s.model = llm.New(llm.Options{
 		BaseURL: s.cfg.BaseURL, APIKey: s.cfg.APIKey, KeySource: s.cfg.APIKeySource, Stream: s.cfg.Stream,
+		OnRetry: s.view.retry,
 	})
-	s.view = newProgressView(ios, s.cfg.NoColor || ios.env("NO_COLOR") != "", o.quiet, s.start)
 	return s, nil
 }
 
