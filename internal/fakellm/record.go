@@ -1,0 +1,133 @@
+package fakellm
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+)
+
+// RecordedRequest is one request as the server received it.
+type RecordedRequest struct {
+	Turn   int // 1-based turn the request consumed; 0 when it consumed none
+	Method string
+	Path   string
+	Header http.Header
+	Body   []byte // raw request body
+
+	// Parsed from Body when it is a chat-completions JSON request.
+	Model               string
+	Messages            []RecordedMessage
+	Tools               []RecordedTool
+	Stream              bool
+	IncludeUsage        bool // stream_options.include_usage
+	MaxTokens           int
+	MaxCompletionTokens int
+	DecodeError         string // why Body did not parse, if it did not
+}
+
+// RecordedMessage is one message of a recorded request. Content is the text,
+// whether it was sent as a string or as text parts; ContentPresent is false
+// when the field was absent or null.
+type RecordedMessage struct {
+	Role             string
+	Content          string
+	ContentPresent   bool
+	Name             string
+	ToolCallID       string
+	ReasoningContent string
+	ToolCalls        []RecordedToolCall
+}
+
+// RecordedToolCall is a tool call inside a recorded assistant message.
+type RecordedToolCall struct {
+	ID, Type, Name, Arguments string
+}
+
+// RecordedTool is one offered tool.
+type RecordedTool struct {
+	Type        string
+	Name        string
+	Description string
+	Parameters  json.RawMessage
+}
+
+type wireRequest struct {
+	Model    string `json:"model"`
+	Messages []struct {
+		Role             string          `json:"role"`
+		Content          json.RawMessage `json:"content"`
+		Name             string          `json:"name"`
+		ToolCallID       string          `json:"tool_call_id"`
+		ReasoningContent string          `json:"reasoning_content"`
+		ToolCalls        []struct {
+			ID       string `json:"id"`
+			Type     string `json:"type"`
+			Function struct {
+				Name      string `json:"name"`
+				Arguments string `json:"arguments"`
+			} `json:"function"`
+		} `json:"tool_calls"`
+	} `json:"messages"`
+	Tools []struct {
+		Type     string `json:"type"`
+		Function struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Parameters  json.RawMessage `json:"parameters"`
+		} `json:"function"`
+	} `json:"tools"`
+	Stream        bool `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	MaxTokens           int `json:"max_tokens"`
+	MaxCompletionTokens int `json:"max_completion_tokens"`
+}
+
+// contentText flattens a message content: a string, or text parts.
+func contentText(raw json.RawMessage) (string, bool) {
+	t := strings.TrimSpace(string(raw))
+	if t == "" || t == "null" {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, true
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) == nil {
+		var b strings.Builder
+		for _, p := range parts {
+			b.WriteString(p.Text)
+		}
+		return b.String(), true
+	}
+	return t, true
+}
+
+func record(r *http.Request, body []byte) RecordedRequest {
+	rec := RecordedRequest{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	var w wireRequest
+	if err := json.Unmarshal(body, &w); err != nil {
+		rec.DecodeError = err.Error()
+		return rec
+	}
+	rec.Model, rec.Stream = w.Model, w.Stream
+	rec.MaxTokens, rec.MaxCompletionTokens = w.MaxTokens, w.MaxCompletionTokens
+	rec.IncludeUsage = w.StreamOptions != nil && w.StreamOptions.IncludeUsage
+	for _, m := range w.Messages {
+		rm := RecordedMessage{Role: m.Role, Name: m.Name, ToolCallID: m.ToolCallID, ReasoningContent: m.ReasoningContent}
+		rm.Content, rm.ContentPresent = contentText(m.Content)
+		for _, tc := range m.ToolCalls {
+			rm.ToolCalls = append(rm.ToolCalls, RecordedToolCall{ID: tc.ID, Type: tc.Type, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		}
+		rec.Messages = append(rec.Messages, rm)
+	}
+	for _, t := range w.Tools {
+		rec.Tools = append(rec.Tools, RecordedTool{Type: t.Type, Name: t.Function.Name, Description: t.Function.Description, Parameters: t.Function.Parameters})
+	}
+	return rec
+}
