@@ -7,8 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/llm"
 )
+
+// discardSink drops events: the benchmark measures the loop side of emitting.
+type discardSink struct{}
+
+func (discardSink) Write(*events.Event) error { return nil }
 
 // cyclingModel calls one tool for iters-1 turns, then answers; it does no work
 // of its own, so the benchmark measures the loop's overhead alone.
@@ -35,8 +41,12 @@ func BenchmarkIteration(b *testing.B) {
 		return "a short tool result of typical size, about one line long", nil
 	}}
 	reg, _ := NewRegistry(echo)
-	for _, size := range []int{10, 100, 1000} {
-		b.Run(fmt.Sprintf("history=%d", size), func(b *testing.B) {
+	for _, bc := range []struct {
+		size   int
+		events bool
+	}{{10, false}, {100, false}, {1000, false}, {100, true}} {
+		size := bc.size
+		b.Run(fmt.Sprintf("history=%d/events=%v", size, bc.events), func(b *testing.B) {
 			base := make([]llm.Message, 0, size)
 			base = append(base, llm.Message{Role: "system", Content: "you are a test"}, llm.Message{Role: "user", Content: "task"})
 			for len(base) < size {
@@ -48,6 +58,11 @@ func BenchmarkIteration(b *testing.B) {
 				done: &llm.Response{Message: llm.Message{Role: "assistant", Content: "done"}, Usage: llm.Usage{InputTokens: 100, OutputTokens: 10, Present: true}},
 			}
 			o := Options{Model: m, Tools: reg, MaxIterations: iters + 1}
+			if bc.events {
+				em := events.NewEmitter(events.Options{RunID: "r", Sinks: []events.Sink{discardSink{}}})
+				defer em.Close(context.Background())
+				o.Events = em
+			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {

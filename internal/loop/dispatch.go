@@ -36,8 +36,10 @@ func (r *runner) act(ctx context.Context, i int, msg llm.Message) {
 			calls[k].Type = "function"
 		}
 	}
-	for _, c := range calls {
-		r.emit(events.ToolCallStarted, i, c.Function.Name, r.startedData(c))
+	if r.o.Events != nil {
+		for _, c := range calls {
+			r.emit(events.ToolCallStarted, i, c.Function.Name, r.startedData(c))
+		}
 	}
 	out := make([]callOutcome, len(calls))
 	if len(calls) == 1 {
@@ -85,12 +87,18 @@ func (r *runner) startedData(c llm.ToolCall) map[string]any {
 func (r *runner) record(i int, c llm.ToolCall, o callOutcome) {
 	if o.err != nil {
 		r.res.ToolCalls.Failed++
+		if r.o.Events == nil {
+			return
+		}
 		r.emit(events.ToolCallFailed, i, c.Function.Name, map[string]any{
 			"call_id": c.ID, "duration_ms": o.duration.Milliseconds(), "error_class": toolErrorClass(o.err),
 		})
 		return
 	}
 	r.res.ToolCalls.OK++
+	if r.o.Events == nil {
+		return
+	}
 	r.emit(events.ToolCallCompleted, i, c.Function.Name, map[string]any{
 		"call_id": c.ID, "duration_ms": o.duration.Milliseconds(), "result_bytes": o.raw, "artifact_count": o.refs,
 	})

@@ -73,6 +73,10 @@ func (r *runner) progress(p Progress) {
 // iterationDone emits iteration_completed with the cumulative totals and the
 // per-call speed fields (each omitted when unknown).
 func (r *runner) iterationDone(i int, resp *llm.Response, tools int) {
+	r.progress(Progress{Kind: ProgressIterationDone, Iteration: i})
+	if r.o.Events == nil {
+		return // building the event data is most of this function's cost
+	}
 	d := map[string]any{
 		"input_tokens": r.res.Usage.InputTokens, "output_tokens": r.res.Usage.OutputTokens,
 		"tools_called": tools,
@@ -88,7 +92,6 @@ func (r *runner) iterationDone(i int, resp *llm.Response, tools int) {
 		putRate(d, "generation_tokens_per_second", resp.Usage.OutputTokens, t.Generation)
 	}
 	r.emit(events.IterationCompleted, i, "", d)
-	r.progress(Progress{Kind: ProgressIterationDone, Iteration: i})
 }
 
 func putMS(d map[string]any, key string, v time.Duration) {
