@@ -3,6 +3,9 @@ package mcpclient
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -61,4 +64,34 @@ func BenchmarkLargeResult10MiB(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkCallRoundTripMinimalServer is the round trip against the demo's
+// minimal synchronous server: the fixture answers each call on a new
+// goroutine, which costs it ~70 µs, so this is the client's own figure.
+func BenchmarkCallRoundTripMinimalServer(b *testing.B) {
+	bin := filepath.Join(b.TempDir(), "wordcount")
+	build := exec.Command("go", "build", "-o", bin, "../../testdata/demo/wordcount")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("building the demo server: %v\n%s", err, out)
+	}
+	ctx := context.Background()
+	c, err := Connect(ctx, "wc", ServerConfig{Command: bin}, Options{Stderr: io.Discard})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Discover(ctx); err != nil {
+		b.Fatal(err)
+	}
+	args := json.RawMessage(`{"text":"hi there"}`)
+	ds := make([]time.Duration, 0, b.N)
+	for b.Loop() {
+		start := time.Now()
+		if _, err := c.CallToolResult(ctx, "word_count", args); err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, time.Since(start))
+	}
+	reportP50(b, ds, "p50-µs", time.Microsecond)
 }
