@@ -21,9 +21,9 @@ type ServerSpec struct {
 	// Dir is the project directory the definition came from (part of approval keys).
 	Dir string
 	// AutoApprove is set by the caller only for servers the operator's global
-	// config trusts (a global entry, or a global trust marker for this
-	// project server whose fingerprint matches). It waives prompts, never
-	// the schema scan, size cap, name checks or env sanitisation.
+	// config defines with auto_approve (DECISION 2: never a command-less
+	// marker). It waives prompts, never the schema scan, size cap, name checks
+	// or env sanitisation.
 	AutoApprove bool
 }
 
