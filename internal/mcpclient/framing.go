@@ -29,8 +29,8 @@ func newLineReader(r io.Reader, max int64) *lineReader {
 	return &lineReader{r: bufio.NewReaderSize(r, readBufferSize), max: max}
 }
 
-// next returns the next line without its trailing "\n" (and "\r"). The slice is
-// only valid until the following call. A line longer than max yields a
+// next returns the next line without its trailing "\n" (and "\r"), in a slice
+// the caller owns. A line longer than max yields a
 // *ResponseTooLargeError after reading at most max+1 bytes of it; the reader is
 // then unusable because the rest of the line was never consumed.
 func (lr *lineReader) next() ([]byte, error) {
@@ -54,7 +54,9 @@ func (lr *lineReader) next() ([]byte, error) {
 			return nil, io.EOF
 		}
 		if err == nil && chunks == nil && cur == nil {
-			return trimEOL(part), nil // fast path: the whole line sat in the window
+			// Fast path: the whole line sat in the window. Copied, because
+			// classify's members alias the line and outlive the next read.
+			return bytes.Clone(trimEOL(part)), nil
 		}
 		chunks, cur = appendChunk(chunks, cur, part)
 		if err == bufio.ErrBufferFull {
@@ -127,16 +129,30 @@ type inbound struct {
 	Error  json.RawMessage `json:"error"`
 }
 
-// classify decodes one line and names its shape. It never fails loudly: lines
-// that are not JSON objects are kindInvalid and the reader skips them (servers
-// and their libraries sometimes log to stdout).
+// classify names the shape of one line and picks out the members odek uses.
+// It never fails loudly: lines that are not JSON objects are kindInvalid and
+// the reader skips them (servers and their libraries sometimes log to stdout).
+// The raw members alias line, which must not change afterwards; method is
+// decoded strictly here, result/params/error by whoever consumes them.
+// Member names are matched exactly, as JSON-RPC defines them.
 func classify(line []byte) (kind, *inbound) {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 || line[0] != '{' {
-		return kindInvalid, nil
-	}
 	var m inbound
-	if json.Unmarshal(line, &m) != nil {
+	var method []byte
+	ok := scanObject(line, func(key, value []byte) {
+		switch {
+		case keyIs(key, "id"):
+			m.ID = value
+		case keyIs(key, "method"):
+			method = value
+		case keyIs(key, "params"):
+			m.Params = value
+		case keyIs(key, "result"):
+			m.Result = value
+		case keyIs(key, "error"):
+			m.Error = value
+		}
+	})
+	if !ok || (method != nil && json.Unmarshal(method, &m.Method) != nil) {
 		return kindInvalid, nil
 	}
 	hasID := len(m.ID) > 0 && string(m.ID) != "null"
