@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"time"
 
 	"github.com/odek-run/odek/internal/artifact"
@@ -32,9 +31,25 @@ func reportArtifacts(s *artifact.Store) []reportArtifact {
 	return out
 }
 
-// runDirName is what odek names run artifact directories: a run id (32 hex)
-// or a session id. Anything else under artifacts/ is not ours to delete.
-var runDirName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+// isRunDirName reports a name odek gives run artifact directories (a run id
+// or a session id: ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$). Anything else under
+// artifacts/ is not ours to delete. Hand-written: the regexp's {0,127}
+// compiles into a 127-fold program that cost 0.7 ms at every start.
+func isRunDirName(name string) bool {
+	if name == "" || len(name) > 128 || !isAlnum(name[0]) {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		if c := name[i]; !isAlnum(c) && c != '.' && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
 
 // sweepArtifacts removes run artifact directories older than maxAge (by
 // modification time), except keep. It runs once at the end of a run, after
@@ -48,7 +63,7 @@ func sweepArtifacts(home string, maxAge time.Duration, now time.Time, keep strin
 	}
 	removed := 0
 	for _, e := range ents {
-		if !e.IsDir() || e.Name() == keep || !runDirName.MatchString(e.Name()) {
+		if !e.IsDir() || e.Name() == keep || !isRunDirName(e.Name()) {
 			continue
 		}
 		info, err := e.Info()

@@ -41,3 +41,22 @@ func TestSweepArtifacts(t *testing.T) {
 		t.Errorf("sweep of a missing dir removed %d", n)
 	}
 }
+
+func TestIsRunDirName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"0123456789abcdef0123456789abcdef": true, "20260101-abc.d_e-f": true, "a": true,
+		"": false, ".hidden": false, "-x": false, "a/b": false, "a b": false, "é": false,
+		string(make([]byte, 129)): false,
+	} {
+		if got := isRunDirName(name); got != want {
+			t.Errorf("isRunDirName(%q) = %v, want %v", name, got, want)
+		}
+	}
+	long := "a"
+	for len(long) < 128 {
+		long += "b"
+	}
+	if !isRunDirName(long) || isRunDirName(long+"c") {
+		t.Error("128 characters is the limit")
+	}
+}

@@ -22,10 +22,16 @@ const Mask = "[REDACTED]"
 const minLiteral = 8
 
 var (
-	tokenRE = regexp.MustCompile(`\b(?:sk-[A-Za-z0-9_\-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|AKIA[0-9A-Z]{16}|xox[abprs]-[A-Za-z0-9\-]{10,}|AIza[0-9A-Za-z_\-]{35}|glpat-[A-Za-z0-9_\-]{20,})`)
-	authRE  = regexp.MustCompile(`(?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=\-]{8,}`)
-	pemRE   = regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`)
+	// The patterns compile on first use: most runs never see text that
+	// passes the cheap pre-checks, so start-up does not pay for them.
+	tokenRE = lazyRE(`\b(?:sk-[A-Za-z0-9_\-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|AKIA[0-9A-Z]{16}|xox[abprs]-[A-Za-z0-9\-]{10,}|AIza[0-9A-Za-z_\-]{35}|glpat-[A-Za-z0-9_\-]{20,})`)
+	authRE  = lazyRE(`(?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=\-]{8,}`)
+	pemRE   = lazyRE(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`)
 )
+
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 var (
 	mu       sync.RWMutex
@@ -67,15 +73,15 @@ func String(s string) string {
 	}
 	mu.RUnlock()
 	if strings.Contains(s, "PRIVATE KEY-----") {
-		s = pemRE.ReplaceAllString(s, Mask)
+		s = pemRE().ReplaceAllString(s, Mask)
 	}
 	// The regexps cost hundreds of ns per byte; the cheap scans below keep clean
 	// text (the common case) from ever reaching them.
 	if containsAny(s, tokenPrefixes) {
-		s = tokenRE.ReplaceAllString(s, Mask)
+		s = tokenRE().ReplaceAllString(s, Mask)
 	}
 	if containsAny(s, authWords) {
-		s = authRE.ReplaceAllString(s, "${1}${2}"+Mask)
+		s = authRE().ReplaceAllString(s, "${1}${2}"+Mask)
 	}
 	return maskKeyValues(s)
 }
