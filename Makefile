@@ -30,10 +30,20 @@ fuzz:
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./...
 
-lint:
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := $(BIN)/tools/staticcheck-$(STATICCHECK_VERSION)
+
+lint: $(STATICCHECK)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
+	$(STATICCHECK) ./...
 	@scripts/layering.sh
+
+# staticcheck is pinned and installed into bin/tools from the Go module proxy.
+$(STATICCHECK):
+	@mkdir -p $(BIN)/tools
+	GOBIN=$(CURDIR)/$(BIN)/tools GOFLAGS= $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	mv $(BIN)/tools/staticcheck $@
 
 interop-deps:
 	@scripts/install-mcp-peers.sh
