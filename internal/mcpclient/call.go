@@ -57,7 +57,7 @@ func (c *Client) CallToolResult(ctx context.Context, name string, args json.RawM
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) && errors.As(e.Err, new(*RPCError)) {
-			e.Op = "tools/call " + name // the spec's wording for protocol errors
+			e.Op = "tools/call" // exactly BEHAVIOR 4.3: `mcpclient <s>: tools/call: MCP error <code>: <msg>`
 		}
 		return nil, err
 	}

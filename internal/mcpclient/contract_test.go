@@ -76,7 +76,7 @@ func TestContractErrors(t *testing.T) {
 		want       string // regexp over err.Error()
 	}{
 		{"error_result", `{}`, `^mcpclient fx: tool error_result returned error: <untrusted_content_[0-9a-f]{16} source="mcp:fx:error_result">\nboom: the tool failed\n</untrusted_content_[0-9a-f]{16}>$`},
-		{"rpc_error", `{}`, `^mcpclient fx: tools/call rpc_error: MCP error 0: go-sdk style error$`},
+		{"rpc_error", `{}`, `^mcpclient fx: tools/call: MCP error 0: go-sdk style error$`},
 		{"bad_artifact", `{"kind":"outside"}`, `^mcpclient fx: tool bad_artifact: artifact ref rejected: artifact "bad-1": `},
 		{"bad_artifact", `{"kind":"traversal"}`, `^mcpclient fx: tool bad_artifact: artifact ref rejected: artifact "bad-1": `},
 		{"bad_artifact", `{"kind":"hash"}`, `^mcpclient fx: tool bad_artifact: artifact ref rejected: artifact "bad-1": .*sha256`},
