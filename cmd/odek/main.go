@@ -17,6 +17,10 @@ func main() {
 func run() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // the first Ctrl-C stops the run cleanly; a second one kills at once
+	}()
 	ios := systemIO()
 	err := newRootCmd(ios).ExecuteContext(ctx)
 	reportError(ios, err)

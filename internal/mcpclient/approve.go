@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"context"
 	"fmt"
 )
 
@@ -19,7 +20,7 @@ type approver struct {
 }
 
 // approveSpawn grants a project-level server the right to be started.
-func (a *approver) approveSpawn(spec ServerSpec) error {
+func (a *approver) approveSpawn(ctx context.Context, spec ServerSpec) error {
 	if !spec.Project || a.all || spec.trusted() {
 		return nil
 	}
@@ -31,7 +32,7 @@ func (a *approver) approveSpawn(spec ServerSpec) error {
 		return setupErr(spec.Name, fmt.Sprintf("project-level MCP server %q (%s) requires explicit approval; %s",
 			spec.Name, commandLine(spec.Config), approvalHint), ErrNotApproved)
 	}
-	yes, err := a.prompt.Confirm(spawnPrompt(spec))
+	yes, err := a.prompt.ConfirmContext(ctx, spawnPrompt(spec))
 	if err != nil {
 		return setupErr(spec.Name, fmt.Sprintf("mcp approval: server %q: prompt failed: %v", spec.Name, err), err)
 	}
@@ -48,7 +49,7 @@ func (a *approver) approveSpawn(spec ServerSpec) error {
 // injection-tainted schemas are skipped before anyone is asked; a tainted
 // description is replaced by DescriptionPlaceholder. A declined tool is
 // skipped; a tool nobody can grant fails the whole start.
-func (a *approver) approveTools(spec ServerSpec, defs []ToolDef) ([]ToolDef, []string, error) {
+func (a *approver) approveTools(ctx context.Context, spec ServerSpec, defs []ToolDef) ([]ToolDef, []string, error) {
 	var kept []ToolDef
 	var warns []string
 	for _, orig := range defs {
@@ -57,7 +58,7 @@ func (a *approver) approveTools(spec ServerSpec, defs []ToolDef) ([]ToolDef, []s
 		if skip {
 			continue
 		}
-		ok, err := a.grantTool(spec, orig, t)
+		ok, err := a.grantTool(ctx, spec, orig, t)
 		if err != nil {
 			return nil, warns, err
 		}
@@ -94,7 +95,7 @@ func screenTool(server string, t ToolDef) (ToolDef, []string, bool) {
 // grantTool reports whether a tool may be registered. The key covers the
 // tool as the server sent it (orig); the prompt shows the screened copy,
 // whose description may be the placeholder.
-func (a *approver) grantTool(spec ServerSpec, orig, t ToolDef) (bool, error) {
+func (a *approver) grantTool(ctx context.Context, spec ServerSpec, orig, t ToolDef) (bool, error) {
 	if a.all || spec.trusted() {
 		return true, nil
 	}
@@ -106,7 +107,7 @@ func (a *approver) grantTool(spec ServerSpec, orig, t ToolDef) (bool, error) {
 		return false, setupErr(spec.Name, fmt.Sprintf("MCP tool %q from server %q requires explicit approval; %s",
 			t.Name, spec.Name, approvalHint), ErrNotApproved)
 	}
-	yes, err := a.prompt.Confirm(toolPrompt(spec.Name, t, t.Description))
+	yes, err := a.prompt.ConfirmContext(ctx, toolPrompt(spec.Name, t, t.Description))
 	if err != nil {
 		return false, setupErr(spec.Name, fmt.Sprintf("mcp approval: tool %q from server %q: prompt failed: %v", t.Name, spec.Name, err), err)
 	}

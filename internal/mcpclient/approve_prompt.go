@@ -2,6 +2,7 @@ package mcpclient
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -26,12 +27,38 @@ func NewPrompter(in io.Reader, out io.Writer) *Prompter {
 // Confirm writes question (which ends with "Approve? [y/N] ") and reads one
 // line; only "y" or "yes" (any case) approves. End of input declines.
 func (p *Prompter) Confirm(question string) (bool, error) {
+	return p.ConfirmContext(context.Background(), question)
+}
+
+// ConfirmContext is Confirm that gives up when ctx ends, so Ctrl-C at a
+// prompt stops the run instead of waiting for a line that may never come.
+// The abandoned read is left to finish or die with the process: a terminal
+// read cannot be interrupted portably, and after ctx ends nothing else is
+// asked.
+func (p *Prompter) ConfirmContext(ctx context.Context, question string) (bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, err := io.WriteString(p.out, question); err != nil {
 		return false, err
 	}
-	line, err := p.in.ReadString('\n')
+	type answer struct {
+		line string
+		err  error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		line, err := p.in.ReadString('\n')
+		got <- answer{line, err}
+	}()
+	var line string
+	var err error
+	select {
+	case a := <-got:
+		line, err = a.line, a.err
+	case <-ctx.Done():
+		_, _ = io.WriteString(p.out, "\n")
+		return false, ctx.Err()
+	}
 	if err != nil && line == "" {
 		if err == io.EOF {
 			_, _ = io.WriteString(p.out, "\n")

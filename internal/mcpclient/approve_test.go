@@ -1,13 +1,16 @@
 package mcpclient
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 func baseConfig() ServerConfig {
@@ -186,4 +189,28 @@ func TestScreenTool(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Ctrl-C at a prompt ends the wait at once; nobody has to press Enter.
+func TestConfirmContextCancelled(t *testing.T) {
+	r, w := io.Pipe() // a terminal nobody types into
+	defer w.Close()
+	var out strings.Builder
+	p := NewPrompter(r, &out)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.ConfirmContext(ctx, "Approve? [y/N] ")
+		done <- err
+	}()
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("ConfirmContext still waiting for input after cancel")
+	}
+	w.Close() // lets the abandoned read finish
 }

@@ -88,7 +88,7 @@ func Start(ctx context.Context, o StartOptions) (*Set, []string, error) {
 		return nil, nil, err
 	}
 	for _, spec := range specs {
-		if err := ap.approveSpawn(spec); err != nil {
+		if err := ap.approveSpawn(ctx, spec); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -102,7 +102,7 @@ func Start(ctx context.Context, o StartOptions) (*Set, []string, error) {
 		set.clients = append(set.clients, st.client)
 		warns = append(warns, st.client.Warnings()...)
 	}
-	tools, tw, err := registerTools(started, ap, reservedNames(o.Builtins))
+	tools, tw, err := registerTools(ctx, started, ap, reservedNames(o.Builtins))
 	warns = append(warns, tw...)
 	if err != nil {
 		_ = set.Close()
@@ -227,7 +227,7 @@ func closeClients(clients []*Client) error {
 
 // registerTools rejects shadowing before asking anyone anything, then screens
 // and approves each server's tools and builds their adapters.
-func registerTools(started []startedServer, ap *approver, reserved map[string]bool) ([]*ToolAdapter, []string, error) {
+func registerTools(ctx context.Context, started []startedServer, ap *approver, reserved map[string]bool) ([]*ToolAdapter, []string, error) {
 	for _, st := range started {
 		for _, t := range st.tools {
 			if reserved[t.Name] || reserved[st.spec.Name+"__"+t.Name] {
@@ -239,7 +239,7 @@ func registerTools(started []startedServer, ap *approver, reserved map[string]bo
 	var warns []string
 	owner := map[string]string{}
 	for _, st := range started {
-		kept, w, err := ap.approveTools(st.spec, st.tools)
+		kept, w, err := ap.approveTools(ctx, st.spec, st.tools)
 		warns = append(warns, w...)
 		if err != nil {
 			return nil, warns, err

@@ -218,7 +218,7 @@ func TestRegisterToolsNameChecks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tools, _, err := registerTools(tt.started, ap, reservedNames(tt.builtins))
+			tools, _, err := registerTools(context.Background(), tt.started, ap, reservedNames(tt.builtins))
 			if tt.want == "" {
 				if err != nil || len(tools) != 2 || tools[0].Name() != "a__x" || tools[1].Name() != "b__x" {
 					t.Fatalf("tools %v err %v", tools, err)
