@@ -11,7 +11,7 @@ import (
 
 // startMCP starts every configured server (concurrently, after approvals) and
 // returns their tools as loop tools.
-func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *artifact.Store, builtins []string) (*mcpclient.Set, []loop.Tool, error) {
+func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *artifact.Store, builtins []string, keep func(string) bool) (*mcpclient.Set, []loop.Tool, error) {
 	if len(cfg.MCPServers) == 0 {
 		return nil, nil, nil
 	}
@@ -23,6 +23,7 @@ func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *ar
 		Servers: specs, Builtins: builtins, Home: cfg.Home,
 		ApproveAll: ios.env("ODEK_APPROVE_MCP") == "1",
 		Client:     mcpclient.Options{Stderr: ios.ErrOut, LookupEnv: cfg.LookupEnv, Store: store, Version: version},
+		Keep:       keep,
 	}
 	if ios.StdinTTY && ios.StderrTTY {
 		opts.Prompt = mcpclient.NewPrompter(ios.In, ios.ErrOut)

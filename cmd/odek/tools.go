@@ -18,7 +18,8 @@ import (
 // tools, then every approved MCP tool, filtered by tools.enabled/disabled.
 func (s *runState) buildTools(ios *IOStreams, store *artifact.Store) (*loop.Registry, error) {
 	builtins := []loop.Tool{artifact.NewReadTool(store)}
-	set, mcpTools, err := startMCP(s.ctx, ios, s.cfg, store, toolNames(builtins))
+	offered := func(name string) bool { return toolOffered(name, s.cfg.ToolsEnabled, s.cfg.ToolsDisabled) }
+	set, mcpTools, err := startMCP(s.ctx, ios, s.cfg, store, toolNames(builtins), offered)
 	s.servers = set
 	if err != nil {
 		return nil, err
@@ -36,17 +37,21 @@ func toolNames(tools []loop.Tool) []string {
 	return names
 }
 
-// filterTools keeps the enabled tools (all when enabled is nil) minus the
-// disabled ones.
+// filterTools keeps the tools toolOffered allows.
 func filterTools(tools []loop.Tool, enabled, disabled []string) []loop.Tool {
 	out := tools[:0:0]
 	for _, t := range tools {
-		n := t.Name()
-		if (enabled == nil || slices.Contains(enabled, n)) && !slices.Contains(disabled, n) {
+		if toolOffered(t.Name(), enabled, disabled) {
 			out = append(out, t)
 		}
 	}
 	return out
+}
+
+// toolOffered reports whether a tool is enabled (all are when enabled is
+// nil) and not disabled.
+func toolOffered(name string, enabled, disabled []string) bool {
+	return (enabled == nil || slices.Contains(enabled, name)) && !slices.Contains(disabled, name)
 }
 
 type toolsOptions struct {

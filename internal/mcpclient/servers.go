@@ -48,6 +48,10 @@ type StartOptions struct {
 	Prompt *Prompter
 	// Client is passed to every Connect.
 	Client Options
+	// Keep, when set, says which tools (by qualified <server>__<tool> name)
+	// the run will offer; the others are dropped before approval, so nobody
+	// is asked about a tool the configuration has switched off.
+	Keep func(qualified string) bool
 }
 
 // Set is the running servers of one odek run and their approved tools.
@@ -102,7 +106,7 @@ func Start(ctx context.Context, o StartOptions) (*Set, []string, error) {
 		set.clients = append(set.clients, st.client)
 		warns = append(warns, st.client.Warnings()...)
 	}
-	tools, tw, err := registerTools(ctx, started, ap, reservedNames(o.Builtins))
+	tools, tw, err := registerTools(ctx, keepTools(started, o.Keep), ap, reservedNames(o.Builtins))
 	warns = append(warns, tw...)
 	if err != nil {
 		_ = set.Close()
@@ -223,6 +227,25 @@ func closeClients(clients []*Client) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// keepTools drops the tools the caller will not offer. Shadowing is checked
+// on what remains: a switched-off tool is never registered under any name.
+func keepTools(started []startedServer, keep func(string) bool) []startedServer {
+	if keep == nil {
+		return started
+	}
+	for i := range started {
+		st := &started[i]
+		kept := st.tools[:0:0]
+		for _, t := range st.tools {
+			if keep(st.spec.Name + "__" + t.Name) {
+				kept = append(kept, t)
+			}
+		}
+		st.tools = kept
+	}
+	return started
 }
 
 // registerTools rejects shadowing before asking anyone anything, then screens

@@ -231,3 +231,14 @@ func TestRegisterToolsNameChecks(t *testing.T) {
 		})
 	}
 }
+
+func TestKeepTools(t *testing.T) {
+	started := []startedServer{{spec: ServerSpec{Name: "a"}, tools: []ToolDef{{Name: "x"}, {Name: "y"}}}, {spec: ServerSpec{Name: "b"}, tools: []ToolDef{{Name: "x"}}}}
+	got := keepTools(started, func(q string) bool { return q != "a__y" && q != "b__x" })
+	if len(got[0].tools) != 1 || got[0].tools[0].Name != "x" || len(got[1].tools) != 0 {
+		t.Fatalf("kept = %+v", got)
+	}
+	if all := keepTools(started, nil); len(all[0].tools) != 1 {
+		t.Fatalf("nil keep changed the list: %+v", all)
+	}
+}
