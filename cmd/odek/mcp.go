@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 
 	"github.com/odek-run/odek/internal/artifact"
 	"github.com/odek-run/odek/internal/config"
@@ -11,7 +12,7 @@ import (
 
 // startMCP starts every configured server (concurrently, after approvals) and
 // returns their tools as loop tools.
-func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *artifact.Store, builtins []string, keep func(string) bool) (*mcpclient.Set, []loop.Tool, error) {
+func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *artifact.Store, builtins []string, keep func(string) bool, serverLog io.Writer) (*mcpclient.Set, []loop.Tool, error) {
 	if len(cfg.MCPServers) == 0 {
 		return nil, nil, nil
 	}
@@ -22,7 +23,7 @@ func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *ar
 	opts := mcpclient.StartOptions{
 		Servers: specs, Builtins: builtins, Home: cfg.Home,
 		ApproveAll: ios.env("ODEK_APPROVE_MCP") == "1",
-		Client:     mcpclient.Options{Stderr: ios.ErrOut, LookupEnv: cfg.LookupEnv, Store: store, Version: version},
+		Client:     mcpclient.Options{Stderr: serverLog, LookupEnv: cfg.LookupEnv, Store: store, Version: version},
 		Keep:       keep,
 	}
 	if ios.StdinTTY && ios.StderrTTY {

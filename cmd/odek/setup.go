@@ -94,7 +94,11 @@ func setUp(ctx context.Context, ios *IOStreams, o runOptions) (s *runState, err 
 	}
 	s.startBudget(ctx, ios)
 	s.store = artifact.NewStore(filepath.Join(s.cfg.Home, "artifacts", s.runID))
-	if s.tools, err = s.buildTools(ios, s.store); err != nil {
+	serverLog := ios.ErrOut
+	if o.quiet {
+		serverLog = nil // --quiet: the servers' logs too; their tail still reaches errors
+	}
+	if s.tools, err = s.buildTools(ios, s.store, serverLog); err != nil {
 		return s, err
 	}
 	s.view = newProgressView(ios, s.cfg.NoColor || ios.env("NO_COLOR") != "", o.quiet, s.start)

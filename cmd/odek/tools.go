@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -16,10 +17,12 @@ import (
 
 // buildTools assembles the one registry the loop takes tools from: built-in
 // tools, then every approved MCP tool, filtered by tools.enabled/disabled.
-func (s *runState) buildTools(ios *IOStreams, store *artifact.Store) (*loop.Registry, error) {
+// serverLog receives the servers' own stderr lines (nil drops them; the tail
+// still reaches error messages).
+func (s *runState) buildTools(ios *IOStreams, store *artifact.Store, serverLog io.Writer) (*loop.Registry, error) {
 	builtins := []loop.Tool{artifact.NewReadTool(store)}
 	offered := func(name string) bool { return toolOffered(name, s.cfg.ToolsEnabled, s.cfg.ToolsDisabled) }
-	set, mcpTools, err := startMCP(s.ctx, ios, s.cfg, store, toolNames(builtins), offered)
+	set, mcpTools, err := startMCP(s.ctx, ios, s.cfg, store, toolNames(builtins), offered, serverLog)
 	s.servers = set
 	if err != nil {
 		return nil, err
@@ -86,7 +89,7 @@ func runTools(ctx context.Context, ios *IOStreams, o toolsOptions) error {
 	s := &runState{ctx: ctx, cfg: cfg}
 	defer s.close()
 	store := artifact.NewStore("") // never written: no tool runs here
-	reg, err := s.buildTools(ios, store)
+	reg, err := s.buildTools(ios, store, ios.ErrOut)
 	if err != nil {
 		return err
 	}
