@@ -38,6 +38,7 @@ STATICCHECK := $(BIN)/tools/staticcheck-$(STATICCHECK_VERSION)
 
 lint: $(STATICCHECK)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) mod tidy -diff
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
 	@scripts/layering.sh
