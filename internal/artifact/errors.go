@@ -3,6 +3,8 @@ package artifact
 import (
 	"errors"
 	"fmt"
+
+	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // ErrMalformedEnvelope is wrapped by every envelope decoding error, whose text
@@ -21,7 +23,7 @@ func (e *RefError) Error() string {
 	if e.ID == "" {
 		return "artifact ref without id: " + e.Reason
 	}
-	return fmt.Sprintf("artifact %q: %s", oneLine(e.ID, 128), e.Reason)
+	return fmt.Sprintf("artifact %q: %s", untrusted.OneLine(e.ID, 128), e.Reason)
 }
 
 func refErr(ref Ref, format string, args ...any) error {

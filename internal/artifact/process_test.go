@@ -36,20 +36,6 @@ func TestCleanText(t *testing.T) {
 	}
 }
 
-func TestOneLine(t *testing.T) {
-	long := strings.Repeat("é", MaxFieldRunes+5)
-	tests := []struct{ in, want string }{
-		{"a\nb\tc\rd\u2028e\u202ef\uFEFFg", "a b c d e f g"},
-		{long, strings.Repeat("é", MaxFieldRunes) + "…"},
-		{long[:2*MaxFieldRunes], long[:2*MaxFieldRunes]},
-	}
-	for _, tt := range tests {
-		if got := oneLine(tt.in, MaxFieldRunes); got != tt.want {
-			t.Errorf("oneLine(%.40q) = %.40q, want %.40q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestFormatMetadataLine(t *testing.T) {
 	sum := strings.Repeat("ab", 32)
 	tests := []struct {

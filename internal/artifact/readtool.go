@@ -79,7 +79,7 @@ func (t *ReadTool) Call(ctx context.Context, args json.RawMessage) (string, erro
 	}
 	start, end := a.Offset, a.Offset+int64(len(page))
 	header := fmt.Sprintf("artifact %s (%s, %d bytes, sha256:%s) — bytes %d..%d of %d",
-		oneLine(e.ID, MaxFieldRunes), oneLine(e.MediaType, MaxFieldRunes), e.Size, e.SHA256[:12], start, end, e.Size)
+		untrusted.OneLine(e.ID, MaxFieldRunes), untrusted.OneLine(e.MediaType, MaxFieldRunes), e.Size, e.SHA256[:12], start, end, e.Size)
 	if end < e.Size {
 		header += " — TRUNCATED, call again with offset to continue"
 	}
@@ -119,7 +119,7 @@ func (t *ReadTool) unknown(id string) error {
 	if len(ids) > 0 {
 		list = strings.Join(ids, ", ")
 	}
-	return fmt.Errorf("%w %q — registered artifacts: %s", ErrUnknownID, oneLine(id, 128), oneLine(list, MaxFieldRunes))
+	return fmt.Errorf("%w %q — registered artifacts: %s", ErrUnknownID, untrusted.OneLine(id, 128), untrusted.OneLine(list, MaxFieldRunes))
 }
 
 // readPage re-opens the registered file and reads up to limit bytes at

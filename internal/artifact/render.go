@@ -3,6 +3,8 @@ package artifact
 import (
 	"fmt"
 	"strings"
+
+	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // TruncationNotice is the exact notice appended to a result cut at limit
@@ -19,18 +21,18 @@ func TruncationNotice(server, tool string, observed, limit int) string {
 func FormatMetadataLine(id, mediaType string, size int64, sha256hex, summary string) string {
 	var b strings.Builder
 	b.WriteString(metaPrefix)
-	b.WriteString(oneLine(id, MaxFieldRunes))
+	b.WriteString(untrusted.OneLine(id, MaxFieldRunes))
 	b.WriteString(`" (`)
-	b.WriteString(oneLine(mediaType, MaxFieldRunes))
+	b.WriteString(untrusted.OneLine(mediaType, MaxFieldRunes))
 	if size >= 0 {
 		fmt.Fprintf(&b, ", %d bytes", size)
 	}
 	if len(sha256hex) >= 12 {
-		b.WriteString(", sha256 " + oneLine(sha256hex[:12], 12) + "…")
+		b.WriteString(", sha256 " + untrusted.OneLine(sha256hex[:12], 12) + "…")
 	}
 	b.WriteString(")")
 	if summary != "" {
-		b.WriteString(": " + oneLine(summary, MaxFieldRunes))
+		b.WriteString(": " + untrusted.OneLine(summary, MaxFieldRunes))
 	}
 	return b.String()
 }

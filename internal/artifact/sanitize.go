@@ -92,26 +92,6 @@ func indentMimics(s string) string {
 	return s
 }
 
-// oneLine makes a metadata field safe for a single line: every hidden rune,
-// newline and tab becomes a space, invalid UTF-8 becomes U+FFFD, and the
-// result is capped at max runes followed by "…".
-func oneLine(s string, max int) string {
-	var b strings.Builder
-	n := 0
-	for _, r := range s {
-		if n == max {
-			b.WriteString("…")
-			return b.String()
-		}
-		if r == '\n' || r == '\t' || isHiddenRune(r) {
-			r = ' '
-		}
-		b.WriteRune(r)
-		n++
-	}
-	return b.String()
-}
-
 // cutRunes returns the first n runes of s.
 func cutRunes(s string, n int) string {
 	if n <= 0 {

@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+
+	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // uriPath turns a ref's uri into an absolute, clean, percent-decoded local
@@ -16,7 +18,7 @@ func uriPath(ref Ref) (string, error) {
 	}
 	switch {
 	case u.Scheme != "file":
-		return "", refErr(ref, "uri scheme %q is not \"file\"", oneLine(u.Scheme, 32))
+		return "", refErr(ref, "uri scheme %q is not \"file\"", untrusted.OneLine(u.Scheme, 32))
 	case u.User != nil:
 		return "", refErr(ref, "uri must not carry userinfo")
 	case u.Host != "":

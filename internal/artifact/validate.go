@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // Verified is a ref that passed Validate: Path is the symlink-resolved file
@@ -47,7 +49,7 @@ func Validate(ref Ref, roots []string) (*Verified, error) {
 func checkFields(ref Ref) error {
 	switch {
 	case ref.Schema != SchemaArtifactRef:
-		return refErr(ref, "schema %q is not %q", oneLine(ref.Schema, 64), SchemaArtifactRef)
+		return refErr(ref, "schema %q is not %q", untrusted.OneLine(ref.Schema, 64), SchemaArtifactRef)
 	case ref.ID == "":
 		return refErr(ref, "id is required")
 	case ref.URI == "":

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // Prompter asks the operator yes/no questions on a terminal. The CLI builds
@@ -82,27 +84,27 @@ func spawnPrompt(spec ServerSpec) string {
 	cfg := spec.Config
 	timeout, maxResp, maxChars := keyLimits(cfg)
 	var b strings.Builder
-	fmt.Fprintf(&b, "Project-level MCP server %q wants to run:\n", displayLine(spec.Name, 64))
+	fmt.Fprintf(&b, "Project-level MCP server %q wants to run:\n", untrusted.OneLine(spec.Name, 64))
 	if spec.Dir != "" {
-		fmt.Fprintf(&b, "  defined in: %s\n", displayLine(spec.Dir, 512))
+		fmt.Fprintf(&b, "  defined in: %s\n", untrusted.OneLine(spec.Dir, 512))
 	}
 	if cfg.URL != "" {
-		fmt.Fprintf(&b, "  url: %s\n", displayLine(cfg.URL, 512))
+		fmt.Fprintf(&b, "  url: %s\n", untrusted.OneLine(cfg.URL, 512))
 		if cfg.TokenEnv != "" {
-			fmt.Fprintf(&b, "  token_env: %s\n", displayLine(cfg.TokenEnv, 128))
+			fmt.Fprintf(&b, "  token_env: %s\n", untrusted.OneLine(cfg.TokenEnv, 128))
 		}
 	} else {
-		fmt.Fprintf(&b, "  command: %s\n", displayLine(cfg.Command, 512))
+		fmt.Fprintf(&b, "  command: %s\n", untrusted.OneLine(cfg.Command, 512))
 	}
 	for i, a := range cfg.Args {
-		fmt.Fprintf(&b, "  arg[%d]: %s\n", i, strconv.Quote(displayLine(a, 512)))
+		fmt.Fprintf(&b, "  arg[%d]: %s\n", i, strconv.Quote(untrusted.OneLine(a, 512)))
 	}
 	for _, k := range sortedKeys(cfg.Env) {
-		fmt.Fprintf(&b, "  env: %s=%s\n", displayLine(k, 128), strconv.Quote(displayLine(cfg.Env[k], 512)))
+		fmt.Fprintf(&b, "  env: %s=%s\n", untrusted.OneLine(k, 128), strconv.Quote(untrusted.OneLine(cfg.Env[k], 512)))
 	}
 	fmt.Fprintf(&b, "  limits: timeout_seconds=%d max_response_bytes=%d max_result_chars=%d\n", timeout, maxResp, maxChars)
 	for _, r := range sortedCopy(cfg.ArtifactRoots) {
-		fmt.Fprintf(&b, "  artifact_root: %s\n", displayLine(r, 512))
+		fmt.Fprintf(&b, "  artifact_root: %s\n", untrusted.OneLine(r, 512))
 	}
 	b.WriteString(approveQuestion)
 	return b.String()
@@ -112,8 +114,8 @@ func spawnPrompt(spec ServerSpec) string {
 // the fingerprint of its schema, which the approval is keyed on.
 func toolPrompt(server string, t ToolDef, desc string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "MCP server %q wants to register tool %q\n", displayLine(server, 64), displayLine(t.Name, 64))
-	fmt.Fprintf(&b, "  description: %s\n", displayLine(desc, 200))
+	fmt.Fprintf(&b, "MCP server %q wants to register tool %q\n", untrusted.OneLine(server, 64), untrusted.OneLine(t.Name, 64))
+	fmt.Fprintf(&b, "  description: %s\n", untrusted.OneLine(desc, 200))
 	fmt.Fprintf(&b, "  schema: sha256:%s (%d bytes)\n", SchemaSHA256(t.InputSchema)[:16], schemaSize(t.InputSchema))
 	b.WriteString(approveQuestion)
 	return b.String()
@@ -125,7 +127,7 @@ func commandLine(cfg ServerConfig) string {
 	if cmd == "" {
 		cmd = cfg.URL
 	}
-	return displayLine(cmd, 256) + " " + strconv.Quote(displayLine(strings.Join(cfg.Args, " "), 256))
+	return untrusted.OneLine(cmd, 256) + " " + strconv.Quote(untrusted.OneLine(strings.Join(cfg.Args, " "), 256))
 }
 
 // schemaSize is the size of the schema as the server sent it.

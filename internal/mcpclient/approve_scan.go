@@ -109,22 +109,3 @@ func walkStrings(v any) string {
 	}
 	return ""
 }
-
-// displayLine makes untrusted text safe to show on one terminal line: control
-// and format characters become spaces, and it is capped at max runes + "…".
-func displayLine(s string, max int) string {
-	var b strings.Builder
-	n := 0
-	for _, r := range s {
-		if n == max {
-			b.WriteString("…")
-			break
-		}
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029' {
-			r = ' '
-		}
-		b.WriteRune(r)
-		n++
-	}
-	return b.String()
-}

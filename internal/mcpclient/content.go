@@ -2,7 +2,8 @@ package mcpclient
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // contentBlock is one MCP content item. Only text reaches the model; every
@@ -52,18 +53,7 @@ func field(s, empty string) string {
 	if s == "" {
 		return empty
 	}
-	return clip(oneLine(s), maxMetaField)
-}
-
-// oneLine replaces control and line/paragraph separator characters with
-// spaces so a server string cannot forge extra lines.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029 || r == 0xFEFF || (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069) {
-			return ' '
-		}
-		return r
-	}, strings.ToValidUTF8(s, "\uFFFD"))
+	return untrusted.OneLine(s, maxMetaField)
 }
 
 // clip caps s at n runes, marking the cut with "…".

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // supportedVersions are the protocol revisions whose tools surface odek can use
@@ -152,7 +154,7 @@ func (c *Client) request(ctx context.Context, op, method string, params any) (js
 	}
 	if m.isError() {
 		e := m.rpcError()
-		return nil, newError(c.name, op, ClassMCP, &RPCError{Code: e.Code, Message: clip(oneLine(e.Message), maxRPCMessage)})
+		return nil, newError(c.name, op, ClassMCP, &RPCError{Code: e.Code, Message: untrusted.OneLine(e.Message, maxRPCMessage)})
 	}
 	return m.Result, nil
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // Streamable HTTP timings; vars so tests can shorten them.
@@ -236,7 +238,7 @@ func (t *httpTransport) authorize(req *http.Request) {
 // statusBody returns at most 512 characters of an error body, one line.
 func statusBody(r io.Reader) string {
 	b, _ := io.ReadAll(io.LimitReader(r, 2048))
-	return clip(strings.TrimSpace(oneLine(string(b))), 512)
+	return clip(strings.TrimSpace(untrusted.OneLine(string(b), 0)), 512)
 }
 
 func (t *httpTransport) recv() ([]byte, error) {
