@@ -34,26 +34,13 @@ func asSetup(err error) error {
 	return &setupError{err}
 }
 
-// exitCodeError carries a code decided by a command that already reported
-// its outcome (for example a run report on stdout).
-type exitCodeError struct {
-	code int
-	err  error
-}
-
-func (e *exitCodeError) Error() string { return e.err.Error() }
-func (e *exitCodeError) Unwrap() error { return e.err }
-
 // exitCode is the one place errors become exit codes. ctx is the signal
 // context: a cancellation it caused is an interrupt.
 func exitCode(ctx context.Context, err error) int {
-	var ce *exitCodeError
 	var se *setupError
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.As(err, &ce):
-		return ce.code
 	case budget.IsBudget(err):
 		return exitBudget
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
@@ -67,15 +54,9 @@ func exitCode(ctx context.Context, err error) int {
 	}
 }
 
-// reportedError is an error the command already told the user about.
-type reportedError struct{ error }
-
-func (e reportedError) Unwrap() error { return e.error }
-
-// reportError prints err as "odek: <err>" on stderr, once.
+// reportError prints err as "odek: <err>" on stderr.
 func reportError(ios *IOStreams, err error) {
-	var rep reportedError
-	if err == nil || errors.As(err, &rep) {
+	if err == nil {
 		return
 	}
 	fmt.Fprintf(ios.ErrOut, "odek: %v\n", err)

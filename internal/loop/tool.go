@@ -28,7 +28,6 @@ type Model interface {
 // offering tools to the model costs nothing per iteration.
 type Registry struct {
 	byName map[string]Tool
-	names  []string
 	specs  []llm.ToolSpec
 }
 
@@ -39,16 +38,17 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // with one name are an error: a silent winner would hide a misconfiguration.
 func NewRegistry(tools ...Tool) (*Registry, error) {
 	r := &Registry{byName: make(map[string]Tool, len(tools))}
+	names := make([]string, 0, len(tools))
 	for _, t := range tools {
 		name := t.Name()
 		if _, dup := r.byName[name]; dup {
 			return nil, fmt.Errorf("loop: two tools are named %q", name)
 		}
 		r.byName[name] = t
-		r.names = append(r.names, name)
+		names = append(names, name)
 	}
-	sort.Strings(r.names)
-	for _, name := range r.names {
+	sort.Strings(names)
+	for _, name := range names {
 		t := r.byName[name]
 		schema := t.Schema()
 		if len(schema) == 0 {
@@ -66,14 +66,6 @@ func (r *Registry) Lookup(name string) (Tool, bool) {
 	}
 	t, ok := r.byName[name]
 	return t, ok
-}
-
-// Names lists the tool names in sorted order.
-func (r *Registry) Names() []string {
-	if r == nil {
-		return nil
-	}
-	return r.names
 }
 
 // Specs returns the tool specs offered to the model; callers must not modify them.
