@@ -1,34 +1,15 @@
 package interop_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"regexp"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/odek-run/odek/internal/mcpclient"
+	"github.com/odek-run/odek/internal/syncbuf"
 )
-
-// lockedBuffer collects a peer's stderr; the client drains it from its own goroutine.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // deadline bounds one test: a hung peer or client fails the test instead of
 // stalling the suite until go test's global timeout.
@@ -43,7 +24,7 @@ func deadline(t *testing.T, d time.Duration) context.Context {
 // The peer's stderr is shown only when the test fails.
 func connect(ctx context.Context, t *testing.T, name string, cfg mcpclient.ServerConfig, o mcpclient.Options) *mcpclient.Client {
 	t.Helper()
-	stderr := &lockedBuffer{}
+	stderr := &syncbuf.Buffer{}
 	if o.Stderr == nil {
 		o.Stderr = stderr
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/odek-run/odek/internal/mcpclient"
+	"github.com/odek-run/odek/internal/syncbuf"
 )
 
 // startGoHTTP runs the go-sdk peer as a Streamable HTTP server on a free
@@ -22,7 +23,7 @@ func startGoHTTP(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr := &lockedBuffer{}
+	stderr := &syncbuf.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start http peer: %v", err)

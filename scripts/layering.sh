@@ -10,6 +10,7 @@ declare -A allowed=(
   [events]=""
   [redact]=""
   [untrusted]=""
+  [syncbuf]=""
   [schemacheck]=""
   [atomicfile]=""
   [plan]="untrusted"

@@ -10,9 +10,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/odek-run/odek/internal/syncbuf"
 )
 
 func start(t *testing.T, turns ...Turn) *Server {
@@ -407,7 +408,7 @@ func TestInvalidScriptAndBadRequests(t *testing.T) {
 }
 
 func TestLog(t *testing.T) {
-	var buf syncBuf
+	var buf syncbuf.Buffer
 	srv, err := Start(&Script{Turns: []Turn{{ToolCalls: []ScriptCall{{Name: "f"}}}}}, "", WithLog(&buf))
 	if err != nil {
 		t.Fatal(err)
@@ -418,15 +419,3 @@ func TestLog(t *testing.T) {
 		t.Errorf("log %q", got)
 	}
 }
-
-type syncBuf struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuf) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-func (b *syncBuf) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.buf.String() }

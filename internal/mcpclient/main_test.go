@@ -1,16 +1,15 @@
 package mcpclient
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/odek-run/odek/internal/syncbuf"
 	"go.uber.org/goleak"
 )
 
@@ -44,30 +43,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// syncBuffer collects forwarded stderr from the drain goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 var testEnviron = []string{"PATH=/usr/bin:/bin", "HOME=/home/test", "OPENAI_API_KEY=sk-secret", "GITHUB_TOKEN=ghp_x", "FOO=bar", "LANG=C.UTF-8"}
 
 type fixture struct {
 	c      *Client
 	root   string
-	stderr *syncBuffer
+	stderr *syncbuf.Buffer
 	tools  []ToolDef
 }
 
@@ -83,7 +64,7 @@ func startFixture(t testing.TB, cfg ServerConfig, flags ...string) *fixture {
 
 func connectFixture(t testing.TB, cfg ServerConfig, flags ...string) (*fixture, error) {
 	t.Helper()
-	f := &fixture{root: t.TempDir(), stderr: &syncBuffer{}}
+	f := &fixture{root: t.TempDir(), stderr: &syncbuf.Buffer{}}
 	cfg.Command = fixtureBin
 	cfg.Args = append([]string{"-root", f.root}, flags...)
 	if cfg.ArtifactRoots == nil {

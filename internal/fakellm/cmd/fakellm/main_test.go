@@ -7,23 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/odek-run/odek/internal/syncbuf"
 )
-
-type syncBuf struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuf) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-func (b *syncBuf) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.buf.String() }
 
 func TestServeAndStopOnSignal(t *testing.T) {
 	dir := t.TempDir()
@@ -31,7 +20,7 @@ func TestServeAndStopOnSignal(t *testing.T) {
 	os.WriteFile(script, []byte(`{"turns":[{"content":"hi"}]}`), 0o644)
 	urlFile := filepath.Join(dir, "url")
 
-	var stdout, stderr syncBuf
+	var stdout, stderr syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() { done <- run([]string{"-script", script, "-url-file", urlFile, "-v"}, &stdout, &stderr) }()
 
