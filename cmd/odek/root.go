@@ -36,6 +36,21 @@ stdout, progress to stderr, and the exit code says how the run ended:
 		return asSetup(fmt.Errorf("%w\nRun '%s --help' for usage", err, cmd.CommandPath()))
 	})
 	root.AddCommand(newRunCmd(ios), newInitCmd(ios), newVersionCmd(ios), newCompletionCmd(ios), newToolsCmd(ios))
+	for _, c := range root.Commands() {
+		usageArgs(c)
+	}
 	root.SetHelpCommand(&cobra.Command{Hidden: true, Use: "no-help"})
 	return root
+}
+
+// usageArgs makes a command's argument errors setup errors (exit 3, like bad
+// flags: DECISION 5). The root is left alone: an unknown command exits 1.
+func usageArgs(c *cobra.Command) {
+	if c.Args == nil {
+		return
+	}
+	check := c.Args
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		return asSetup(check(cmd, args))
+	}
 }
