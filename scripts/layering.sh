@@ -11,7 +11,6 @@ declare -A allowed=(
   [redact]=""
   [untrusted]=""
   [syncbuf]=""
-  [schemacheck]=""
   [atomicfile]=""
   [plan]="untrusted"
   [llm]=""

@@ -2,16 +2,19 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
-	"github.com/odek-run/odek/internal/schemacheck"
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // readEvents parses a JSONL events file; every line must be one JSON object.
@@ -124,28 +127,61 @@ func cmdEventsNormalize(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
 }
 
-// cmdSchemaCheck validates every line of a JSON Lines file (or a one-line
-// JSON file) against one of the published schemas:
+// cmdSchemaCheck validates every JSON value of a file (JSON Lines, or one
+// indented document) against one of the published schemas in docs/schema,
+// with the real validator (formats asserted):
 //
 //	schema-check ev.jsonl event
 //	schema-check report.json run-report
+//	schema-check tools.json tools
 func cmdSchemaCheck(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
-		ts.Fatalf("usage: schema-check file event|run-report")
+		ts.Fatalf("usage: schema-check file event|run-report|tools")
 	}
-	v, err := schemacheck.Load(filepath.Join("..", "..", "docs", "schema", args[1]+".schema.json"))
+	sch, err := publishedSchema(args[1])
 	ts.Check(err)
 	raw, err := os.ReadFile(ts.MkAbs(args[0]))
 	ts.Check(err)
-	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
-	for i, line := range lines {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	n := 0
+	for {
 		var doc any
-		if err := json.Unmarshal([]byte(line), &doc); err != nil {
-			ts.Fatalf("%s:%d: not JSON: %v", args[0], i+1, err)
+		start := dec.InputOffset()
+		if err := dec.Decode(&doc); err == io.EOF {
+			break
+		} else if err != nil {
+			ts.Fatalf("%s: value %d is not JSON: %v", args[0], n+1, err)
 		}
-		if errs := v.Validate(doc); len(errs) > 0 {
-			ts.Fatalf("%s:%d does not match the %s schema: %s\n%s", args[0], i+1, args[1], strings.Join(errs, "; "), line)
+		n++
+		if err := sch.Validate(doc); err != nil {
+			ts.Fatalf("%s: value %d does not match the %s schema: %v\n%s", args[0], n, args[1], err, raw[start:dec.InputOffset()])
 		}
 	}
-	ts.Logf("%d line(s) of %s match the %s schema", len(lines), args[0], args[1])
+	if n == 0 {
+		ts.Fatalf("%s holds no JSON value", args[0])
+	}
+	ts.Logf("%d value(s) of %s match the %s schema", n, args[0], args[1])
+}
+
+var (
+	schemasMu sync.Mutex
+	schemas   = map[string]*jsonschema.Schema{}
+)
+
+// publishedSchema compiles docs/schema/<name>.schema.json once per process;
+// compiling also checks the schema against its metaschema.
+func publishedSchema(name string) (*jsonschema.Schema, error) {
+	schemasMu.Lock()
+	defer schemasMu.Unlock()
+	if s, ok := schemas[name]; ok {
+		return s, nil
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	s, err := c.Compile(filepath.Join("..", "..", "docs", "schema", name+".schema.json"))
+	if err != nil {
+		return nil, err
+	}
+	schemas[name] = s
+	return s, nil
 }

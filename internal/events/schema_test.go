@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/odek-run/odek/internal/schemacheck"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata golden files")
@@ -119,7 +119,7 @@ func compareGolden(t *testing.T, golden string, got []byte) {
 	}
 }
 
-func validateLines(t *testing.T, v *schemacheck.Validator, data []byte, wantLines int) {
+func validateLines(t *testing.T, v *jsonschema.Schema, data []byte, wantLines int) {
 	t.Helper()
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	n := 0
@@ -129,8 +129,8 @@ func validateLines(t *testing.T, v *schemacheck.Validator, data []byte, wantLine
 		if err := json.Unmarshal(sc.Bytes(), &doc); err != nil {
 			t.Fatalf("line %d: %v", n, err)
 		}
-		for _, e := range v.Validate(doc) {
-			t.Errorf("line %d: %s", n, e)
+		if err := v.Validate(doc); err != nil {
+			t.Errorf("line %d: %v", n, err)
 		}
 	}
 	if n != wantLines {
@@ -156,9 +156,9 @@ func TestRunReportSchema(t *testing.T) {
 		if err := json.Unmarshal([]byte(tc.doc), &doc); err != nil {
 			t.Fatal(err)
 		}
-		errs := v.Validate(doc)
-		if (len(errs) > 0) != tc.wantErr {
-			t.Errorf("validate = %v, wantErr %v", errs, tc.wantErr)
+		err := v.Validate(doc)
+		if (err != nil) != tc.wantErr {
+			t.Errorf("validate = %v, wantErr %v", err, tc.wantErr)
 		}
 	}
 }

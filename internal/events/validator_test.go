@@ -4,16 +4,21 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/odek-run/odek/internal/schemacheck"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-func loadSchema(t *testing.T, path string) *schemacheck.Validator {
+// loadSchema compiles a published schema with the real validator: the
+// compiler checks the schema against its metaschema, and format is asserted
+// (date-time), so a schema keyword is never silently ignored.
+func loadSchema(t *testing.T, path string) *jsonschema.Schema {
 	t.Helper()
-	v, err := schemacheck.Load(path)
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	s, err := c.Compile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return v
+	return s
 }
 
 func TestValidatorCanFail(t *testing.T) {
@@ -23,13 +28,15 @@ func TestValidatorCanFail(t *testing.T) {
 		`{"schema":"odek.event/v1","type":"budget_exceeded","run_id":"0123456789abcdef0123456789abcdef","timestamp":"2026-01-01T00:00:00Z","data":{"limit_name":"money","observed":1,"limit":1}}`,
 		`{"schema":"odek.event/v1","type":"tool_call_failed","run_id":"0123456789abcdef0123456789abcdef","timestamp":"2026-01-01T00:00:00+02:00","tool":"x","iteration":1,"data":{"call_id":"c","duration_ms":1,"error_class":"boom"}}`,
 		`{"schema":"odek.event/v1","type":"session_saved","run_id":"0123456789abcdef0123456789abcdef","timestamp":"2026-01-01T00:00:00Z","iteration":0,"data":{"message_count":1.5}}`,
+		// matches the pattern but is no date-time: only an asserted format catches it
+		`{"schema":"odek.event/v1","type":"session_saved","run_id":"0123456789abcdef0123456789abcdef","timestamp":"2026-13-45T25:61:00Z","data":{"message_count":1}}`,
 	}
 	for _, line := range bad {
 		var doc any
 		if err := json.Unmarshal([]byte(line), &doc); err != nil {
 			t.Fatal(err)
 		}
-		if errs := v.Validate(doc); len(errs) == 0 {
+		if err := v.Validate(doc); err == nil {
 			t.Errorf("validator accepted %s", line)
 		}
 	}
