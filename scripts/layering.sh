@@ -6,18 +6,19 @@ cd "$(dirname "$0")/.."
 mod=github.com/odek-run/odek/internal
 declare -A allowed=(
   [artifact]="untrusted atomicfile"
-  [budget]=""
-  [events]=""
+  [budget]="errclass"
+  [events]="errclass"
+  [errclass]=""
   [redact]=""
   [untrusted]=""
   [syncbuf]=""
   [atomicfile]=""
   [plan]="untrusted"
-  [llm]=""
+  [llm]="errclass"
   [fakellm]=""
   [config]="budget mcpclient"
-  [loop]="llm budget events redact untrusted"
-  [mcpclient]="artifact redact untrusted atomicfile"
+  [loop]="llm budget events errclass redact untrusted"
+  [mcpclient]="artifact errclass redact untrusted atomicfile"
 )
 fail=0
 for pkg in "${!allowed[@]}"; do

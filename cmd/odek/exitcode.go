@@ -7,6 +7,7 @@ import (
 
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/errclass"
 )
 
 // Exit codes (DECISION 5).
@@ -24,7 +25,7 @@ type setupError struct{ err error }
 
 func (e *setupError) Error() string      { return e.err.Error() }
 func (e *setupError) Unwrap() error      { return e.err }
-func (e *setupError) ErrorClass() string { return "setup_error" }
+func (e *setupError) ErrorClass() string { return errclass.SetupError }
 
 // asSetup wraps err (if any) as a setup error.
 func asSetup(err error) error {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/odek-run/odek/internal/errclass"
 )
 
 // Limit names, as they appear in Error.Limit and in budget_exceeded events.
@@ -37,7 +39,7 @@ func (e *Error) Error() string {
 // ErrorClass implements the events package's classifier interface, so a budget
 // stop is reported as error_class "execution_budget" without events importing
 // this package.
-func (e *Error) ErrorClass() string { return "execution_budget" }
+func (e *Error) ErrorClass() string { return errclass.ExecutionBudget }
 
 // IsBudget reports whether err's chain holds a budget *Error.
 func IsBudget(err error) bool {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/odek-run/odek/internal/errclass"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata golden files")
@@ -45,7 +47,7 @@ func everyType() []emitted {
 		{ToolCallStarted, 1, "fs__read", map[string]any{"call_id": "it1-call1",
 			"args_sha256": ArgsSHA256([]byte(`{}`)), "args_bytes": 2, "args_summary": map[string]any{"keys": []string{}}}},
 		{ToolCallCompleted, 1, "shell", map[string]any{"call_id": "call_1", "duration_ms": 412, "result_bytes": 812, "artifact_count": 1}},
-		{ToolCallFailed, 1, "fs__read", map[string]any{"call_id": "it1-call1", "duration_ms": 3, "error_class": ClassToolError}},
+		{ToolCallFailed, 1, "fs__read", map[string]any{"call_id": "it1-call1", "duration_ms": 3, "error_class": errclass.ToolError}},
 		{IterationCompleted, 1, "", map[string]any{"input_tokens": 1200, "output_tokens": 80, "tools_called": 2,
 			"call_duration_ms": 900, "ttft_ms": 120, "tokens_per_second": 88.9}},
 		{SessionSaved, 1, "", map[string]any{"message_count": 6}},
@@ -61,7 +63,7 @@ func everyType() []emitted {
 			"iterations": 4, "duration_seconds": 12.5, "tokens_used": 5300, "artifact_count": 0}},
 		{SideCallUsage, 2, "", map[string]any{"kind": "main_partial", "input_tokens": 900, "output_tokens": 60, "cache_read": 0, "cache_create": 0}},
 		{BudgetExceeded, 3, "", map[string]any{"limit_name": "cost_usd", "observed": 0.012345, "limit": 0.01}},
-		{RunFailed, 3, "", map[string]any{"duration_ms": 5100, "error_class": ClassExecutionBudget, "llm_duration_ms": 3000, "tokens_per_second": 40.5}},
+		{RunFailed, 3, "", map[string]any{"duration_ms": 5100, "error_class": errclass.ExecutionBudget, "llm_duration_ms": 3000, "tokens_per_second": 40.5}},
 		{RunCompleted, 0, "", map[string]any{"duration_ms": 5100, "input_tokens": 2100, "output_tokens": 140, "llm_duration_ms": 3000}},
 	}
 }

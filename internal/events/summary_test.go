@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/odek-run/odek/internal/errclass"
 )
 
 func TestArgsSummary(t *testing.T) {
@@ -69,19 +71,19 @@ func (c classed) ErrorClass() string { return c.class }
 
 func TestErrorClass(t *testing.T) {
 	budgetCtx, cancel := context.WithCancelCause(context.Background())
-	cancel(classed{ClassExecutionBudget})
+	cancel(classed{errclass.ExecutionBudget})
 	tests := []struct {
 		err  error
 		want string
 	}{
 		{nil, ""},
-		{errors.New("x"), ClassError},
-		{context.Canceled, ClassContextCanceled},
-		{fmt.Errorf("llm: %w", context.DeadlineExceeded), ClassDeadlineExceeded},
-		{fmt.Errorf("loop: %w", classed{ClassRateLimited}), ClassRateLimited},
-		{classed{"made_up"}, ClassError},
-		{errors.Join(context.Canceled, classed{ClassMCPError}), ClassMCPError}, // classifier first
-		{context.Cause(budgetCtx), ClassExecutionBudget},
+		{errors.New("x"), errclass.Error},
+		{context.Canceled, errclass.ContextCanceled},
+		{fmt.Errorf("llm: %w", context.DeadlineExceeded), errclass.DeadlineExceeded},
+		{fmt.Errorf("loop: %w", classed{errclass.RateLimited}), errclass.RateLimited},
+		{classed{"made_up"}, errclass.Error},
+		{errors.Join(context.Canceled, classed{errclass.MCPError}), errclass.MCPError}, // classifier first
+		{context.Cause(budgetCtx), errclass.ExecutionBudget},
 	}
 	for _, tc := range tests {
 		if got := ErrorClass(tc.err); got != tc.want {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/untrusted"
@@ -108,10 +109,10 @@ func (r *runner) record(i int, c llm.ToolCall, o callOutcome) {
 // folds everything else into tool_error.
 func toolErrorClass(err error) string {
 	switch c := events.ErrorClass(err); c {
-	case "context_canceled", "deadline_exceeded", "mcp_error", "execution_budget":
+	case errclass.ContextCanceled, errclass.DeadlineExceeded, errclass.MCPError, errclass.ExecutionBudget:
 		return c
 	default:
-		return "tool_error"
+		return errclass.ToolError
 	}
 }
 

@@ -5,18 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/odek-run/odek/internal/errclass"
 )
 
 // Error classes reported by ErrorClass, matching the odek.event/v1 vocabulary.
 const (
 	// ClassMCP marks failures that are the server's fault (bad answers, crashes, limits).
-	ClassMCP = "mcp_error"
+	ClassMCP = errclass.MCPError
 	// ClassDeadline marks a request that ran out of time.
-	ClassDeadline = "deadline_exceeded"
+	ClassDeadline = errclass.DeadlineExceeded
 	// ClassCanceled marks a request abandoned because the caller cancelled it.
-	ClassCanceled = "context_canceled"
+	ClassCanceled = errclass.ContextCanceled
 	// ClassSetup marks configuration and startup problems on our side.
-	ClassSetup = "setup_error"
+	ClassSetup = errclass.SetupError
 )
 
 var (

@@ -1,0 +1,39 @@
+// Package errclass is the one list of error_class values (EXTENSIONS.md plus
+// BEHAVIOR DECISION 9): the stable, low-cardinality names that events and
+// the run report give a failure instead of its text.
+//
+// Typed errors elsewhere (budget, llm, mcpclient, loop) name their class
+// with an ErrorClass() string method returning one of these constants;
+// package events reads them without importing those packages. This package
+// imports nothing, so every layer may use it.
+package errclass
+
+// The error_class values.
+const (
+	ContextCanceled  = "context_canceled"
+	DeadlineExceeded = "deadline_exceeded"
+	ToolError        = "tool_error"
+	Error            = "error"
+	ExecutionBudget  = "execution_budget"
+	RateLimited      = "rate_limited"
+	ProviderAuth     = "provider_auth"
+	ProviderError    = "provider_error"
+	MCPError         = "mcp_error"
+	SetupError       = "setup_error"
+)
+
+// All lists every value, in the order above.
+var All = []string{
+	ContextCanceled, DeadlineExceeded, ToolError, Error, ExecutionBudget,
+	RateLimited, ProviderAuth, ProviderError, MCPError, SetupError,
+}
+
+// Known reports whether c is one of the values.
+func Known(c string) bool {
+	switch c {
+	case ContextCanceled, DeadlineExceeded, ToolError, Error, ExecutionBudget,
+		RateLimited, ProviderAuth, ProviderError, MCPError, SetupError:
+		return true
+	}
+	return false
+}
