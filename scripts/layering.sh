@@ -12,6 +12,7 @@ declare -A allowed=(
   [redact]=""
   [untrusted]=""
   [syncbuf]=""
+  [outschema]="untrusted"
   [atomicfile]=""
   [plan]="untrusted"
   [llm]="errclass"
