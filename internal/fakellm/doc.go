@@ -30,6 +30,7 @@
 //
 //	{
 //	  "model": "fake-model",                    // optional; default: echo the request's model
+//	  "reject_params": ["response_format"],     // optional; see below
 //	  "turns": [
 //	    {"fault": "rate_limit", "fault_arg": 2},                      // 429, Retry-After: 2
 //	    {"match": "word count",                                       // last message must contain this
@@ -42,8 +43,12 @@
 //	  ]
 //	}
 //
-// A bare array of turns is accepted too. Unknown fields are errors. Turn
-// fields:
+// A bare array of turns is accepted too. Unknown fields are errors.
+// reject_params lists top-level request fields the endpoint does not support:
+// a request carrying one is answered 400 {"error":{"message":"Unsupported
+// parameter: '<name>' is not supported with this model.","type":
+// "invalid_request_error","param":"<name>","code":"unsupported_parameter"}}
+// and consumes no turn. Turn fields:
 //
 //   - content, reasoning_content: the assistant's text (reasoning is streamed
 //     first, as reasoning_content deltas).

@@ -39,7 +39,11 @@ const DefaultChunkSize = 16
 type Script struct {
 	// Model is echoed in responses; empty echoes the request's model.
 	Model string `json:"model,omitempty"`
-	Turns []Turn `json:"turns"`
+	// RejectParams are top-level request fields the endpoint does not
+	// support: a request carrying one gets a 400 naming it and consumes no
+	// turn, as OpenAI answers an unsupported parameter.
+	RejectParams []string `json:"reject_params,omitempty"`
+	Turns        []Turn   `json:"turns"`
 }
 
 // Turn is one scripted answer (or fault). See the package documentation for
@@ -213,8 +217,9 @@ func ParseScript(b []byte) (*Script, error) {
 		return nil, errors.New("fakellm: script is empty")
 	}
 	var top struct {
-		Model string            `json:"model"`
-		Turns []json.RawMessage `json:"turns"`
+		Model        string            `json:"model"`
+		RejectParams []string          `json:"reject_params"`
+		Turns        []json.RawMessage `json:"turns"`
 	}
 	if trimmed[0] == '[' {
 		if err := json.Unmarshal(trimmed, &top.Turns); err != nil {
@@ -233,7 +238,7 @@ func ParseScript(b []byte) (*Script, error) {
 	if len(top.Turns) == 0 {
 		return nil, errors.New(`fakellm: script has no turns (want {"turns": [...]})`)
 	}
-	s := &Script{Model: top.Model, Turns: make([]Turn, len(top.Turns))}
+	s := &Script{Model: top.Model, RejectParams: top.RejectParams, Turns: make([]Turn, len(top.Turns))}
 	for i, raw := range top.Turns {
 		if err := json.Unmarshal(raw, &s.Turns[i]); err != nil {
 			return nil, fmt.Errorf("fakellm: script: turn %d: %s", i+1, jsonErr(raw, err))
@@ -267,6 +272,11 @@ func jsonErr(b []byte, err error) string {
 func (s *Script) Validate() error {
 	if s == nil {
 		return errors.New("fakellm: script is nil")
+	}
+	for _, p := range s.RejectParams {
+		if p == "" || p == "model" || p == "messages" {
+			return fmt.Errorf("fakellm: script: reject_params: %q cannot be rejected", p)
+		}
 	}
 	for i, t := range s.Turns {
 		if err := t.validate(); err != nil {

@@ -164,6 +164,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if p := rejectedParam(body, s.script.RejectParams); p != "" {
+		s.keep(rec)
+		s.logf("%s %s -> 400 unsupported parameter %s", r.Method, r.URL.Path, p)
+		paramError(w, p)
+		return
+	}
+
 	// Pick the turn.
 	s.mu.Lock()
 	total := len(s.script.Turns)

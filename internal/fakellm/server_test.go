@@ -419,3 +419,39 @@ func TestLog(t *testing.T) {
 		t.Errorf("log %q", got)
 	}
 }
+
+func TestRejectParams(t *testing.T) {
+	s, err := ParseScript([]byte(`{"reject_params": ["response_format"], "turns": [{"content": "plain"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := Start(s, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	withFormat := `{"model":"m","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":{}}}}`
+	resp, body, err := post(t, srv, withFormat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e struct {
+		Error struct{ Message, Type, Param, Code string }
+	}
+	if resp.StatusCode != http.StatusBadRequest || json.Unmarshal(body, &e) != nil ||
+		e.Error.Param != "response_format" || e.Error.Code != "unsupported_parameter" ||
+		e.Error.Message != "Unsupported parameter: 'response_format' is not supported with this model." {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	if srv.TurnsUsed() != 0 || len(srv.Requests()) != 1 || srv.Requests()[0].Turn != 0 {
+		t.Fatalf("the rejected request consumed a turn: %d used", srv.TurnsUsed())
+	}
+	resp, body, err = post(t, srv, plainReq)
+	if err != nil || resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"plain"`) {
+		t.Fatalf("%v %d %s", err, resp.StatusCode, body)
+	}
+	if _, err := ParseScript([]byte(`{"reject_params": ["messages"], "turns": [{}]}`)); err == nil ||
+		!strings.Contains(err.Error(), `"messages" cannot be rejected`) {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -44,6 +44,35 @@ func apiError(w http.ResponseWriter, code int, msg, typ, errCode string) {
 	w.Write(b)
 }
 
+// paramError is OpenAI's answer to a parameter the model does not support.
+func paramError(w http.ResponseWriter, param string) {
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{
+		"message": fmt.Sprintf("Unsupported parameter: '%s' is not supported with this model.", param),
+		"type":    "invalid_request_error", "param": param, "code": "unsupported_parameter",
+	}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	w.Write(b)
+}
+
+// rejectedParam is the first of params present at the top level of a JSON
+// request body, or "".
+func rejectedParam(body []byte, params []string) string {
+	if len(params) == 0 {
+		return ""
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(body, &top) != nil {
+		return ""
+	}
+	for _, p := range params {
+		if _, ok := top[p]; ok {
+			return p
+		}
+	}
+	return ""
+}
+
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
