@@ -19,7 +19,8 @@ declare -A allowed=(
   [fakellm]=""
   [config]="budget mcpclient"
   [loop]="llm budget events errclass redact untrusted"
-  [mcpclient]="artifact errclass redact untrusted atomicfile"
+  [mcpclient]="artifact errclass untrusted"
+  [approval]="mcpclient errclass untrusted atomicfile"
 )
 fail=0
 for pkg in "${!allowed[@]}"; do

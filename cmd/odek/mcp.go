@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/odek-run/odek/internal/approval"
 	"github.com/odek-run/odek/internal/artifact"
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/loop"
@@ -20,14 +21,18 @@ func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *ar
 	for i, sv := range cfg.MCPServers {
 		specs[i] = mcpclient.ServerSpec{Name: sv.Name, Config: sv.Config, Project: sv.Project, Dir: sv.Dir, AutoApprove: sv.Config.AutoApprove}
 	}
-	opts := mcpclient.StartOptions{
-		Servers: specs, Builtins: builtins, Home: cfg.Home,
-		ApproveAll: ios.env("ODEK_APPROVE_MCP") == "1",
-		Client:     mcpclient.Options{Stderr: serverLog, LookupEnv: cfg.LookupEnv, Store: store, Version: version},
-		Keep:       keep,
-	}
+	ao := approval.Options{Home: cfg.Home, ApproveAll: ios.env("ODEK_APPROVE_MCP") == "1"}
 	if ios.StdinTTY && ios.StderrTTY {
-		opts.Prompt = mcpclient.NewPrompter(ios.In, ios.ErrOut)
+		ao.Confirmer = approval.NewPrompter(ios.In, ios.ErrOut)
+	}
+	gate, err := approval.New(ao)
+	if err != nil {
+		return nil, nil, asSetup(err)
+	}
+	opts := mcpclient.StartOptions{
+		Servers: specs, Builtins: builtins, Gate: gate,
+		Client: mcpclient.Options{Stderr: serverLog, LookupEnv: cfg.LookupEnv, Store: store, Version: version},
+		Keep:   keep,
 	}
 	set, warnings, err := mcpclient.Start(ctx, opts)
 	printWarnings(ios, warnings)

@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/odek-run/odek/internal/artifact"
-	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // maxRPCMessage caps a JSON-RPC error message quoted in our error text.
@@ -32,8 +31,8 @@ type callParams struct {
 }
 
 type callResultWire struct {
-	Content []contentBlock `json:"content"`
-	IsError bool           `json:"isError"`
+	Content []artifact.Content `json:"content"`
+	IsError bool               `json:"isError"`
 }
 
 // CallTool invokes a tool with JSON arguments and returns the wrapped result text.
@@ -45,9 +44,9 @@ func (c *Client) CallTool(ctx context.Context, name string, argsJSON string) (st
 	return r.Text, nil
 }
 
-// CallToolResult invokes a tool and renders its result: text items, one
-// metadata line per non-text block, artifact refs validated against the
-// server's roots, max_result_chars applied, untrusted wrapper around it all.
+// CallToolResult invokes a tool and has internal/artifact render its result
+// for the model (text, content summaries, validated artifact refs,
+// max_result_chars, the untrusted wrapper).
 func (c *Client) CallToolResult(ctx context.Context, name string, args json.RawMessage) (*CallResult, error) {
 	op := "tool " + name
 	if !c.inited.Load() {
@@ -65,54 +64,15 @@ func (c *Client) CallToolResult(ctx context.Context, name string, args json.RawM
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return nil, newError(c.name, op, ClassMCP, fmt.Errorf("malformed tools/call result: %w", err))
 	}
-	items := make([]string, 0, len(res.Content))
-	for i := range res.Content {
-		items = append(items, res.Content[i].render())
-	}
+	o := artifact.ResultOptions{Server: c.name, Tool: name, Roots: c.cfg.ArtifactRoots, MaxChars: c.lim.maxChars, Store: c.opts.Store}
 	if res.IsError {
-		return nil, newError(c.name, op+" returned error", ClassMCP, &ToolError{Text: c.errorText(name, items)})
+		return nil, newError(c.name, op+" returned error", ClassMCP, &ToolError{Text: artifact.RenderError(res.Content, o)})
 	}
-	return c.render(name, items)
-}
-
-func (c *Client) render(tool string, items []string) (*CallResult, error) {
-	p, err := artifact.Process(items, artifact.ProcessOptions{
-		Server: c.name, Tool: tool, Roots: c.cfg.ArtifactRoots, MaxChars: c.lim.maxChars,
-	})
+	r, err := artifact.RenderResult(res.Content, o)
 	if err != nil {
-		if re := (*artifact.RefError)(nil); errors.As(err, &re) {
-			err = fmt.Errorf("artifact ref rejected: %w", err)
-		}
-		return nil, newError(c.name, "tool "+tool, ClassMCP, err)
+		return nil, newError(c.name, op, ClassMCP, err)
 	}
-	text, count := p.Text, p.ArtifactCount
-	if c.opts.Store != nil {
-		for _, v := range p.Artifacts {
-			// A ref whose id is reserved for saved results stays unreadable;
-			// its metadata line is still shown.
-			_ = c.opts.Store.Register(v, v.Ref.ID)
-		}
-	}
-	if p.Truncated && c.opts.Store != nil {
-		source := "mcp:" + c.name + ":" + tool
-		if id, err := c.opts.Store.SaveResult(source, "text/plain; charset=utf-8", []byte(p.Full)); err == nil {
-			text += "\n" + artifact.FormatMetadataLine(id, "text/plain; charset=utf-8", int64(len(p.Full)), "",
-				"full untruncated result of "+c.name+"__"+tool+"; page through it with artifact_read")
-			count++
-		}
-	}
-	return &CallResult{Text: untrusted.Wrap("mcp:"+c.name+":"+tool, text), ArtifactCount: count, Truncated: p.Truncated}, nil
-}
-
-// errorText renders an isError result: its items joined, capped at
-// max_result_chars with the standard notice, wrapped as untrusted.
-func (c *Client) errorText(tool string, items []string) string {
-	text := strings.Join(items, "\n")
-	if n := utf8.RuneCountInString(text); n > c.lim.maxChars {
-		notice := artifact.TruncationNotice(c.name, tool, n, c.lim.maxChars)
-		text = cutRunes(text, max(c.lim.maxChars-utf8.RuneCountInString(notice), 0)) + notice
-	}
-	return untrusted.Wrap("mcp:"+c.name+":"+tool, text)
+	return &CallResult{Text: r.Text, ArtifactCount: r.ArtifactCount, Truncated: r.Truncated}, nil
 }
 
 // normalizeArgs sends parsed JSON when it parses; empty or null becomes {},
@@ -129,8 +89,9 @@ func normalizeArgs(args json.RawMessage) json.RawMessage {
 	return s
 }
 
-func cutRunes(s string, n int) string {
-	if len(s) <= n {
+// clip caps s at n runes, marking the cut with "…".
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
 	i := 0
@@ -138,5 +99,5 @@ func cutRunes(s string, n int) string {
 		_, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 	}
-	return s[:i]
+	return s[:i] + "…"
 }

@@ -24,18 +24,11 @@ type Options struct {
 	Environ []string
 	// HTTPClient is used for url servers; nil = a plain client without redirects.
 	HTTPClient *http.Client
-	// Store keeps whole results that max_result_chars cut; nil = not kept.
-	Store ResultStore
+	// Store keeps whole results that max_result_chars cut and registers
+	// validated artifact refs; nil = neither.
+	Store artifact.ResultStore
 	// Version is sent as clientInfo.version; "" = "dev".
 	Version string
-}
-
-// ResultStore saves a truncated result's full text as a run artifact that the
-// model can page through with artifact_read, and registers artifact refs that
-// passed validation so artifact_read can page them too (by id, never by path).
-type ResultStore interface {
-	SaveResult(source, mediaType string, data []byte) (id string, err error)
-	Register(v artifact.Verified, id string) error
 }
 
 // Client is one connection to one MCP server. It is safe for concurrent use:

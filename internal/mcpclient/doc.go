@@ -4,8 +4,10 @@
 // Layers, bottom up: framing (framing.go, sse.go) turns bytes into classified
 // JSON-RPC messages; a transport (stdio.go, http.go) moves whole messages; a
 // conn (conn.go) multiplexes requests by id; the Client (client.go,
-// discover.go, call.go) speaks MCP and renders results; ToolAdapter plugs a
-// tool into loop.Tool.
+// discover.go, call.go) speaks MCP; ToolAdapter plugs a tool into loop.Tool;
+// Start (servers.go) brings a run's servers up. Two jobs live elsewhere:
+// approvals in internal/approval (behind the Gate interface Start asks), and
+// rendering results for the model in internal/artifact (RenderResult).
 //
 // Invariants, because odek runs unattended and servers may be hostile:
 //   - Memory is bounded: one inbound message is at most max_response_bytes
@@ -21,9 +23,9 @@
 //   - Secrets stay home: a child sees only an allowlisted environment plus its
 //     configured env, minus any secret-looking name; URLs with userinfo are
 //     refused.
-//   - The model sees only bounded, wrapped text: text content, one metadata
-//     line per non-text block, artifact refs validated by internal/artifact,
-//     max_result_chars with the contract's notice, untrusted.Wrap around it.
+//   - The model sees only bounded, wrapped text: every result goes through
+//     artifact.RenderResult (text content, one metadata line per non-text
+//     block, validated artifact refs, max_result_chars, untrusted.Wrap).
 //
 // Protocol choices: odek sends protocolVersion 2025-03-26 and accepts a server
 // answering 2024-11-05, 2025-03-26, 2025-06-18 or 2025-11-25; anything else is

@@ -121,3 +121,35 @@ type requestError struct {
 }
 
 func (e *requestError) Error() string { return e.err.Error() }
+
+// Sentinels carried by SetupError, for callers that branch with errors.Is.
+var (
+	// ErrShadowsBuiltin marks a server tool named like a built-in tool.
+	ErrShadowsBuiltin = errors.New("tool shadows a built-in tool")
+	// ErrToolCollision marks two tools that would register under one name.
+	ErrToolCollision = errors.New("tool name collision")
+	// ErrNoGate marks a Start without an approval Gate.
+	ErrNoGate = errors.New("no approval gate")
+)
+
+// SetupError is every failure of Start: a server that is not approved, fails
+// to start, fails discovery, or offers tools that cannot be registered. The
+// CLI maps it to exit code 3; ErrorClass reports "setup_error".
+type SetupError struct {
+	// Server is the server concerned, "" when the failure is not about one.
+	Server string
+	msg    string
+	err    error
+}
+
+func (e *SetupError) Error() string { return e.msg }
+
+// Unwrap exposes the cause (a sentinel above, the Gate's or the client's error).
+func (e *SetupError) Unwrap() error { return e.err }
+
+// ErrorClass returns "setup_error".
+func (e *SetupError) ErrorClass() string { return ClassSetup }
+
+func setupErr(server, msg string, cause error) *SetupError {
+	return &SetupError{Server: server, msg: msg, err: cause}
+}

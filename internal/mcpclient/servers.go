@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -27,11 +26,18 @@ type ServerSpec struct {
 	AutoApprove bool
 }
 
-// trusted reports the operator's auto_approve. Config.AutoApprove counts only
-// on a global server: the config loader strips it from project files, and
-// this refuses it again should one slip through.
-func (s ServerSpec) trusted() bool {
-	return s.AutoApprove || (!s.Project && s.Config.AutoApprove)
+// Gate decides what Start may run: it is asked before any server is spawned
+// and again, per server, before its tools are registered. internal/approval
+// implements it with the operator's grants; Start only follows its answers.
+type Gate interface {
+	// Spawn reports whether spec's server may be started. false with a nil
+	// error means the run goes on without it; the warnings say why. An error
+	// fails Start before anything is spawned.
+	Spawn(ctx context.Context, spec ServerSpec) (start bool, warnings []string, err error)
+	// Tools returns the tools of spec that may be registered (possibly with
+	// descriptions replaced), and warnings about the others. An error fails
+	// Start.
+	Tools(ctx context.Context, spec ServerSpec, tools []ToolDef) ([]ToolDef, []string, error)
 }
 
 // StartOptions configures Start.
@@ -40,12 +46,8 @@ type StartOptions struct {
 	// Builtins are the built-in tool names no server tool may shadow; "plan"
 	// is always reserved, planning on or off.
 	Builtins []string
-	// Home is $ODEK_HOME, holding the approval files; "" keeps grants in memory only.
-	Home string
-	// ApproveAll is ODEK_APPROVE_MCP=1: everything approved, nothing stored.
-	ApproveAll bool
-	// Prompt asks the operator; nil when stdin is not a TTY (fail closed).
-	Prompt *Prompter
+	// Gate approves servers and tools; required (a nil Gate is a setup error).
+	Gate Gate
 	// Client is passed to every Connect.
 	Client Options
 	// Keep, when set, says which tools (by qualified <server>__<tool> name)
@@ -75,38 +77,35 @@ func (s *Set) Close() error {
 	return s.err
 }
 
-// Start brings up the configured MCP servers: spawn approval for every
-// project server before anything is spawned, then all servers connect and
-// discover concurrently, then each tool is screened, checked against the
-// built-ins and approved, and registered as <server>__<tool>. Any failure
+// Start brings up the configured MCP servers: the Gate rules on every
+// server before anything is spawned, then all servers connect and discover
+// concurrently, then each server's tools are checked against the built-ins,
+// passed through the Gate, and registered as <server>__<tool>. Any failure
 // closes what was started and returns a *SetupError. Warnings (clamped
-// limits, skipped tools, withheld descriptions) are returned for the caller
-// to show.
+// limits, skipped servers and tools, withheld descriptions) are returned for
+// the caller to show.
 func Start(ctx context.Context, o StartOptions) (*Set, []string, error) {
+	if o.Gate == nil {
+		return nil, nil, setupErr("", "mcpclient: Start needs an approval Gate", ErrNoGate)
+	}
 	specs, err := activeSpecs(o.Servers)
 	if err != nil {
 		return nil, nil, err
 	}
-	ap, err := newApprover(o)
+	specs, warns, err := allowedSpecs(ctx, o.Gate, specs)
 	if err != nil {
-		return nil, nil, err
-	}
-	for _, spec := range specs {
-		if err := ap.approveSpawn(ctx, spec); err != nil {
-			return nil, nil, err
-		}
+		return nil, warns, err
 	}
 	started, err := connectAll(ctx, specs, o.Client)
 	if err != nil {
-		return nil, nil, err
+		return nil, warns, err
 	}
 	set := &Set{}
-	var warns []string
 	for _, st := range started {
 		set.clients = append(set.clients, st.client)
 		warns = append(warns, st.client.Warnings()...)
 	}
-	tools, tw, err := registerTools(ctx, keepTools(started, o.Keep), ap, reservedNames(o.Builtins))
+	tools, tw, err := registerTools(ctx, keepTools(started, o.Keep), o.Gate, reservedNames(o.Builtins))
 	warns = append(warns, tw...)
 	if err != nil {
 		_ = set.Close()
@@ -135,21 +134,30 @@ func activeSpecs(in []ServerSpec) ([]ServerSpec, error) {
 	return out, nil
 }
 
-func newApprover(o StartOptions) (*approver, error) {
-	ap := &approver{all: o.ApproveAll, prompt: o.Prompt}
-	var spawnPath, toolPath string
-	if o.Home != "" {
-		spawnPath = filepath.Join(o.Home, SpawnApprovalsFile)
-		toolPath = filepath.Join(o.Home, ToolApprovalsFile)
+// allowedSpecs asks the Gate about every server, in name order, before any
+// is spawned, and keeps those it lets start.
+func allowedSpecs(ctx context.Context, g Gate, specs []ServerSpec) ([]ServerSpec, []string, error) {
+	var kept []ServerSpec
+	var warns []string
+	for _, spec := range specs {
+		ok, w, err := g.Spawn(ctx, spec)
+		warns = append(warns, w...)
+		if err != nil {
+			return nil, warns, asSetupErr(spec.Name, err)
+		}
+		if ok {
+			kept = append(kept, spec)
+		}
 	}
-	var err error
-	if ap.spawn, err = OpenApprovalStore(spawnPath); err != nil {
-		return nil, setupErr("", "mcp approval: "+err.Error(), err)
+	return kept, warns, nil
+}
+
+// asSetupErr keeps a Gate's error text and cause, as a *SetupError.
+func asSetupErr(server string, err error) error {
+	if se := (*SetupError)(nil); errors.As(err, &se) {
+		return err
 	}
-	if ap.tools, err = OpenApprovalStore(toolPath); err != nil {
-		return nil, setupErr("", "mcp approval: "+err.Error(), err)
-	}
-	return ap, nil
+	return setupErr(server, err.Error(), err)
 }
 
 func reservedNames(builtins []string) map[string]bool {
@@ -248,9 +256,9 @@ func keepTools(started []startedServer, keep func(string) bool) []startedServer 
 	return started
 }
 
-// registerTools rejects shadowing before asking anyone anything, then screens
-// and approves each server's tools and builds their adapters.
-func registerTools(ctx context.Context, started []startedServer, ap *approver, reserved map[string]bool) ([]*ToolAdapter, []string, error) {
+// registerTools rejects shadowing before asking anyone anything, then passes
+// each server's tools through the Gate and builds their adapters.
+func registerTools(ctx context.Context, started []startedServer, g Gate, reserved map[string]bool) ([]*ToolAdapter, []string, error) {
 	for _, st := range started {
 		for _, t := range st.tools {
 			if reserved[t.Name] || reserved[st.spec.Name+"__"+t.Name] {
@@ -262,10 +270,10 @@ func registerTools(ctx context.Context, started []startedServer, ap *approver, r
 	var warns []string
 	owner := map[string]string{}
 	for _, st := range started {
-		kept, w, err := ap.approveTools(ctx, st.spec, st.tools)
+		kept, w, err := g.Tools(ctx, st.spec, st.tools)
 		warns = append(warns, w...)
 		if err != nil {
-			return nil, warns, err
+			return nil, warns, asSetupErr(st.spec.Name, err)
 		}
 		for _, t := range kept {
 			a := newApprovedAdapter(st.client, st.spec.Name, t)
@@ -279,6 +287,11 @@ func registerTools(ctx context.Context, started []startedServer, ap *approver, r
 	slices.SortFunc(tools, func(a, b *ToolAdapter) int { return strings.Compare(a.Name(), b.Name()) })
 	return tools, warns, nil
 }
+
+// DescriptionPlaceholder replaces a tool description that matched an
+// injection pattern (the Gate substitutes it); it is odek's own text, so it
+// is not fenced as untrusted.
+const DescriptionPlaceholder = "[description withheld by odek: it matched a prompt-injection pattern]"
 
 // newApprovedAdapter fences a server-written description as untrusted data;
 // odek's own placeholder stays as it is.

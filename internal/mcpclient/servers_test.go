@@ -13,6 +13,22 @@ import (
 	"go.uber.org/goleak"
 )
 
+// testGate approves every server and tool, unless spawn says otherwise.
+type testGate struct {
+	spawn func(ServerSpec) (bool, []string, error)
+}
+
+func (g testGate) Spawn(_ context.Context, s ServerSpec) (bool, []string, error) {
+	if g.spawn == nil {
+		return true, nil, nil
+	}
+	return g.spawn(s)
+}
+
+func (testGate) Tools(_ context.Context, _ ServerSpec, t []ToolDef) ([]ToolDef, []string, error) {
+	return t, nil, nil
+}
+
 // fixtureSpec is a server running the shared fixture binary.
 func fixtureSpec(t *testing.T, name string, flags ...string) ServerSpec {
 	return ServerSpec{Name: name, Config: ServerConfig{Command: fixtureBin,
@@ -24,8 +40,8 @@ func startSet(t *testing.T, o StartOptions) (*Set, []string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	o.Client.Environ = testEnviron
-	if o.Home == "" {
-		o.Home = t.TempDir()
+	if o.Gate == nil {
+		o.Gate = testGate{}
 	}
 	set, warns, err := Start(ctx, o)
 	if set != nil {
@@ -35,7 +51,7 @@ func startSet(t *testing.T, o StartOptions) (*Set, []string, error) {
 }
 
 func TestStartRegistersTools(t *testing.T) {
-	set, _, err := startSet(t, StartOptions{Servers: []ServerSpec{fixtureSpec(t, "b"), fixtureSpec(t, "a")}, ApproveAll: true})
+	set, _, err := startSet(t, StartOptions{Servers: []ServerSpec{fixtureSpec(t, "b"), fixtureSpec(t, "a")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,20 +98,33 @@ func TestStartSpawnApprovalBeforeAnySpawn(t *testing.T) {
 		Args: []string{"-c", `touch "$0"; exec "$1" -root "$2"`, marker, fixtureBin, t.TempDir()}}}
 	project := fixtureSpec(t, "proj")
 	project.Project, project.Dir = true, "/repo"
-	_, _, err := startSet(t, StartOptions{Servers: []ServerSpec{global, project}})
-	want := `project-level MCP server "proj" (` + fixtureBin + ` "-root ` + project.Config.Args[1] + `") requires explicit approval; run odek interactively once, or set ODEK_APPROVE_MCP=1`
-	if err == nil || err.Error() != want {
-		t.Fatalf("err = %v\nwant %s", err, want)
+	refuse := testGate{spawn: func(s ServerSpec) (bool, []string, error) {
+		if s.Project {
+			return false, nil, errors.New("not approved: " + s.Name)
+		}
+		return true, nil, nil
+	}}
+	_, _, err := startSet(t, StartOptions{Servers: []ServerSpec{global, project}, Gate: refuse})
+	var se *SetupError
+	if err == nil || err.Error() != "not approved: proj" || !errors.As(err, &se) || se.Server != "proj" {
+		t.Fatalf("err = %v", err)
 	}
 	if _, statErr := os.Stat(marker); statErr == nil {
 		t.Fatal("a server was spawned before every spawn approval was settled")
 	}
 }
 
+func TestStartNeedsGate(t *testing.T) {
+	_, _, err := Start(context.Background(), StartOptions{Servers: []ServerSpec{fixtureSpec(t, "a")}})
+	if !errors.Is(err, ErrNoGate) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
 func TestStartShadowingBuiltin(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	_, _, err := startSet(t, StartOptions{Servers: []ServerSpec{fixtureSpec(t, "a"), fixtureSpec(t, "z")},
-		Builtins: []string{"read_file", "echo"}, ApproveAll: true})
+		Builtins: []string{"read_file", "echo"}})
 	var se *SetupError
 	if err == nil || err.Error() != `mcp server "a": tool "echo" shadows a built-in tool` ||
 		!errors.As(err, &se) || !errors.Is(err, ErrShadowsBuiltin) || se.ErrorClass() != ClassSetup {
@@ -105,8 +134,7 @@ func TestStartShadowingBuiltin(t *testing.T) {
 
 func TestStartFailureClosesOthers(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	_, _, err := startSet(t, StartOptions{Servers: []ServerSpec{fixtureSpec(t, "good1"), fixtureSpec(t, "bad", "-exit_now"), fixtureSpec(t, "good2")},
-		ApproveAll: true})
+	_, _, err := startSet(t, StartOptions{Servers: []ServerSpec{fixtureSpec(t, "good1"), fixtureSpec(t, "bad", "-exit_now"), fixtureSpec(t, "good2")}})
 	var se *SetupError
 	if err == nil || !strings.HasPrefix(err.Error(), `mcp server "bad": `) || !strings.Contains(err.Error(), "unknown option --frobnicate") ||
 		!errors.As(err, &se) || se.Server != "bad" {
@@ -116,67 +144,8 @@ func TestStartFailureClosesOthers(t *testing.T) {
 
 func TestStartConnectError(t *testing.T) {
 	bad := ServerSpec{Name: "nocmd", Config: ServerConfig{}}
-	_, _, err := startSet(t, StartOptions{Servers: []ServerSpec{fixtureSpec(t, "ok"), bad}, ApproveAll: true})
+	_, _, err := startSet(t, StartOptions{Servers: []ServerSpec{fixtureSpec(t, "ok"), bad}})
 	if err == nil || err.Error() != `mcp server "nocmd": mcpclient nocmd: server config must set either url or command` {
-		t.Fatalf("err = %v", err)
-	}
-}
-
-func TestStartHugeSchemaSkipped(t *testing.T) {
-	set, warns, err := startSet(t, StartOptions{Servers: []ServerSpec{fixtureSpec(t, "a", "-big_schema")}, ApproveAll: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tl := range set.Tools() {
-		if tl.Name() == "a__big_schema" {
-			t.Fatal("oversized schema registered")
-		}
-	}
-	if !strings.Contains(strings.Join(warns, "\n"), `mcp server "a": tool "big_schema" skipped: input schema is`) {
-		t.Fatalf("warnings %q", warns)
-	}
-}
-
-func TestStartPromptsAndRemembers(t *testing.T) {
-	home := t.TempDir()
-	project := fixtureSpec(t, "p")
-	project.Project, project.Dir = true, "/repo"
-	// Spawn yes, decline the first tool (echo), approve the rest.
-	answers := "y\nn\n" + strings.Repeat("y\n", len(fixtureToolNames)-1)
-	var out strings.Builder
-	set, warns, err := startSet(t, StartOptions{Servers: []ServerSpec{project}, Home: home, Prompt: NewPrompter(strings.NewReader(answers), &out)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(set.Tools()); n != len(fixtureToolNames)-1 {
-		t.Fatalf("%d tools", n)
-	}
-	if !strings.Contains(strings.Join(warns, "\n"), `mcp server "p": tool "echo" was not approved; skipped`) {
-		t.Fatalf("warnings %q", warns)
-	}
-	if !strings.HasPrefix(out.String(), `Project-level MCP server "p" wants to run:`) || strings.Count(out.String(), "Approve? [y/N] ") != 1+len(fixtureToolNames) {
-		t.Fatalf("prompts: %q", out.String())
-	}
-	_ = set.Close()
-	for _, f := range []string{SpawnApprovalsFile, ToolApprovalsFile} {
-		if info, err := os.Stat(filepath.Join(home, f)); err != nil || info.Mode().Perm() != 0o600 {
-			t.Fatalf("%s: %v", f, err)
-		}
-	}
-	// Later, without a TTY: the spawn and 17 tools are remembered, echo is not.
-	_, _, err = startSet(t, StartOptions{Servers: []ServerSpec{project}, Home: home})
-	if err == nil || err.Error() != `MCP tool "echo" from server "p" requires explicit approval; run odek interactively once, or set ODEK_APPROVE_MCP=1` {
-		t.Fatalf("err = %v", err)
-	}
-}
-
-func TestStartBadApprovalFile(t *testing.T) {
-	home := t.TempDir()
-	if err := os.WriteFile(filepath.Join(home, ToolApprovalsFile), []byte("not json"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	_, _, err := startSet(t, StartOptions{Servers: []ServerSpec{fixtureSpec(t, "a")}, Home: home, ApproveAll: true})
-	if err == nil || !strings.Contains(err.Error(), filepath.Join(home, ToolApprovalsFile)) || !errors.Is(err, ErrApprovalStore) {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -188,14 +157,14 @@ func TestStartSpecs(t *testing.T) {
 	if err != nil || len(set.Tools()) != 0 {
 		t.Fatalf("disabled server: %v", err)
 	}
-	_, _, err = startSet(t, StartOptions{Servers: []ServerSpec{{Name: "x"}, {Name: "x"}}, ApproveAll: true})
+	_, _, err = startSet(t, StartOptions{Servers: []ServerSpec{{Name: "x"}, {Name: "x"}}})
 	if err == nil || err.Error() != `mcp server "x": defined more than once` {
 		t.Fatalf("duplicate: %v", err)
 	}
 }
 
 func TestRegisterToolsNameChecks(t *testing.T) {
-	ap, _, _ := testApprover(t, true, nil)
+	ap := testGate{}
 	schema := json.RawMessage(`{"type":"object"}`)
 	srv := func(name string, tools ...string) startedServer {
 		st := startedServer{spec: ServerSpec{Name: name}, client: &Client{name: name}}

@@ -1,4 +1,4 @@
-package mcpclient
+package approval
 
 import (
 	"encoding/json"
@@ -9,10 +9,6 @@ import (
 // MaxSchemaBytes is the largest tool input schema odek registers; a larger
 // one is skipped with a warning (it would crowd the model's context).
 const MaxSchemaBytes = 256 << 10
-
-// DescriptionPlaceholder replaces a tool description that matched an
-// injection pattern.
-const DescriptionPlaceholder = "[description withheld by odek: it matched a prompt-injection pattern]"
 
 // injectionPhrases are matched against lower-cased text whose white space is
 // collapsed and hidden characters removed. The list is deliberately short and

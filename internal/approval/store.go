@@ -1,4 +1,4 @@
-package mcpclient
+package approval
 
 import (
 	"encoding/json"
@@ -14,24 +14,24 @@ import (
 
 // File names of the two approval stores under $ODEK_HOME.
 const (
-	SpawnApprovalsFile = "mcp_approvals.json"
-	ToolApprovalsFile  = "mcp_tool_approvals.json"
+	SpawnFile = "mcp_approvals.json"
+	ToolFile  = "mcp_tool_approvals.json"
 )
 
-// ApprovalStore is one approvals file, {"<key>":true,...}. A missing file is
+// Store is one approvals file, {"<key>":true,...}. A missing file is
 // an empty store; a file that does not parse is an error naming it, never
 // silently treated as empty (that would discard the operator's grants, and a
 // planted broken file must not be ignored either). Writes are atomic and 0600.
-type ApprovalStore struct {
+type Store struct {
 	path string
 	mu   sync.Mutex
 	keys map[string]bool
 }
 
-// OpenApprovalStore reads path. An empty path gives a store that remembers
+// OpenStore reads path. An empty path gives a store that remembers
 // grants for this process only.
-func OpenApprovalStore(path string) (*ApprovalStore, error) {
-	s := &ApprovalStore{path: path, keys: map[string]bool{}}
+func OpenStore(path string) (*Store, error) {
+	s := &Store{path: path, keys: map[string]bool{}}
 	if path == "" {
 		return s, nil
 	}
@@ -49,17 +49,17 @@ func readApprovals(path string) (map[string]bool, error) {
 		return map[string]bool{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: reading %s: %v", ErrApprovalStore, path, err)
+		return nil, fmt.Errorf("%w: reading %s: %v", ErrStore, path, err)
 	}
 	keys := map[string]bool{}
 	if err := json.Unmarshal(data, &keys); err != nil {
-		return nil, fmt.Errorf("%w: %s is not a valid approvals file (want {\"<key>\":true}): %v; fix or delete it", ErrApprovalStore, path, err)
+		return nil, fmt.Errorf("%w: %s is not a valid approvals file (want {\"<key>\":true}): %v; fix or delete it", ErrStore, path, err)
 	}
 	return keys, nil
 }
 
 // Has reports whether key is granted.
-func (s *ApprovalStore) Has(key string) bool {
+func (s *Store) Has(key string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.keys[key]
@@ -67,7 +67,7 @@ func (s *ApprovalStore) Has(key string) bool {
 
 // Grant records key and persists the store. The file is re-read first so a
 // grant written meanwhile by another odek process is kept.
-func (s *ApprovalStore) Grant(key string) error {
+func (s *Store) Grant(key string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.keys[key] = true
@@ -88,10 +88,10 @@ func (s *ApprovalStore) Grant(key string) error {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
-		return fmt.Errorf("%w: writing %s: %v", ErrApprovalStore, s.path, err)
+		return fmt.Errorf("%w: writing %s: %v", ErrStore, s.path, err)
 	}
 	if err := atomicfile.Write(s.path, append(data, '\n'), 0o600); err != nil {
-		return fmt.Errorf("%w: writing %s: %v", ErrApprovalStore, s.path, err)
+		return fmt.Errorf("%w: writing %s: %v", ErrStore, s.path, err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package mcpclient
+package approval
 
 import (
 	"bufio"
@@ -9,12 +9,37 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/odek-run/odek/internal/mcpclient"
 	"github.com/odek-run/odek/internal/untrusted"
 )
 
-// Prompter asks the operator yes/no questions on a terminal. The CLI builds
-// one only when stdin is a TTY; a nil *Prompter means nobody can be asked, so
-// anything that needs a grant fails closed.
+// Answer is the operator's reply to one Question.
+type Answer int
+
+const (
+	// Deny refuses (also the answer to an empty line or end of input).
+	Deny Answer = iota
+	// Approve grants what the question is about.
+	Approve
+)
+
+// Question is one thing the operator is asked to approve.
+type Question struct {
+	// Text describes what would be granted, one fact per line, every
+	// untrusted part already escaped; it ends with a newline.
+	Text string
+}
+
+// Confirmer asks the operator. The Gate needs nothing else from a terminal;
+// tests answer with a fake.
+type Confirmer interface {
+	// Confirm shows q and returns the answer. When ctx ends first it returns
+	// ctx's error, so Ctrl-C at a prompt stops the run.
+	Confirm(ctx context.Context, q Question) (Answer, error)
+}
+
+// Prompter is the terminal Confirmer. The CLI builds one only when stdin and
+// stderr are terminals; without one, anything that needs a grant fails closed.
 type Prompter struct {
 	mu  sync.Mutex
 	in  *bufio.Reader
@@ -26,22 +51,18 @@ func NewPrompter(in io.Reader, out io.Writer) *Prompter {
 	return &Prompter{in: bufio.NewReader(in), out: out}
 }
 
-// Confirm writes question (which ends with "Approve? [y/N] ") and reads one
-// line; only "y" or "yes" (any case) approves. End of input declines.
-func (p *Prompter) Confirm(question string) (bool, error) {
-	return p.ConfirmContext(context.Background(), question)
-}
+const approveQuestion = "Approve? [y/N] "
 
-// ConfirmContext is Confirm that gives up when ctx ends, so Ctrl-C at a
-// prompt stops the run instead of waiting for a line that may never come.
-// The abandoned read is left to finish or die with the process: a terminal
-// read cannot be interrupted portably, and after ctx ends nothing else is
-// asked.
-func (p *Prompter) ConfirmContext(ctx context.Context, question string) (bool, error) {
+// Confirm writes the question followed by "Approve? [y/N] " and reads one
+// line; only "y" or "yes" (any case) approves. End of input declines. When
+// ctx ends first the abandoned read is left to finish or die with the
+// process: a terminal read cannot be interrupted portably, and after ctx
+// ends nothing else is asked.
+func (p *Prompter) Confirm(ctx context.Context, q Question) (Answer, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, err := io.WriteString(p.out, question); err != nil {
-		return false, err
+	if _, err := io.WriteString(p.out, q.Text+approveQuestion); err != nil {
+		return Deny, err
 	}
 	type answer struct {
 		line string
@@ -52,35 +73,31 @@ func (p *Prompter) ConfirmContext(ctx context.Context, question string) (bool, e
 		line, err := p.in.ReadString('\n')
 		got <- answer{line, err}
 	}()
-	var line string
-	var err error
+	var a answer
 	select {
-	case a := <-got:
-		line, err = a.line, a.err
+	case a = <-got:
 	case <-ctx.Done():
 		_, _ = io.WriteString(p.out, "\n")
-		return false, ctx.Err()
+		return Deny, ctx.Err()
 	}
-	if err != nil && line == "" {
-		if err == io.EOF {
+	if a.err != nil && a.line == "" {
+		if a.err == io.EOF {
 			_, _ = io.WriteString(p.out, "\n")
-			return false, nil
+			return Deny, nil
 		}
-		return false, err
+		return Deny, a.err
 	}
-	switch strings.ToLower(strings.TrimSpace(line)) {
+	switch strings.ToLower(strings.TrimSpace(a.line)) {
 	case "y", "yes":
-		return true, nil
+		return Approve, nil
 	}
-	return false, nil
+	return Deny, nil
 }
 
-const approveQuestion = "Approve? [y/N] "
-
-// spawnPrompt shows everything the server will execute with. Every value
+// spawnQuestion shows everything the server will execute with. Every value
 // comes from a project file, so each is shown on one line, control
 // characters neutralised.
-func spawnPrompt(spec ServerSpec) string {
+func spawnQuestion(spec mcpclient.ServerSpec) string {
 	cfg := spec.Config
 	timeout, maxResp, maxChars := keyLimits(cfg)
 	var b strings.Builder
@@ -106,23 +123,21 @@ func spawnPrompt(spec ServerSpec) string {
 	for _, r := range sortedCopy(cfg.ArtifactRoots) {
 		fmt.Fprintf(&b, "  artifact_root: %s\n", untrusted.OneLine(r, 512))
 	}
-	b.WriteString(approveQuestion)
 	return b.String()
 }
 
-// toolPrompt shows a tool's description (sanitised, at most 200 runes) and
+// toolQuestion shows a tool's description (sanitised, at most 200 runes) and
 // the fingerprint of its schema, which the approval is keyed on.
-func toolPrompt(server string, t ToolDef, desc string) string {
+func toolQuestion(server string, t mcpclient.ToolDef) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "MCP server %q wants to register tool %q\n", untrusted.OneLine(server, 64), untrusted.OneLine(t.Name, 64))
-	fmt.Fprintf(&b, "  description: %s\n", untrusted.OneLine(desc, 200))
+	fmt.Fprintf(&b, "  description: %s\n", untrusted.OneLine(t.Description, 200))
 	fmt.Fprintf(&b, "  schema: sha256:%s (%d bytes)\n", SchemaSHA256(t.InputSchema)[:16], schemaSize(t.InputSchema))
-	b.WriteString(approveQuestion)
 	return b.String()
 }
 
 // commandLine is the short "<cmd> "<args>"" form used in errors.
-func commandLine(cfg ServerConfig) string {
+func commandLine(cfg mcpclient.ServerConfig) string {
 	cmd := cfg.Command
 	if cmd == "" {
 		cmd = cfg.URL

@@ -1,4 +1,4 @@
-package mcpclient
+package approval
 
 import (
 	"bytes"
@@ -8,15 +8,17 @@ import (
 	"hash"
 	"slices"
 	"strconv"
+
+	"github.com/odek-run/odek/internal/mcpclient"
 )
 
-// SpawnApprovalKey fingerprints what a project-level server will execute:
+// SpawnKey fingerprints what a project-level server will execute:
 // hex SHA-256 over dir\0name\0command, \0arg per argument, the env sorted
 // and length-prefixed, \0url:, \0token_env:, the three limits and the sorted
 // artifact roots. Limits enter with defaults and hard caps applied, so only
 // changes in behaviour change the key. auto_approve and enabled are trust
 // metadata, not execution, and are left out.
-func SpawnApprovalKey(dir, name string, cfg ServerConfig) string {
+func SpawnKey(dir, name string, cfg mcpclient.ServerConfig) string {
 	h := sha256.New()
 	write := func(s string) { h.Write([]byte(s)) }
 	write(dir + "\x00" + name + "\x00" + cfg.Command)
@@ -40,11 +42,11 @@ func SpawnApprovalKey(dir, name string, cfg ServerConfig) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// ToolApprovalKey fingerprints one tool of one server: every field is
+// ToolKey fingerprints one tool of one server: every field is
 // length-prefixed (dir, server, tool, command, args, env, url, token_env,
 // limits, artifact roots, SHA-256 of the canonical schema, description), so
 // no two different inputs can produce the same byte stream.
-func ToolApprovalKey(dir, server string, cfg ServerConfig, tool ToolDef) string {
+func ToolKey(dir, server string, cfg mcpclient.ServerConfig, tool mcpclient.ToolDef) string {
 	h := sha256.New()
 	for _, s := range []string{dir, server, tool.Name, cfg.Command} {
 		writeLP(h, s)
@@ -100,19 +102,19 @@ func canonicalSchema(schema json.RawMessage) []byte {
 }
 
 // keyLimits resolves the effective limits the client will enforce.
-func keyLimits(cfg ServerConfig) (timeout int, maxResp int64, maxChars int) {
+func keyLimits(cfg mcpclient.ServerConfig) (timeout int, maxResp int64, maxChars int) {
 	timeout, maxResp, maxChars = cfg.TimeoutSeconds, cfg.MaxResponseBytes, cfg.MaxResultChars
 	if timeout == 0 {
 		timeout = int(DefaultTimeoutSeconds)
 	}
-	timeout = min(timeout, MaxTimeoutSeconds)
+	timeout = min(timeout, mcpclient.MaxTimeoutSeconds)
 	if maxResp == 0 {
-		maxResp = DefaultMaxResponseBytes
+		maxResp = mcpclient.DefaultMaxResponseBytes
 	}
 	if maxChars == 0 {
-		maxChars = DefaultMaxResultChars
+		maxChars = mcpclient.DefaultMaxResultChars
 	}
-	maxChars = min(maxChars, MaxResultCharsCap)
+	maxChars = min(maxChars, mcpclient.MaxResultCharsCap)
 	return timeout, maxResp, maxChars
 }
 

@@ -1,9 +1,10 @@
-package mcpclient
+package approval
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/odek-run/odek/internal/mcpclient"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,37 +14,37 @@ import (
 	"time"
 )
 
-func baseConfig() ServerConfig {
-	return ServerConfig{Command: "/bin/srv", Args: []string{"--a", "b"}, Env: map[string]string{"K": "v", "L": "w"},
+func baseConfig() mcpclient.ServerConfig {
+	return mcpclient.ServerConfig{Command: "/bin/srv", Args: []string{"--a", "b"}, Env: map[string]string{"K": "v", "L": "w"},
 		TimeoutSeconds: 60, MaxResponseBytes: 1 << 20, MaxResultChars: 5000, ArtifactRoots: []string{"/r1", "/r2"}}
 }
 
 // keyMutations change something the server executes with: every one must change both keys.
-var keyMutations = map[string]func(*ServerConfig){
-	"command":            func(c *ServerConfig) { c.Command = "/bin/other" },
-	"arg changed":        func(c *ServerConfig) { c.Args[1] = "c" },
-	"arg added":          func(c *ServerConfig) { c.Args = append(c.Args, "") },
-	"args split":         func(c *ServerConfig) { c.Args = []string{"--a b"} },
-	"env value":          func(c *ServerConfig) { c.Env["K"] = "x" },
-	"env key":            func(c *ServerConfig) { c.Env["M"] = "v" },
-	"env moved":          func(c *ServerConfig) { c.Env = map[string]string{"K": "vL", "": "w"} },
-	"url":                func(c *ServerConfig) { c.URL = "https://x" },
-	"token_env":          func(c *ServerConfig) { c.TokenEnv = "TOK" },
-	"timeout":            func(c *ServerConfig) { c.TimeoutSeconds = 61 },
-	"max_response_bytes": func(c *ServerConfig) { c.MaxResponseBytes = 2 << 20 },
-	"max_result_chars":   func(c *ServerConfig) { c.MaxResultChars = 5001 },
-	"artifact root":      func(c *ServerConfig) { c.ArtifactRoots = []string{"/r1"} },
+var keyMutations = map[string]func(*mcpclient.ServerConfig){
+	"command":            func(c *mcpclient.ServerConfig) { c.Command = "/bin/other" },
+	"arg changed":        func(c *mcpclient.ServerConfig) { c.Args[1] = "c" },
+	"arg added":          func(c *mcpclient.ServerConfig) { c.Args = append(c.Args, "") },
+	"args split":         func(c *mcpclient.ServerConfig) { c.Args = []string{"--a b"} },
+	"env value":          func(c *mcpclient.ServerConfig) { c.Env["K"] = "x" },
+	"env key":            func(c *mcpclient.ServerConfig) { c.Env["M"] = "v" },
+	"env moved":          func(c *mcpclient.ServerConfig) { c.Env = map[string]string{"K": "vL", "": "w"} },
+	"url":                func(c *mcpclient.ServerConfig) { c.URL = "https://x" },
+	"token_env":          func(c *mcpclient.ServerConfig) { c.TokenEnv = "TOK" },
+	"timeout":            func(c *mcpclient.ServerConfig) { c.TimeoutSeconds = 61 },
+	"max_response_bytes": func(c *mcpclient.ServerConfig) { c.MaxResponseBytes = 2 << 20 },
+	"max_result_chars":   func(c *mcpclient.ServerConfig) { c.MaxResultChars = 5001 },
+	"artifact root":      func(c *mcpclient.ServerConfig) { c.ArtifactRoots = []string{"/r1"} },
 }
 
 // keyNeutral changes nothing the server executes with: no key may change.
-var keyNeutral = map[string]func(*ServerConfig){
-	"auto_approve":    func(c *ServerConfig) { c.AutoApprove = true },
-	"enabled":         func(c *ServerConfig) { t := true; c.Enabled = &t },
-	"root order":      func(c *ServerConfig) { c.ArtifactRoots = []string{"/r2", "/r1"} },
-	"env map rebuilt": func(c *ServerConfig) { c.Env = map[string]string{"L": "w", "K": "v"} },
+var keyNeutral = map[string]func(*mcpclient.ServerConfig){
+	"auto_approve":    func(c *mcpclient.ServerConfig) { c.AutoApprove = true },
+	"enabled":         func(c *mcpclient.ServerConfig) { t := true; c.Enabled = &t },
+	"root order":      func(c *mcpclient.ServerConfig) { c.ArtifactRoots = []string{"/r2", "/r1"} },
+	"env map rebuilt": func(c *mcpclient.ServerConfig) { c.Env = map[string]string{"L": "w", "K": "v"} },
 }
 
-func cloneConfig(c ServerConfig) ServerConfig {
+func cloneConfig(c mcpclient.ServerConfig) mcpclient.ServerConfig {
 	c.Args = append([]string(nil), c.Args...)
 	env := map[string]string{}
 	for k, v := range c.Env {
@@ -57,54 +58,58 @@ func cloneConfig(c ServerConfig) ServerConfig {
 var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 func TestApprovalKeys(t *testing.T) {
-	tool := ToolDef{Name: "t", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`)}
+	tool := mcpclient.ToolDef{Name: "t", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`)}
 	base := baseConfig()
-	spawn := SpawnApprovalKey("/proj", "s", base)
-	toolKey := ToolApprovalKey("/proj", "s", base, tool)
+	spawn := SpawnKey("/proj", "s", base)
+	toolKey := ToolKey("/proj", "s", base, tool)
 	if !hex64.MatchString(spawn) || !hex64.MatchString(toolKey) || spawn == toolKey {
 		t.Fatalf("keys %q %q", spawn, toolKey)
 	}
-	if SpawnApprovalKey("/proj", "s", baseConfig()) != spawn || ToolApprovalKey("/proj", "s", baseConfig(), tool) != toolKey {
+	if SpawnKey("/proj", "s", baseConfig()) != spawn || ToolKey("/proj", "s", baseConfig(), tool) != toolKey {
 		t.Fatal("keys are not stable")
 	}
 	for name, mut := range keyMutations {
 		c := cloneConfig(base)
 		mut(&c)
-		if SpawnApprovalKey("/proj", "s", c) == spawn {
+		if SpawnKey("/proj", "s", c) == spawn {
 			t.Errorf("%s: spawn key unchanged", name)
 		}
-		if ToolApprovalKey("/proj", "s", c, tool) == toolKey {
+		if ToolKey("/proj", "s", c, tool) == toolKey {
 			t.Errorf("%s: tool key unchanged", name)
 		}
 	}
 	for name, mut := range keyNeutral {
 		c := cloneConfig(base)
 		mut(&c)
-		if SpawnApprovalKey("/proj", "s", c) != spawn || ToolApprovalKey("/proj", "s", c, tool) != toolKey {
+		if SpawnKey("/proj", "s", c) != spawn || ToolKey("/proj", "s", c, tool) != toolKey {
 			t.Errorf("%s: key changed", name)
 		}
 	}
-	if SpawnApprovalKey("/other", "s", base) == spawn || SpawnApprovalKey("/proj", "s2", base) == spawn {
+	if SpawnKey("/other", "s", base) == spawn || SpawnKey("/proj", "s2", base) == spawn {
 		t.Error("spawn key ignores dir or name")
 	}
-	toolMuts := map[string]func(*ToolDef, *string, *string){
-		"dir":         func(_ *ToolDef, d, _ *string) { *d = "/other" },
-		"server":      func(_ *ToolDef, _, s *string) { *s = "s2" },
-		"tool name":   func(td *ToolDef, _, _ *string) { td.Name = "u" },
-		"description": func(td *ToolDef, _, _ *string) { td.Description = "d2" },
-		"schema":      func(td *ToolDef, _, _ *string) { td.InputSchema = json.RawMessage(`{"type":"object","properties":{}}`) },
-		"number":      func(td *ToolDef, _, _ *string) { td.InputSchema = json.RawMessage(`{"type":"object","maximum":1.0}`) },
+	toolMuts := map[string]func(*mcpclient.ToolDef, *string, *string){
+		"dir":         func(_ *mcpclient.ToolDef, d, _ *string) { *d = "/other" },
+		"server":      func(_ *mcpclient.ToolDef, _, s *string) { *s = "s2" },
+		"tool name":   func(td *mcpclient.ToolDef, _, _ *string) { td.Name = "u" },
+		"description": func(td *mcpclient.ToolDef, _, _ *string) { td.Description = "d2" },
+		"schema": func(td *mcpclient.ToolDef, _, _ *string) {
+			td.InputSchema = json.RawMessage(`{"type":"object","properties":{}}`)
+		},
+		"number": func(td *mcpclient.ToolDef, _, _ *string) {
+			td.InputSchema = json.RawMessage(`{"type":"object","maximum":1.0}`)
+		},
 	}
 	for name, mut := range toolMuts {
 		td, dir, srv := tool, "/proj", "s"
 		mut(&td, &dir, &srv)
-		if ToolApprovalKey(dir, srv, base, td) == toolKey {
+		if ToolKey(dir, srv, base, td) == toolKey {
 			t.Errorf("%s: tool key unchanged", name)
 		}
 	}
 	same := tool
 	same.InputSchema = json.RawMessage("{ \"type\" :\n \"object\" }")
-	if ToolApprovalKey("/proj", "s", base, same) != toolKey {
+	if ToolKey("/proj", "s", base, same) != toolKey {
 		t.Error("insignificant schema white space changed the key")
 	}
 	if SchemaSHA256(json.RawMessage(`{"b":1,"a":2}`)) != SchemaSHA256(json.RawMessage(`{"a":2,"b":1}`)) ||
@@ -115,8 +120,8 @@ func TestApprovalKeys(t *testing.T) {
 
 func TestApprovalStore(t *testing.T) {
 	home := t.TempDir()
-	path := filepath.Join(home, "sub", SpawnApprovalsFile)
-	s, err := OpenApprovalStore(path)
+	path := filepath.Join(home, "sub", SpawnFile)
+	s, err := OpenStore(path)
 	if err != nil || s.Has("k1") {
 		t.Fatalf("missing file: %v", err)
 	}
@@ -143,17 +148,17 @@ func TestApprovalStore(t *testing.T) {
 	if len(entries) != 1 {
 		t.Fatalf("temp files left: %v", entries)
 	}
-	s2, err := OpenApprovalStore(path)
+	s2, err := OpenStore(path)
 	if err != nil || !s2.Has("k1") || !s2.Has("k3") || s2.Has("k4") {
 		t.Fatalf("reopen: %v", err)
 	}
 	if err := os.WriteFile(path, []byte(`{"k1":tru`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenApprovalStore(path); err == nil || !errors.Is(err, ErrApprovalStore) || !strings.Contains(err.Error(), path) {
+	if _, err := OpenStore(path); err == nil || !errors.Is(err, ErrStore) || !strings.Contains(err.Error(), path) {
 		t.Fatalf("unparseable file: %v", err)
 	}
-	mem, _ := OpenApprovalStore("")
+	mem, _ := OpenStore("")
 	if err := mem.Grant("x"); err != nil || !mem.Has("x") {
 		t.Fatal("in-memory store")
 	}
@@ -176,12 +181,12 @@ func TestScreenTool(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := ToolDef{Name: "t", Description: tt.desc, InputSchema: json.RawMessage(tt.schema)}
+			in := mcpclient.ToolDef{Name: "t", Description: tt.desc, InputSchema: json.RawMessage(tt.schema)}
 			out, warns, skip := screenTool("s", in)
 			if skip != tt.skip {
 				t.Fatalf("skip = %v", skip)
 			}
-			if tt.placeholder != (out.Description == DescriptionPlaceholder) {
+			if tt.placeholder != (out.Description == mcpclient.DescriptionPlaceholder) {
 				t.Fatalf("description = %q", out.Description)
 			}
 			if tt.warn == "" && len(warns) > 0 || tt.warn != "" && (len(warns) != 1 || !strings.Contains(warns[0], tt.warn)) {
@@ -200,7 +205,7 @@ func TestConfirmContextCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := p.ConfirmContext(ctx, "Approve? [y/N] ")
+		_, err := p.Confirm(ctx, Question{Text: "x\n"})
 		done <- err
 	}()
 	cancel()

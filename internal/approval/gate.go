@@ -1,0 +1,158 @@
+package approval
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/odek-run/odek/internal/mcpclient"
+)
+
+// approvalHint tells the operator how to grant an approval non-interactively.
+const approvalHint = "run odek interactively once, or set ODEK_APPROVE_MCP=1"
+
+// Options configures a Gate.
+type Options struct {
+	// Home is $ODEK_HOME, holding the approvals files; "" keeps grants in memory only.
+	Home string
+	// ApproveAll is ODEK_APPROVE_MCP=1: everything approved, nothing stored.
+	ApproveAll bool
+	// Confirmer asks the operator; nil when nobody can answer (fail closed).
+	Confirmer Confirmer
+}
+
+// Gate implements mcpclient.Gate with stored grants and the operator's answers.
+type Gate struct {
+	all   bool
+	ask   Confirmer
+	spawn *Store
+	tools *Store
+}
+
+// New opens the approvals files under o.Home. A file that cannot be read or
+// parsed is an error naming it: a broken store is never treated as empty.
+func New(o Options) (*Gate, error) {
+	g := &Gate{all: o.ApproveAll, ask: o.Confirmer}
+	var spawnPath, toolPath string
+	if o.Home != "" {
+		spawnPath = filepath.Join(o.Home, SpawnFile)
+		toolPath = filepath.Join(o.Home, ToolFile)
+	}
+	var err error
+	if g.spawn, err = OpenStore(spawnPath); err != nil {
+		return nil, newErr("", "mcp approval: "+err.Error(), err)
+	}
+	if g.tools, err = OpenStore(toolPath); err != nil {
+		return nil, newErr("", "mcp approval: "+err.Error(), err)
+	}
+	return g, nil
+}
+
+// trusted reports the operator's auto_approve. Config.AutoApprove counts only
+// on a global server: the config loader strips it from project files, and
+// this refuses it again should one slip through.
+func trusted(s mcpclient.ServerSpec) bool {
+	return s.AutoApprove || (!s.Project && s.Config.AutoApprove)
+}
+
+// Spawn grants a project-level server the right to be started; global
+// servers need no spawn grant.
+func (g *Gate) Spawn(ctx context.Context, spec mcpclient.ServerSpec) (bool, []string, error) {
+	if !spec.Project || g.all || trusted(spec) {
+		return true, nil, nil
+	}
+	key := SpawnKey(spec.Dir, spec.Name, spec.Config)
+	if g.spawn.Has(key) {
+		return true, nil, nil
+	}
+	if g.ask == nil {
+		return false, nil, newErr(spec.Name, fmt.Sprintf("project-level MCP server %q (%s) requires explicit approval; %s",
+			spec.Name, commandLine(spec.Config), approvalHint), ErrNotApproved)
+	}
+	ans, err := g.ask.Confirm(ctx, Question{Text: spawnQuestion(spec)})
+	if err != nil {
+		return false, nil, newErr(spec.Name, fmt.Sprintf("mcp approval: server %q: prompt failed: %v", spec.Name, err), err)
+	}
+	if ans == Deny {
+		return false, nil, newErr(spec.Name, fmt.Sprintf("mcp approval: server %q was not approved", spec.Name), ErrNotApproved)
+	}
+	if err := g.spawn.Grant(key); err != nil {
+		return false, nil, newErr(spec.Name, fmt.Sprintf("mcp approval: server %q: %v", spec.Name, err), err)
+	}
+	return true, nil, nil
+}
+
+// Tools screens and grants the tools a server offers. Oversized or
+// injection-tainted schemas are skipped before anyone is asked; a tainted
+// description is replaced by mcpclient.DescriptionPlaceholder. A declined
+// tool is skipped; a tool nobody can grant fails the whole start.
+func (g *Gate) Tools(ctx context.Context, spec mcpclient.ServerSpec, defs []mcpclient.ToolDef) ([]mcpclient.ToolDef, []string, error) {
+	var kept []mcpclient.ToolDef
+	var warns []string
+	for _, orig := range defs {
+		t, warn, skip := screenTool(spec.Name, orig)
+		warns = append(warns, warn...)
+		if skip {
+			continue
+		}
+		ok, err := g.grantTool(ctx, spec, orig, t)
+		if err != nil {
+			return nil, warns, err
+		}
+		if !ok {
+			warns = append(warns, fmt.Sprintf("mcp server %q: tool %q was not approved; skipped", spec.Name, t.Name))
+			continue
+		}
+		kept = append(kept, t)
+	}
+	return kept, warns, nil
+}
+
+// screenTool applies the checks no grant can waive: the schema size cap and
+// the injection scan of schema strings and description.
+func screenTool(server string, t mcpclient.ToolDef) (mcpclient.ToolDef, []string, bool) {
+	if n := len(t.InputSchema); n > MaxSchemaBytes {
+		return t, []string{fmt.Sprintf("mcp server %q: tool %q skipped: input schema is %d bytes, over the %d-byte limit",
+			server, t.Name, n, MaxSchemaBytes)}, true
+	}
+	if hit := schemaInjectionHit(t.InputSchema); hit != "" {
+		return t, []string{fmt.Sprintf("mcp server %q: tool %q skipped: its input schema contains the prompt-injection pattern %q",
+			server, t.Name, hit)}, true
+	}
+	if hit := injectionHit(t.Description); hit != "" {
+		// The key must still cover the real description, so only the copy
+		// shown to people and the model is replaced.
+		t.Description = mcpclient.DescriptionPlaceholder
+		return t, []string{fmt.Sprintf("mcp server %q: tool %q: description withheld (prompt-injection pattern %q)",
+			server, t.Name, hit)}, false
+	}
+	return t, nil, false
+}
+
+// grantTool reports whether a tool may be registered. The key covers the
+// tool as the server sent it (orig); the prompt shows the screened copy,
+// whose description may be the placeholder.
+func (g *Gate) grantTool(ctx context.Context, spec mcpclient.ServerSpec, orig, t mcpclient.ToolDef) (bool, error) {
+	if g.all || trusted(spec) {
+		return true, nil
+	}
+	key := ToolKey(spec.Dir, spec.Name, spec.Config, orig)
+	if g.tools.Has(key) {
+		return true, nil
+	}
+	if g.ask == nil {
+		return false, newErr(spec.Name, fmt.Sprintf("MCP tool %q from server %q requires explicit approval; %s",
+			t.Name, spec.Name, approvalHint), ErrNotApproved)
+	}
+	ans, err := g.ask.Confirm(ctx, Question{Text: toolQuestion(spec.Name, t)})
+	if err != nil {
+		return false, newErr(spec.Name, fmt.Sprintf("mcp approval: tool %q from server %q: prompt failed: %v", t.Name, spec.Name, err), err)
+	}
+	if ans == Deny {
+		return false, nil
+	}
+	if err := g.tools.Grant(key); err != nil {
+		return false, newErr(spec.Name, fmt.Sprintf("mcp approval: tool %q from server %q: %v", t.Name, spec.Name, err), err)
+	}
+	return true, nil
+}
