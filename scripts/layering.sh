@@ -18,7 +18,8 @@ declare -A allowed=(
   [llm]="errclass"
   [fakellm]=""
   [config]="budget mcpclient"
-  [loop]="llm budget events errclass redact untrusted"
+  [loop]="llm budget events errclass redact untrusted risk"
+  [risk]=""
   [mcpclient]="artifact errclass untrusted"
   [approval]="mcpclient errclass untrusted atomicfile"
 )

@@ -78,7 +78,9 @@ func (v *progressView) update(p loop.Progress) {
 	case loop.ProgressToolDone:
 		v.removeRunning(p.Tool)
 		mark, word := v.paint("32", "✓"), "ok"
-		if p.Failed {
+		if p.Denied {
+			mark, word = v.paint("33", "⊘"), "denied"
+		} else if p.Failed {
 			mark, word = v.paint("31", "✗"), "failed"
 		}
 		v.line(fmt.Sprintf("[%d] %s %s %s (%s)", p.Iteration, mark, p.Tool, word, roundDur(p.Duration)))

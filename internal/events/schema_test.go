@@ -43,7 +43,7 @@ func everyType() []emitted {
 	return []emitted{
 		{RunStarted, 0, "", map[string]any{"model": "gpt-test", "sandbox": false, "max_iterations": 20}},
 		{ToolCallStarted, 1, "shell", map[string]any{"call_id": "call_1", "args_sha256": ArgsSHA256(args),
-			"args_bytes": len(args), "args_summary": ArgsSummary("shell", args)}},
+			"args_bytes": len(args), "args_summary": map[string]any{"argv0": Argv0("FOO=1 /usr/bin/go test ./..."), "class": "safe"}}},
 		{ToolCallStarted, 1, "fs__read", map[string]any{"call_id": "it1-call1",
 			"args_sha256": ArgsSHA256([]byte(`{}`)), "args_bytes": 2, "args_summary": map[string]any{"keys": []string{}}}},
 		{ToolCallCompleted, 1, "shell", map[string]any{"call_id": "call_1", "duration_ms": 412, "result_bytes": 812, "artifact_count": 1}},

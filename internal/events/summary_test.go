@@ -13,40 +13,48 @@ import (
 	"github.com/odek-run/odek/internal/errclass"
 )
 
-func TestArgsSummary(t *testing.T) {
-	long := strings.Repeat("é", 300) // 600 bytes
+func TestKeysSummary(t *testing.T) {
 	tests := []struct {
-		tool, args string
-		want       map[string]any
+		args string
+		want map[string]any
 	}{
-		{"shell", `{"command":"FOO=1 BAR=x /usr/local/bin/go test ./..."}`, map[string]any{"argv0": "go"}},
-		{"shell", `{"command":"  "}`, map[string]any{"argv0": ""}},
-		{"shell", `{"command":"=x ls"}`, map[string]any{"argv0": "=x"}},
-		{"parallel_shell", `{"commands":["ls -l","A=1 git status",{"command":"make"}]}`,
-			map[string]any{"argv0": []string{"ls", "git", "make"}}},
-		{"read_file", `{"path":"src/main.go","offset":3}`, map[string]any{"path": "src/main.go"}},
-		{"write_file", `{"path":"` + long + `","content":"secret"}`, map[string]any{"path": strings.Repeat("é", 256)}},
-		{"batch_patch", `{"patches":[{"path":"a.go","diff":"x"},{"path":"b.go"}]}`,
-			map[string]any{"path": []string{"a.go", "b.go"}}},
-		{"delegate_tasks", `{"tasks":[{"goal":"a"},{"goal":"b"}]}`, map[string]any{"task_count": 2}},
-		{"plan", `{"action":"update","steps":["secret step"]}`, map[string]any{"action": "update"}},
-		{"http_fetch", `{"url":"https://user:pw@api.example.com:8443/x?token=abc"}`,
-			map[string]any{"host": "api.example.com:8443"}},
-		{"github__search_code", `{"query":"password=hunter2","path":"x"}`,
-			map[string]any{"keys": []string{"path", "query"}}},
-		{"github__fetch", `{"url":"https://secret.example/"}`, map[string]any{"keys": []string{"url"}}},
-		{"unknown_tool", `{"a":1}`, nil},
-		{"shell", `not json`, nil},
-		{"shell", `[1,2]`, nil},
-		{"shell", `null`, nil},
+		{`{"query":"password=hunter2","path":"x"}`, map[string]any{"keys": []string{"path", "query"}}},
+		{`{"url":"https://secret.example/"}`, map[string]any{"keys": []string{"url"}}},
+		{`{}`, map[string]any{"keys": []string{}}},
+		{`not json`, nil},
+		{`[1,2]`, nil},
+		{`null`, nil},
 	}
 	for _, tc := range tests {
-		t.Run(tc.tool+" "+tc.args[:min(len(tc.args), 20)], func(t *testing.T) {
-			got := ArgsSummary(tc.tool, []byte(tc.args))
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+		t.Run(tc.args, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, KeysSummary([]byte(tc.args))); diff != "" {
 				t.Fatalf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestSummaryHelpers(t *testing.T) {
+	long := strings.Repeat("é", 300) // 600 bytes
+	for cmd, want := range map[string]string{
+		"FOO=1 BAR=x /usr/local/bin/go test ./...": "go",
+		"  ":           "",
+		"=x ls":        "=x",
+		`"ls" -l`:      "ls",
+		"A=1 git push": "git",
+	} {
+		if got := Argv0(cmd); got != want {
+			t.Errorf("Argv0(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+	if got := Clip(long); got != strings.Repeat("é", 256) {
+		t.Errorf("Clip cut to %d bytes, want 512 on a rune boundary", len(got))
+	}
+	if got := Host("https://user:pw@api.example.com:8443/x?token=abc"); got != "api.example.com:8443" {
+		t.Errorf("Host = %q", got)
+	}
+	if got := Host("://bad"); got != "" {
+		t.Errorf("Host of a bad URL = %q", got)
 	}
 }
 
@@ -92,26 +100,23 @@ func TestErrorClass(t *testing.T) {
 	}
 }
 
-// FuzzArgsSummary: model-written arguments are untrusted; the summary must
-// never panic and never carry a string over the cap.
+// FuzzArgsSummary: model-written arguments are untrusted; the summary helpers
+// must never panic and never return a string over the cap.
 func FuzzArgsSummary(f *testing.F) {
-	for _, s := range []string{`{"command":"A=1 ls"}`, `{"commands":["ls",{"command":"x"}]}`,
-		`{"patches":[{"path":"a"}]}`, `{"url":"http://[::1]:80/"}`, `{"tasks":3}`, `{}`} {
-		f.Add("shell", s)
-		f.Add("parallel_shell", s)
-		f.Add("batch_patch", s)
-		f.Add("srv__t", s)
-		f.Add("fetch", s)
+	for _, s := range []string{`{"command":"A=1 ls"}`, `{"url":"http://[::1]:80/"}`, `{"tasks":3}`, `{}`, "A=1 B= x", "http://u:p@h:1/"} {
+		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, tool, args string) {
-		checkStrings(t, ArgsSummary(tool, []byte(args)))
+	f.Fuzz(func(t *testing.T, args string) {
+		checkStrings(t, KeysSummary([]byte(args)))
+		checkStrings(t, Argv0(args))
+		checkStrings(t, Host(args))
 	})
 }
 
 func checkStrings(t *testing.T, v any) {
 	switch x := v.(type) {
 	case string:
-		if len(x) > maxSummaryString {
+		if len(x) > MaxSummaryString {
 			t.Fatalf("summary string of %d bytes", len(x))
 		}
 	case []string:

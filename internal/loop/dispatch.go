@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/llm"
+	"github.com/odek-run/odek/internal/risk"
 	"github.com/odek-run/odek/internal/untrusted"
 )
 
@@ -19,6 +21,7 @@ import (
 type callOutcome struct {
 	content  string // framed, redacted text for the tool message
 	err      error
+	denied   bool // the Gate refused it
 	duration time.Duration
 	raw      int // bytes of the result before framing
 	refs     int // artifact metadata lines
@@ -75,7 +78,7 @@ func (r *runner) callAll(ctx context.Context, i int, calls []llm.ToolCall, out [
 func (r *runner) startedData(c llm.ToolCall) map[string]any {
 	args := []byte(c.Function.Arguments)
 	d := map[string]any{"call_id": c.ID, "args_sha256": events.ArgsSHA256(args), "args_bytes": len(args)}
-	if s := events.ArgsSummary(c.Function.Name, args); s != nil {
+	if s := r.argsSummary(c.Function.Name, args); s != nil {
 		d["args_summary"] = s
 	}
 	if r.o.IncludeArgs {
@@ -84,10 +87,30 @@ func (r *runner) startedData(c llm.ToolCall) map[string]any {
 	return d
 }
 
+// argsSummary asks the tool for its own summary; tools that have none, and
+// arguments that are not a JSON object, get the sorted argument keys (or none).
+func (r *runner) argsSummary(name string, args []byte) (s map[string]any) {
+	if t, ok := r.o.Tools.Lookup(name); ok {
+		if as, ok := t.(ArgsSummarizer); ok && json.Valid(args) {
+			defer func() {
+				if recover() != nil {
+					s = nil // a summary is never worth a crash
+				}
+			}()
+			return as.ArgsSummary(args)
+		}
+	}
+	return events.KeysSummary(args)
+}
+
 // record emits the call's completion event and counts it.
 func (r *runner) record(i int, c llm.ToolCall, o callOutcome) {
 	if o.err != nil {
-		r.res.ToolCalls.Failed++
+		if o.denied {
+			r.res.ToolCalls.Denied++
+		} else {
+			r.res.ToolCalls.Failed++
+		}
 		if r.o.Events == nil {
 			return
 		}
@@ -122,7 +145,7 @@ func (r *runner) call(ctx context.Context, i int, c llm.ToolCall) callOutcome {
 	r.progress(Progress{Kind: ProgressToolStart, Iteration: i, Tool: name})
 	start := r.now()
 	text, err := r.invoke(ctx, c)
-	o := callOutcome{err: err, duration: r.now().Sub(start)}
+	o := callOutcome{err: err, denied: isDenial(err), duration: r.now().Sub(start)}
 	if err != nil {
 		text = "error: " + err.Error()
 	} else {
@@ -130,7 +153,7 @@ func (r *runner) call(ctx context.Context, i int, c llm.ToolCall) callOutcome {
 		o.refs = countArtifactLines(text)
 	}
 	o.content = frame(name, r.o.Redact(text))
-	r.progress(Progress{Kind: ProgressToolDone, Iteration: i, Tool: name, Failed: err != nil, Duration: o.duration})
+	r.progress(Progress{Kind: ProgressToolDone, Iteration: i, Tool: name, Failed: err != nil, Denied: o.denied, Duration: o.duration})
 	return o
 }
 
@@ -154,7 +177,35 @@ func (r *runner) invoke(ctx context.Context, c llm.ToolCall) (text string, err e
 			text, err = "", &PanicError{Tool: name, Value: v}
 		}
 	}()
+	if ctx, err = r.gate(ctx, t, name, args); err != nil {
+		return "", err
+	}
 	return t.Call(ctx, args)
+}
+
+// gate classifies the call (when the tool can) and lets the Gate decide. The
+// assessment the Gate let through rides on ctx, so the tool can check at the
+// last moment that the call is still what was approved.
+func (r *runner) gate(ctx context.Context, t Tool, name string, args json.RawMessage) (context.Context, error) {
+	gc := GateCall{Tool: name, Args: args}
+	if ra, ok := t.(RiskAssessor); ok {
+		a, err := ra.AssessRisk(args)
+		if err != nil {
+			return ctx, err
+		}
+		gc.Risk, gc.Assessed = a, true
+		ctx = risk.WithApproved(ctx, a)
+	}
+	if r.o.Gate == nil {
+		return ctx, nil
+	}
+	return ctx, r.o.Gate.Check(ctx, gc)
+}
+
+// isDenial reports whether err is the Gate's refusal.
+func isDenial(err error) bool {
+	var d interface{ Denied() bool }
+	return errors.As(err, &d) && d.Denied()
 }
 
 // frame marks a tool result as data with a fresh per-call nonce.

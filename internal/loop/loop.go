@@ -44,6 +44,9 @@ type Options struct {
 	MaxToolParallel int
 	MaxTokens       int // per-call cap asked of the provider; 0 = provider default
 
+	// Gate decides on every call before it runs; nil lets every call run.
+	Gate Gate
+
 	Budget      *budget.Tracker
 	Events      *events.Emitter
 	IncludeArgs bool // raw (redacted) args in tool_call_started
@@ -71,7 +74,7 @@ type Result struct {
 	History     []llm.Message
 }
 
-// ToolCounts counts executed tool calls by outcome.
+// ToolCounts counts tool calls by outcome; Denied calls never ran.
 type ToolCounts struct {
 	OK, Failed, Denied int
 }

@@ -27,6 +27,7 @@ type Progress struct {
 	Iteration int
 	Tool      string
 	Failed    bool
+	Denied    bool // the Gate refused the call (Failed is set too)
 	Duration  time.Duration
 	Usage     budget.Usage
 }

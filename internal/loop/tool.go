@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/odek-run/odek/internal/llm"
+	"github.com/odek-run/odek/internal/risk"
 )
 
 // Tool is anything the model can call: built-in tools, MCP tools and, later,
@@ -17,6 +18,39 @@ type Tool interface {
 	Description() string
 	Schema() json.RawMessage
 	Call(ctx context.Context, args json.RawMessage) (string, error)
+}
+
+// ArgsSummarizer is a Tool that describes its own args_summary for
+// tool_call_started events (BEHAVIOR §6): a few low-cardinality fields, never
+// raw argument values that may hold secrets. A tool without it gets the
+// sorted list of its argument keys.
+type ArgsSummarizer interface {
+	ArgsSummary(args json.RawMessage) map[string]any
+}
+
+// RiskAssessor is a Tool that classifies each call before it runs, so the
+// Gate can decide on it. An error is a bad call (the model sees it, nothing
+// runs). Tools without it (MCP tools, approved when they were registered)
+// reach the Gate unassessed.
+type RiskAssessor interface {
+	AssessRisk(args json.RawMessage) (risk.Assessment, error)
+}
+
+// Gate decides whether a call may run, asking the operator if it must; it is
+// called concurrently for the calls of one batch. A nil error lets the call
+// run; an error is the call's result, counted as denied when it has a
+// Denied() bool method that returns true (and as failed otherwise, e.g. an
+// interrupt at a prompt).
+type Gate interface {
+	Check(ctx context.Context, c GateCall) error
+}
+
+// GateCall is one call as the Gate sees it.
+type GateCall struct {
+	Tool     string
+	Args     json.RawMessage
+	Risk     risk.Assessment
+	Assessed bool // false: the tool has no RiskAssessor
 }
 
 // Model is the language model the loop thinks with.
