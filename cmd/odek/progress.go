@@ -70,6 +70,8 @@ func (v *progressView) update(p loop.Progress) {
 		if !v.tty {
 			v.line(fmt.Sprintf("[%d] thinking", p.Iteration))
 		}
+	case loop.ProgressEmptyReply:
+		v.line(fmt.Sprintf("[%d] %s the model sent an empty reply; asking again", p.Iteration, v.paint("33", "!")))
 	case loop.ProgressToolStart:
 		v.running = append(v.running, p.Tool)
 		if !v.tty {

@@ -30,6 +30,9 @@ type runReport struct {
 	ToolCalls         loopToolCounts           `json:"tool_calls"`
 	DurationMS        int64                    `json:"duration_ms"`
 	LLMDurationMS     int64                    `json:"llm_duration_ms"`
+	TTFTMS            int64                    `json:"ttft_ms,omitempty"`
+	ReasoningChars    int64                    `json:"reasoning_chars,omitempty"`
+	ReasoningTokens   int64                    `json:"reasoning_tokens,omitempty"`
 	Artifacts         []reportArtifact         `json:"artifacts,omitempty"`
 }
 
@@ -44,10 +47,16 @@ func outcome(ctx context.Context, res *loop.Result, err error) (status, reason s
 	code = exitCode(ctx, err)
 	var be *budget.Error
 	switch {
+	case err == nil && res.Stop == loop.StopMaxTokens:
+		return "partial", "max_tokens", code
 	case err == nil && res.Partial:
 		return "partial", "max_iterations", code
 	case err == nil:
 		return "success", "completed", code
+	case errors.Is(err, loop.ErrEmptyAnswer):
+		return "error", "empty_answer", code
+	case errors.Is(err, loop.ErrContentFilter):
+		return "error", "content_filter", code
 	case errors.As(err, &be):
 		return "budget_exhausted", "execution_budget:" + be.Limit, code
 	case code == exitInterrupted:
@@ -63,10 +72,17 @@ func outcome(ctx context.Context, res *loop.Result, err error) (status, reason s
 	}
 }
 
+// cutAnswerWarning follows an answer the provider cut at its output-token
+// limit: the run succeeds (exit 0) with a partial answer.
+const cutAnswerWarning = `the answer is cut off: the model stopped at its output-token limit (finish_reason "length")`
+
 // finish prints the answer (or the report) and returns the run's error for
 // the exit code.
 func (s *runState) finish(ctx context.Context, ios *IOStreams, o runOptions, res *loop.Result, runErr error) error {
 	s.view.summary(res, runErr)
+	if res != nil && runErr == nil && res.Stop == loop.StopMaxTokens {
+		printWarnings(ios, []string{cutAnswerWarning})
+	}
 	if o.output == "json" {
 		rep := s.report(ctx, ios, res, runErr)
 		writeJSON(ios, rep)
@@ -92,6 +108,8 @@ func (s *runState) report(ctx context.Context, ios *IOStreams, res *loop.Result,
 		rep.OutputTokens = res.Usage.OutputTokens
 		rep.ToolCalls = loopToolCounts{res.ToolCalls.OK, res.ToolCalls.Failed, res.ToolCalls.Denied}
 		rep.LLMDurationMS = res.LLMDuration.Milliseconds()
+		rep.TTFTMS = res.TimeToFirstToken.Milliseconds()
+		rep.ReasoningChars, rep.ReasoningTokens = res.ReasoningChars, res.ReasoningTokens
 	}
 	rep.Artifacts = reportArtifacts(s.store)
 	if s.tracker != nil {

@@ -58,6 +58,9 @@ type Request struct {
 	Messages  []Message
 	Tools     []ToolSpec
 	MaxTokens int // 0 = provider default
+	// ReasoningEffort is sent as reasoning_effort ("low", "medium", "high");
+	// "" sends none.
+	ReasoningEffort string
 }
 
 // Usage is what the provider reported for one call. Present is false when the
@@ -67,14 +70,19 @@ type Usage struct {
 	OutputTokens        int64
 	CacheReadTokens     int64
 	CacheCreationTokens int64
+	ReasoningTokens     int64 // part of OutputTokens, when the provider says
 	Present             bool
 }
 
 // Timing is measured by the client for one call, retries excluded.
 type Timing struct {
 	TimeToFirstToken time.Duration // streaming only; 0 when unknown
-	Generation       time.Duration // first token to end of response
+	Generation       time.Duration // first token to end of response; streaming only
 	Total            time.Duration // request sent to response complete
+	// TokenChunks counts the stream chunks that carried text, reasoning or a
+	// tool-call piece. A rate over one chunk means nothing (a server that sends
+	// a whole tool call at once), so consumers skip rates below two.
+	TokenChunks int
 }
 
 // Response is the assembled result of one call.

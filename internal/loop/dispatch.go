@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -33,9 +32,6 @@ type callOutcome struct {
 func (r *runner) act(ctx context.Context, i int, msg llm.Message) {
 	calls := msg.ToolCalls
 	for k := range calls {
-		if calls[k].ID == "" {
-			calls[k].ID = "it" + strconv.Itoa(i) + "-call" + strconv.Itoa(k)
-		}
 		if calls[k].Type == "" {
 			calls[k].Type = "function"
 		}
@@ -161,6 +157,9 @@ func (r *runner) call(ctx context.Context, i int, c llm.ToolCall) callOutcome {
 // into an error.
 func (r *runner) invoke(ctx context.Context, c llm.ToolCall) (text string, err error) {
 	name := c.Function.Name
+	if r.cut[c.ID] {
+		return "", &CutToolCallError{Tool: name}
+	}
 	t, ok := r.o.Tools.Lookup(name)
 	if !ok {
 		return "", fmt.Errorf("tool %q not found", name)

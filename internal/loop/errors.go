@@ -34,5 +34,39 @@ func (e *MaxIterationsError) Unwrap() error { return e.Err }
 // ErrorClass implements events.Classifier.
 func (e *MaxIterationsError) ErrorClass() string { return errclass.Error }
 
+// Reasons an AnswerError gives; test with errors.Is.
+var (
+	// ErrEmptyAnswer is a reply with no text and no tool calls, twice.
+	ErrEmptyAnswer = errors.New("model returned an empty answer")
+	// ErrContentFilter is a reply the provider's content filter stopped.
+	ErrContentFilter = errors.New("model answer blocked by the provider's content filter")
+)
+
+// AnswerError is a model reply the loop cannot use: an empty answer or a
+// content-filter stop. It is a model error (exit 1).
+type AnswerError struct {
+	Iteration int
+	Err       error  // ErrEmptyAnswer or ErrContentFilter
+	Detail    string // what was seen
+}
+
+func (e *AnswerError) Error() string {
+	return fmt.Sprintf("%v: %s (iteration %d)", e.Err, e.Detail, e.Iteration)
+}
+
+func (e *AnswerError) Unwrap() error { return e.Err }
+
+// ErrorClass implements events.Classifier: the provider's reply failed.
+func (e *AnswerError) ErrorClass() string { return errclass.ProviderError }
+
+// CutToolCallError is the result of a tool call whose arguments were cut off
+// at the output-token limit; the call is not run.
+type CutToolCallError struct{ Tool string }
+
+func (e *CutToolCallError) Error() string {
+	return fmt.Sprintf("tool call %q was cut off: the reply reached the output-token limit (finish_reason \"length\") "+
+		"before its arguments were complete; call it again with shorter arguments", e.Tool)
+}
+
 // errToolCallsInSummary is a summary reply that asked for more tools.
 var errToolCallsInSummary = errors.New("summary reply contained tool calls")

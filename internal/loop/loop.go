@@ -20,7 +20,6 @@ package loop
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/odek-run/odek/internal/budget"
@@ -43,6 +42,9 @@ type Options struct {
 	MaxIterations   int
 	MaxToolParallel int
 	MaxTokens       int // per-call cap asked of the provider; 0 = provider default
+	// ReasoningEffort is sent as reasoning_effort ("low", "medium", "high");
+	// "" sends none.
+	ReasoningEffort string
 
 	// Gate decides on every call before it runs; nil lets every call run.
 	Gate Gate
@@ -65,13 +67,24 @@ type Options struct {
 // Result describes a run, complete or not. Run returns it together with any
 // error, so the caller can always report what was spent.
 type Result struct {
-	Answer      string
-	Partial     bool // ended by the iteration cap with a partial summary
+	Answer string
+	// Stop says how a run without an error ended; Partial is true unless it
+	// is StopCompleted (an iteration-cap summary, or an answer cut at the
+	// output-token limit).
+	Stop        Stop
+	Partial     bool
 	Iterations  int
 	Usage       budget.Usage
 	LLMDuration time.Duration
-	ToolCalls   ToolCounts
-	History     []llm.Message
+	// TimeToFirstToken is the mean over the model calls that measured one
+	// (streaming only); 0 when none did.
+	TimeToFirstToken time.Duration
+	// ReasoningChars counts the characters of reasoning text the model sent
+	// (never part of the answer); ReasoningTokens is the part of the output
+	// tokens the provider reported as reasoning.
+	ReasoningChars, ReasoningTokens int64
+	ToolCalls                       ToolCounts
+	History                         []llm.Message
 }
 
 // ToolCounts counts tool calls by outcome; Denied calls never ran.
@@ -98,6 +111,7 @@ func Continue(ctx context.Context, o Options, h *History) (*Result, error) {
 
 func (r *runner) run(ctx context.Context, h *History) (*Result, error) {
 	r.hist = h
+	r.ids = seedCallIDs(h.Messages())
 	r.start = r.now()
 	r.emit(events.RunStarted, 0, "", map[string]any{
 		"model": r.o.ModelName, "sandbox": false, "max_iterations": r.o.MaxIterations,
@@ -120,24 +134,27 @@ func (r *runner) iterate(ctx context.Context) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		calls := resp.Message.ToolCalls
 		if err := r.account(resp); err != nil {
-			if len(resp.Message.ToolCalls) == 0 {
+			if len(calls) == 0 {
 				r.hist.Append(resp.Message)
 			}
 			return "", err
 		}
-		if len(resp.Message.ToolCalls) == 0 {
-			r.hist.Append(resp.Message)
-			r.iterationDone(i, resp, 0)
-			r.afterBatch()
-			return resp.Message.Content, nil
+		if err := refusal(i, resp); err != nil {
+			return "", err
 		}
-		if err := r.o.Budget.CheckToolBatch(len(resp.Message.ToolCalls)); err != nil {
+		if len(calls) == 0 {
+			return r.finalAnswer(i, resp)
+		}
+		if err := r.o.Budget.CheckToolBatch(len(calls)); err != nil {
 			return r.budgetStopWithSummary(ctx, err)
 		}
+		r.ids.assign(i, calls)
+		r.cut = cutCalls(resp)
 		r.act(ctx, i, resp.Message)
 		r.afterBatch()
-		r.iterationDone(i, resp, len(resp.Message.ToolCalls))
+		r.iterationDone(i, resp, len(calls))
 		if ctx.Err() != nil {
 			return "", cause(ctx)
 		}
@@ -151,31 +168,6 @@ func (r *runner) checkStart(ctx context.Context) error {
 		return cause(ctx)
 	}
 	return r.o.Budget.CheckRuntime(r.now())
-}
-
-// think makes the iteration's model call.
-func (r *runner) think(ctx context.Context, i int) (*llm.Response, error) {
-	r.progress(Progress{Kind: ProgressThinking, Iteration: i})
-	req := llm.Request{Model: r.o.ModelName, Messages: r.hist.Messages(), Tools: r.o.Tools.Specs(), MaxTokens: r.maxTokens()}
-	resp, err := r.o.Model.Complete(ctx, req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, cause(ctx)
-		}
-		return nil, fmt.Errorf("iteration %d: %w", i, err)
-	}
-	r.res.LLMDuration += resp.Timing.Total
-	r.llmOutput += resp.Usage.OutputTokens
-	return resp, nil
-}
-
-// maxTokens clamps the per-call cap to the output tokens the budget has left.
-func (r *runner) maxTokens() int {
-	limit := r.o.MaxTokens
-	if left, ok := r.o.Budget.OutputTokensLeft(); ok && (limit == 0 || left < int64(limit)) {
-		limit = int(max(left, 1))
-	}
-	return limit
 }
 
 // account adds the response's usage and checks the token and cost budgets.

@@ -19,6 +19,7 @@ const (
 	ProgressToolStart
 	ProgressToolDone
 	ProgressIterationDone
+	ProgressEmptyReply // the model sent an empty reply and is asked again
 )
 
 // Progress is one notification for the terminal display. Usage is cumulative.
@@ -40,6 +41,12 @@ type runner struct {
 	res       Result
 	start     time.Time
 	llmOutput int64 // output tokens of main think steps, for tokens_per_second
+	ids       callIDs
+	cut       map[string]bool // ids of the current batch's calls cut by the output limit
+	clamped   bool            // the last call's max_tokens was the output budget's clamp
+
+	ttftSum   time.Duration
+	ttftCount int
 }
 
 func newRunner(o Options) *runner {
@@ -90,7 +97,9 @@ func (r *runner) iterationDone(i int, resp *llm.Response, tools int) {
 		d["call_input_tokens"] = resp.Usage.InputTokens
 		d["call_output_tokens"] = resp.Usage.OutputTokens
 		putRate(d, "tokens_per_second", resp.Usage.OutputTokens, t.Total)
-		putRate(d, "generation_tokens_per_second", resp.Usage.OutputTokens, t.Generation)
+		if t.TokenChunks >= 2 { // over one chunk, "generation" is just delivery
+			putRate(d, "generation_tokens_per_second", resp.Usage.OutputTokens, t.Generation)
+		}
 	}
 	r.emit(events.IterationCompleted, i, "", d)
 }
@@ -101,8 +110,12 @@ func putMS(d map[string]any, key string, v time.Duration) {
 	}
 }
 
+// minRateWindow is the shortest time a rate is computed over: below it the
+// clock's resolution and the network, not the model, set the figure.
+const minRateWindow = time.Millisecond
+
 func putRate(d map[string]any, key string, tokens int64, over time.Duration) {
-	if tokens > 0 && over > 0 {
+	if tokens > 0 && over >= minRateWindow {
 		d[key] = float64(tokens) / over.Seconds()
 	}
 }

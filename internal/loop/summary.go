@@ -60,7 +60,8 @@ func (r *runner) budgetStopWithSummary(ctx context.Context, budgetErr error) (st
 // summarize makes the tool-less side call. Its usage counts against the
 // budget like any other call.
 func (r *runner) summarize(ctx context.Context) (string, error) {
-	req := llm.Request{Model: r.o.ModelName, Messages: summaryMessagesFor(r.hist.Messages(), r.o.System), MaxTokens: r.maxTokens()}
+	maxTokens, _ := r.maxTokens()
+	req := llm.Request{Model: r.o.ModelName, Messages: summaryMessagesFor(r.hist.Messages(), r.o.System), MaxTokens: maxTokens}
 	resp, err := r.o.Model.Complete(ctx, req)
 	if err != nil {
 		return "", err
