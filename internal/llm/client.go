@@ -184,9 +184,10 @@ func (c *Client) streamOnce(ctx context.Context, oreq openai.ChatCompletionReque
 	defer stream.Close()
 
 	var (
-		a     assembler
-		first time.Time
-		chunk streamChunk
+		a      assembler
+		first  time.Time
+		chunk  streamChunk
+		tokens int
 	)
 	for {
 		raw, err := stream.RecvRaw()
@@ -202,8 +203,11 @@ func (c *Client) streamOnce(ctx context.Context, oreq openai.ChatCompletionReque
 				Err:  fmt.Errorf("%v (data: %q)", err, capString(string(raw), 120)),
 			}
 		}
-		if a.add(&chunk) && first.IsZero() {
-			first = c.now()
+		if a.add(&chunk) {
+			tokens++
+			if first.IsZero() {
+				first = c.now()
+			}
 		}
 	}
 	end := c.now()
@@ -227,7 +231,7 @@ func (c *Client) streamOnce(ctx context.Context, oreq openai.ChatCompletionReque
 		Message:      a.message(),
 		Usage:        a.usage.toUsage(),
 		FinishReason: a.finish,
-		Timing:       Timing{Total: end.Sub(start)},
+		Timing:       Timing{Total: end.Sub(start), TokenChunks: tokens},
 	}
 	if !first.IsZero() {
 		resp.Timing.TimeToFirstToken = first.Sub(start)
