@@ -27,7 +27,7 @@ func turns(fs ...func(llm.Request) (*llm.Response, error)) *scriptedModel {
 }
 
 // runWithEvents runs the loop and returns the events it emitted.
-func runWithEvents(t *testing.T, o Options, task string) (*Result, error, []events.Event) {
+func runWithEvents(t *testing.T, o Options, task string) (*Result, []events.Event, error) {
 	t.Helper()
 	sink := &memSink{}
 	o.Events = events.NewEmitter(events.Options{RunID: "r", Sinks: []events.Sink{sink}})
@@ -37,7 +37,7 @@ func runWithEvents(t *testing.T, o Options, task string) (*Result, error, []even
 	}
 	sink.mu.Lock()
 	defer sink.mu.Unlock()
-	return res, err, append([]events.Event(nil), sink.evs...)
+	return res, append([]events.Event(nil), sink.evs...), err
 }
 
 func lastEvent(t *testing.T, evs []events.Event) events.Event {
@@ -77,7 +77,7 @@ func TestCutAnswerAtBudgetClampIsBudgetStop(t *testing.T) {
 				return &llm.Response{Message: llm.Message{Role: "assistant", Content: "cut"}, FinishReason: "length", Usage: usage.u}, nil
 			})
 			tr := budget.NewTracker(budget.Limits{MaxOutputTokens: 100}, budget.Prices{}, time.Now())
-			_, err, evs := runWithEvents(t, Options{Model: m, Budget: tr}, "q")
+			_, evs, err := runWithEvents(t, Options{Model: m, Budget: tr}, "q")
 			var be *budget.Error
 			if !errors.As(err, &be) || be.Limit != budget.LimitOutputTokens || be.Max != 100 || be.Observed < 100 {
 				t.Fatalf("err = %v, want an output_tokens budget stop", err)
@@ -110,7 +110,7 @@ func TestToolCallCutByLengthReachesModelAsError(t *testing.T) {
 		}}, "length", 100),
 		answer("done", 1, 1),
 	)
-	res, err, evs := runWithEvents(t, Options{Model: m, Tools: mustRegistry(t, write)}, "q")
+	res, evs, err := runWithEvents(t, Options{Model: m, Tools: mustRegistry(t, write)}, "q")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestToolCallCutByLengthReachesModelAsError(t *testing.T) {
 
 func TestContentFilterIsModelError(t *testing.T) {
 	m := turns(reply(llm.Message{Content: ""}, "content_filter", 0))
-	_, err, evs := runWithEvents(t, Options{Model: m}, "q")
+	_, evs, err := runWithEvents(t, Options{Model: m}, "q")
 	var ae *AnswerError
 	if !errors.As(err, &ae) || !errors.Is(err, ErrContentFilter) {
 		t.Fatalf("err = %v", err)
@@ -174,7 +174,7 @@ func TestEmptyReplyAskedAgainOnce(t *testing.T) {
 func TestEmptyReplyTwiceFails(t *testing.T) {
 	m := turns(reply(llm.Message{}, "stop", 3), reply(llm.Message{}, "stop", 4))
 	tr := budget.NewTracker(budget.Limits{MaxOutputTokens: 1000}, budget.Prices{}, time.Now())
-	res, err, evs := runWithEvents(t, Options{Model: m, Budget: tr}, "q")
+	res, evs, err := runWithEvents(t, Options{Model: m, Budget: tr}, "q")
 	if !errors.Is(err, ErrEmptyAnswer) || !strings.HasPrefix(err.Error(), "model returned an empty answer: ") {
 		t.Fatalf("err = %v", err)
 	}
@@ -207,7 +207,7 @@ func TestSyntheticCallIDsNeverRepeat(t *testing.T) {
 		callTools(1, 1, tc("call_0", "ok", `{}`), tc("call_0", "ok", `{}`)),
 		answer("done", 1, 1),
 	)
-	res, err, evs := runWithEvents(t, Options{Model: m, Tools: mustRegistry(t, ok)}, "q")
+	res, evs, err := runWithEvents(t, Options{Model: m, Tools: mustRegistry(t, ok)}, "q")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +292,7 @@ func TestRatesNeedAWindow(t *testing.T) {
 				return &llm.Response{Message: llm.Message{Role: "assistant", Content: "x"}, FinishReason: "stop",
 					Usage: llm.Usage{OutputTokens: 40, Present: true}, Timing: tc.timing}, nil
 			})
-			res, err, evs := runWithEvents(t, Options{Model: m}, "q")
+			res, evs, err := runWithEvents(t, Options{Model: m}, "q")
 			if err != nil {
 				t.Fatal(err)
 			}
