@@ -44,3 +44,21 @@ func TestWriteFailsCleanly(t *testing.T) {
 		t.Error("write into a missing directory succeeded")
 	}
 }
+
+func TestWriteCache(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "index.json")
+	for _, v := range []string{"one", "two"} {
+		if err := WriteCache(p, []byte(v), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ := os.ReadFile(p)
+	st, _ := os.Stat(p)
+	if string(got) != "two" || st.Mode().Perm() != 0o600 {
+		t.Fatalf("content %q mode %v", got, st.Mode().Perm())
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("temp files left behind: %v", ents)
+	}
+}

@@ -1,0 +1,24 @@
+// Package session persists conversations so that `odek continue` can pick one
+// up later: one JSON file per session, $ODEK_HOME/sessions/<id>.json, plus an
+// index.json that lets `odek session list` avoid reading every transcript.
+//
+// Invariants:
+//   - An id is validated (ValidID) before it is ever joined to a path; ids are
+//     YYYYMMDD-<32 hex>, random, and a file whose embedded id differs from its
+//     name is refused on load.
+//   - Every write is atomic (O_EXCL temp file, fsync, rename, directory fsync)
+//     and 0600, so a crash at any moment leaves either the previous file or the
+//     new one, never a torn one. Loads refuse files over MaxBytes.
+//   - Secrets are redacted at save: every message not yet redacted (those at
+//     or after redact_boundary, and any the caller changed) goes through the
+//     redactor before it is written; redaction is never repeated for messages
+//     already stored, which keeps a save of a long history cheap.
+//   - A history whose file would pass MaxBytes loses its oldest message groups
+//     (an assistant message with tool calls and its tool messages go together;
+//     system messages stay) and gains a marker message saying so.
+//   - The index is a cache: List checks it against the directory and re-reads
+//     any session it is missing or stale about, so a crash or a concurrent
+//     writer can make it wrong only until the next List.
+//   - External refs are validated, de-duplicated and stored; they are never
+//     dereferenced.
+package session

@@ -1,0 +1,53 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrNotFound is returned (wrapped) when a session does not exist.
+var ErrNotFound = errors.New("session not found")
+
+// ErrNoSessions is returned by Newest when there is no session at all.
+var ErrNoSessions = errors.New("no sessions yet: start one with odek run --session")
+
+// InvalidIDError is a session id that is not YYYYMMDD-<32 lowercase hex>.
+type InvalidIDError struct {
+	ID     string
+	Reason string
+}
+
+func (e *InvalidIDError) Error() string {
+	return fmt.Sprintf("invalid session id %q: %s", e.ID, e.Reason)
+}
+
+// TooLargeError is a session file over the size cap.
+type TooLargeError struct {
+	ID    string
+	Size  int64
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("session %s: file is %d bytes, over the %d-byte limit", e.ID, e.Size, e.Limit)
+}
+
+// IDMismatchError is a session file whose embedded id is not its file name.
+type IDMismatchError struct {
+	File, Embedded string
+}
+
+func (e *IDMismatchError) Error() string {
+	return fmt.Sprintf("session %s: the file says its id is %q; refusing a renamed or forged session file", e.File, e.Embedded)
+}
+
+// RefError is an --external-ref that does not follow the external-state-ref
+// schema (EXTENSIONS.md).
+type RefError struct {
+	Ref    string // as given, shortened for display
+	Reason string
+}
+
+func (e *RefError) Error() string {
+	return fmt.Sprintf("external ref %q: %s", e.Ref, e.Reason)
+}

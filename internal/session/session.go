@@ -1,0 +1,136 @@
+package session
+
+import (
+	"strings"
+	"time"
+
+	"github.com/odek-run/odek/internal/llm"
+	"github.com/odek-run/odek/internal/untrusted"
+)
+
+// Session is one persisted conversation, as stored in <id>.json.
+type Session struct {
+	ID        string    `json:"id"`
+	AuthToken string    `json:"auth_token"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	Model     string    `json:"model"`
+	Provider  string    `json:"provider,omitempty"` // the endpoint's base URL
+	// Turns counts the user messages the conversation has had; it never
+	// decreases, also not when old messages are trimmed away.
+	Turns    int           `json:"turns"`
+	Task     string        `json:"task"` // the first prompt, redacted
+	Sandbox  bool          `json:"sandbox"`
+	Messages []llm.Message `json:"messages"`
+	// RedactBoundary is how many leading messages are known to be redacted.
+	RedactBoundary int           `json:"redact_boundary,omitempty"`
+	ExternalRefs   []ExternalRef `json:"external_refs,omitempty"`
+
+	// raw[i] is the message as the caller gave it, before Messages[i] was
+	// redacted from it; Update reuses Messages[i] while the caller's message
+	// is unchanged.
+	raw      []llm.Message
+	capWarn  bool // the storage-cap warning was given
+	diskSize int  // bytes of the last write or load
+	stored   int  // messages in the last write or load (fewer than Messages when capped)
+}
+
+// Summary is one index entry: what `odek session list` shows.
+type Summary struct {
+	ID        string    `json:"id"`
+	Title     string    `json:"title"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	Turns     int       `json:"turns"`
+}
+
+// titleRunes caps a session title.
+const titleRunes = 60
+
+// Summary returns the session's index entry.
+func (s *Session) Summary() Summary {
+	return Summary{ID: s.ID, Title: Title(s.Task), CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, Turns: s.Turns}
+}
+
+// Title is the first non-blank line of a task, on one line and short.
+func Title(task string) string {
+	for line := range strings.SplitSeq(task, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			return untrusted.OneLine(line, titleRunes)
+		}
+	}
+	return ""
+}
+
+// Update replaces the stored history with msgs (the caller's full history,
+// unredacted). Messages the caller has not changed since the last save keep
+// their redacted form; changed and new ones are redacted by the next Save.
+// The caller may not modify msgs afterwards (a loop snapshot is fine).
+func (s *Session) Update(msgs []llm.Message) {
+	boundary := min(len(s.raw), len(msgs), s.RedactBoundary)
+	for i := 0; i < boundary; i++ {
+		if !sameMessage(msgs[i], s.raw[i]) {
+			boundary = i
+			break
+		}
+	}
+	next := make([]llm.Message, len(msgs))
+	copy(next, s.Messages[:boundary])
+	copy(next[boundary:], msgs[boundary:])
+	s.Messages = next
+	s.raw = msgs
+	s.RedactBoundary = boundary
+	s.Turns = max(s.Turns, countUsers(msgs))
+}
+
+// StoredCount is the number of messages the last save wrote (or the load
+// read): fewer than len(Messages) when the storage cap dropped some.
+func (s *Session) StoredCount() int { return s.stored }
+
+// FileSize is the size in bytes of the last save or load.
+func (s *Session) FileSize() int { return s.diskSize }
+
+// sameMessage compares every field; strings shared with the stored copy
+// compare in constant time.
+func sameMessage(a, b llm.Message) bool {
+	if a.Role != b.Role || a.Content != b.Content || a.ReasoningContent != b.ReasoningContent ||
+		a.Name != b.Name || a.ToolCallID != b.ToolCallID || len(a.ToolCalls) != len(b.ToolCalls) {
+		return false
+	}
+	for i := range a.ToolCalls {
+		if a.ToolCalls[i] != b.ToolCalls[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func countUsers(msgs []llm.Message) int {
+	n := 0
+	for _, m := range msgs {
+		if m.Role == llm.RoleUser {
+			n++
+		}
+	}
+	return n
+}
+
+// redactFrom redacts messages [from:] in place (content, reasoning and tool
+// call arguments), copying a tool-call slice before changing it since the
+// caller's history shares it.
+func redactFrom(msgs []llm.Message, from int, redact func(string) string) {
+	for i := from; i < len(msgs); i++ {
+		m := &msgs[i]
+		m.Content = redact(m.Content)
+		m.ReasoningContent = redact(m.ReasoningContent)
+		copied := false
+		for k, c := range m.ToolCalls {
+			if r := redact(c.Function.Arguments); r != c.Function.Arguments {
+				if !copied {
+					m.ToolCalls, copied = append([]llm.ToolCall(nil), m.ToolCalls...), true
+				}
+				m.ToolCalls[k].Function.Arguments = r
+			}
+		}
+	}
+}
