@@ -260,4 +260,3 @@ func TestTrim(t *testing.T) {
 		t.Errorf("after two trims: marker %d, %d messages", c, len(sess.Messages))
 	}
 }
-
