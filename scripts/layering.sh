@@ -15,6 +15,7 @@ declare -A allowed=(
   [outschema]="untrusted"
   [atomicfile]=""
   [plan]="untrusted"
+  [session]="llm untrusted atomicfile"
   [llm]="errclass"
   [fakellm]=""
   [config]="budget mcpclient"
