@@ -78,3 +78,48 @@ func BenchmarkIteration(b *testing.B) {
 		})
 	}
 }
+
+// history1000 is a 1,000-message history: system, task, then steps of an
+// assistant message and one ~1 KiB tool result.
+func history1000() *History {
+	body := strings.Repeat("result line with some words in it\n", 30)
+	h := NewHistory(sysMsg("You are odek."), userMsg("the task"))
+	for i := 0; h.Len() < 1000; i++ {
+		h.Append(toolStep(fmt.Sprint("g", i), 1, body)...)
+	}
+	return h
+}
+
+// BenchmarkTrimPass1000 is the trimming work before one call on a
+// 1,000-message history that is over its budget: the first pass (as on
+// `continue`) truncates and drops, and builds the request's view.
+func BenchmarkTrimPass1000(b *testing.B) {
+	h := history1000()
+	b.ReportAllocs()
+	for b.Loop() {
+		tr := newTrimmer(32000, 500)
+		tr.proactive(h)
+		if len(tr.view(h)) == 0 {
+			b.Fatal("empty view")
+		}
+	}
+}
+
+// BenchmarkTrimSteady1000 is the per-call cost once trimmed: the history
+// gained one step, the pass trims a little more and builds the view.
+func BenchmarkTrimSteady1000(b *testing.B) {
+	h := history1000()
+	tr := newTrimmer(32000, 500)
+	tr.proactive(h)
+	body := strings.Repeat("result line with some words in it\n", 30)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		h.Append(toolStep(fmt.Sprint("n", i), 1, body)...)
+		i++
+		tr.proactive(h)
+		if len(tr.view(h)) == 0 {
+			b.Fatal("empty view")
+		}
+	}
+}

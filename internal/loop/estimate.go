@@ -1,0 +1,53 @@
+package loop
+
+import "github.com/odek-run/odek/internal/llm"
+
+// The token estimate of BEHAVIOR §3.4: a quarter token per byte of every
+// string, rounded up, plus fixed overheads. It is deliberately generous; the
+// provider's own count, when it reports one, corrects the trimming threshold.
+const (
+	perMessageTokens  = 50
+	perToolCallTokens = 30
+	perToolSpecTokens = 30
+)
+
+func tokens(s string) int { return (len(s) + 3) / 4 }
+
+// messageTokens estimates one message.
+func messageTokens(m *llm.Message) int {
+	n := perMessageTokens + tokens(m.Content) + tokens(m.ReasoningContent) + tokens(m.Name) + tokens(m.ToolCallID)
+	for i := range m.ToolCalls {
+		c := &m.ToolCalls[i]
+		n += perToolCallTokens + tokens(c.ID) + tokens(c.Function.Name) + tokens(c.Function.Arguments)
+	}
+	return n
+}
+
+// textTokens estimates only the text of a message, without the overheads:
+// the lower bound a provider's count is compared with to spot a server that
+// cut the prompt silently.
+func textTokens(m *llm.Message) int {
+	n := tokens(m.Content) + tokens(m.ReasoningContent)
+	for i := range m.ToolCalls {
+		n += tokens(m.ToolCalls[i].Function.Arguments)
+	}
+	return n
+}
+
+// EstimateMessages estimates a request's messages.
+func EstimateMessages(msgs []llm.Message) int {
+	n := 0
+	for i := range msgs {
+		n += messageTokens(&msgs[i])
+	}
+	return n
+}
+
+// EstimateTools estimates the tool definitions offered with every request.
+func EstimateTools(specs []llm.ToolSpec) int {
+	n := 0
+	for _, s := range specs {
+		n += perToolSpecTokens + tokens(s.Name) + tokens(s.Description) + tokens(string(s.Parameters))
+	}
+	return n
+}
