@@ -23,17 +23,6 @@ func messageTokens(m *llm.Message) int {
 	return n
 }
 
-// textTokens estimates only the text of a message, without the overheads:
-// the lower bound a provider's count is compared with to spot a server that
-// cut the prompt silently.
-func textTokens(m *llm.Message) int {
-	n := tokens(m.Content) + tokens(m.ReasoningContent)
-	for i := range m.ToolCalls {
-		n += tokens(m.ToolCalls[i].Function.Arguments)
-	}
-	return n
-}
-
 // EstimateMessages estimates a request's messages.
 func EstimateMessages(msgs []llm.Message) int {
 	n := 0
