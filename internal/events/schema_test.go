@@ -150,10 +150,18 @@ func TestRunReportSchema(t *testing.T) {
 	bad := `{"schema":"odek.run-report/v1","status":"success","termination_reason":"answer","exit_code":7,
 		"run_id":"x","model":"m","iterations":1,"input_tokens":1,"output_tokens":1,
 		"tool_calls":{"ok":0,"failed":0},"duration_ms":1}`
+	const sum = `"output_schema_sha256":"` + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" + `"`
+	head := `{"schema":"odek.run-report/v1","termination_reason":"completed","run_id":"` + fixedRunID +
+		`","model":"m","iterations":1,"input_tokens":1,"output_tokens":1,"tool_calls":{"ok":0,"failed":0,"denied":0},"duration_ms":1,`
+	withOutput := head + `"status":"success","exit_code":0,"output":{"verdict":"pass"},` + sum + `}`
+	scalarOutput := head + `"status":"partial","exit_code":0,"output":null,` + sum + `}`
+	noOutput := head + `"status":"success","exit_code":0,` + sum + `}`                                           // matched, so output is required
+	failedNoOutput := head + `"status":"error","exit_code":1,"error":"final answer does not match",` + sum + `}` // no output: fine
+	outputNoSum := head + `"status":"success","exit_code":0,"output":1}`
 	for _, tc := range []struct {
 		doc     string
 		wantErr bool
-	}{{good, false}, {bad, true}} {
+	}{{good, false}, {bad, true}, {withOutput, false}, {scalarOutput, false}, {noOutput, true}, {failedNoOutput, false}, {outputNoSum, true}} {
 		var doc any
 		if err := json.Unmarshal([]byte(tc.doc), &doc); err != nil {
 			t.Fatal(err)

@@ -28,6 +28,10 @@ func TestValidatorCanFail(t *testing.T) {
 		`{"schema":"odek.event/v1","type":"budget_exceeded","run_id":"0123456789abcdef0123456789abcdef","timestamp":"2026-01-01T00:00:00Z","data":{"limit_name":"money","observed":1,"limit":1}}`,
 		`{"schema":"odek.event/v1","type":"tool_call_failed","run_id":"0123456789abcdef0123456789abcdef","timestamp":"2026-01-01T00:00:00+02:00","tool":"x","iteration":1,"data":{"call_id":"c","duration_ms":1,"error_class":"boom"}}`,
 		`{"schema":"odek.event/v1","type":"session_saved","run_id":"0123456789abcdef0123456789abcdef","timestamp":"2026-01-01T00:00:00Z","iteration":0,"data":{"message_count":1.5}}`,
+		// output_schema comes with schema_retries, and is only ever true
+		`{"schema":"odek.event/v1","type":"run_completed","run_id":"0123456789abcdef0123456789abcdef","timestamp":"2026-01-01T00:00:00Z","data":{"duration_ms":1,"input_tokens":1,"output_tokens":1,"llm_duration_ms":1,"output_schema":true}}`,
+		`{"schema":"odek.event/v1","type":"run_failed","run_id":"0123456789abcdef0123456789abcdef","timestamp":"2026-01-01T00:00:00Z","data":{"duration_ms":1,"error_class":"error","schema_retries":2}}`,
+		`{"schema":"odek.event/v1","type":"run_failed","run_id":"0123456789abcdef0123456789abcdef","timestamp":"2026-01-01T00:00:00Z","data":{"duration_ms":1,"error_class":"error","output_schema":false,"schema_retries":0}}`,
 		// matches the pattern but is no date-time: only an asserted format catches it
 		`{"schema":"odek.event/v1","type":"session_saved","run_id":"0123456789abcdef0123456789abcdef","timestamp":"2026-13-45T25:61:00Z","data":{"message_count":1}}`,
 	}
