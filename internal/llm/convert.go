@@ -32,6 +32,7 @@ func toOpenAI(req Request, stream bool) (openai.ChatCompletionRequest, error) {
 	if stream {
 		out.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
 	}
+	out.ResponseFormat = responseFormat(req.ResponseFormat)
 	if req.MaxTokens > 0 {
 		// OpenAI's reasoning models refuse max_tokens (and go-openai rejects it
 		// before sending); they take max_completion_tokens instead.
@@ -133,4 +134,17 @@ func fromOpenAIToolCalls(in []openai.ToolCall) []ToolCall {
 		})
 	}
 	return out
+}
+
+// responseFormat is rf in go-openai's types; nil for nil.
+func responseFormat(rf *ResponseFormat) *openai.ChatCompletionResponseFormat {
+	if rf == nil {
+		return nil
+	}
+	return &openai.ChatCompletionResponseFormat{
+		Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+		JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
+			Name: rf.Name, Schema: rf.Schema, Strict: rf.Strict,
+		},
+	}
 }

@@ -122,6 +122,14 @@ func (e *requestEncoder) encode(req Request, stream bool) ([]byte, error) {
 		}
 		b.WriteString(`,"` + field + `":` + strconv.Itoa(req.MaxTokens))
 	}
+	if rf := responseFormat(req.ResponseFormat); rf != nil {
+		enc, err := marshalNoEscape(rf)
+		if err != nil {
+			return nil, fmt.Errorf("response_format: %w", err)
+		}
+		b.WriteString(`,"response_format":`)
+		b.Write(enc)
+	}
 	if stream {
 		b.WriteString(`,"stream":true,"stream_options":{"include_usage":true}`)
 	} else {

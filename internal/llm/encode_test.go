@@ -19,7 +19,8 @@ func sampleRequest() Request {
 			{Role: RoleTool, ToolCallID: "c1", Name: "f", Content: ""},
 			{Role: RoleAssistant, Content: "done"},
 		},
-		Tools: []ToolSpec{{Name: "f", Description: "does f", Parameters: json.RawMessage(`{"type":"object"}`)}, {Name: "g"}},
+		Tools:          []ToolSpec{{Name: "f", Description: "does f", Parameters: json.RawMessage(`{"type":"object"}`)}, {Name: "g"}},
+		ResponseFormat: &ResponseFormat{Name: "verdict", Schema: json.RawMessage(`{"type": "object", "title": "<v>"}`), Strict: true},
 	}
 }
 
@@ -115,4 +116,20 @@ func BenchmarkEncode(b *testing.B) {
 			}
 		}
 	})
+}
+
+func TestEncodeResponseFormat(t *testing.T) {
+	req := sampleRequest()
+	body, err := newRequestEncoder().encode(req, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"response_format":{"type":"json_schema","json_schema":{"name":"verdict","schema":{"type":"object","title":"<v>"},"strict":true}}`
+	if !strings.Contains(string(body), want) {
+		t.Fatalf("body lacks %s:\n%s", want, body)
+	}
+	req.ResponseFormat = nil
+	if body, _ = newRequestEncoder().encode(req, true); strings.Contains(string(body), "response_format") {
+		t.Fatalf("response_format sent without one asked: %s", body)
+	}
 }

@@ -61,6 +61,17 @@ type Request struct {
 	// ReasoningEffort is sent as reasoning_effort ("low", "medium", "high");
 	// "" sends none.
 	ReasoningEffort string
+	// ResponseFormat, when set, asks for a reply that is one JSON value
+	// matching a schema.
+	ResponseFormat *ResponseFormat
+}
+
+// ResponseFormat is sent as response_format {"type": "json_schema",
+// "json_schema": {name, schema, strict}} (OpenAI's structured outputs).
+type ResponseFormat struct {
+	Name   string          // [A-Za-z0-9_-]{1,64}
+	Schema json.RawMessage // a JSON Schema object
+	Strict bool
 }
 
 // Usage is what the provider reported for one call. Present is false when the
