@@ -62,7 +62,7 @@ func (r *runner) complete(ctx context.Context, i int) (*llm.Response, error) {
 	maxTokens, clamped := r.maxTokens()
 	req := llm.Request{
 		Model: r.o.ModelName, Messages: r.hist.Messages(), Tools: r.o.Tools.Specs(),
-		MaxTokens: maxTokens, ReasoningEffort: r.o.ReasoningEffort,
+		MaxTokens: maxTokens, ReasoningEffort: r.o.ReasoningEffort, ResponseFormat: r.o.ResponseFormat,
 	}
 	resp, err := r.o.Model.Complete(ctx, req)
 	if err != nil {

@@ -49,6 +49,13 @@ type Options struct {
 	// Gate decides on every call before it runs; nil lets every call run.
 	Gate Gate
 
+	// ResponseFormat, when set, is asked of every think call and of the
+	// iteration-cap summary: any of them may give the final answer.
+	ResponseFormat *llm.ResponseFormat
+	// Answers, when set, holds every final answer to a contract the caller
+	// sets (--output-schema); see AnswerChecker.
+	Answers AnswerChecker
+
 	Budget      *budget.Tracker
 	Events      *events.Emitter
 	IncludeArgs bool // raw (redacted) args in tool_call_started
@@ -145,7 +152,11 @@ func (r *runner) iterate(ctx context.Context) (string, error) {
 			return "", err
 		}
 		if len(calls) == 0 {
-			return r.finalAnswer(i, resp)
+			answer, err := r.finalAnswer(i, resp)
+			if again, err := r.checkAnswer(i, answer, err); !again {
+				return answer, err
+			}
+			continue
 		}
 		if err := r.o.Budget.CheckToolBatch(len(calls)); err != nil {
 			return r.budgetStopWithSummary(ctx, err)

@@ -20,6 +20,7 @@ const (
 	ProgressToolDone
 	ProgressIterationDone
 	ProgressEmptyReply // the model sent an empty reply and is asked again
+	ProgressReAsk      // a final answer broke the contract (Options.Answers) and the model is asked again
 )
 
 // Progress is one notification for the terminal display. Usage is cumulative.
@@ -44,6 +45,7 @@ type runner struct {
 	ids       callIDs
 	cut       map[string]bool // ids of the current batch's calls cut by the output limit
 	clamped   bool            // the last call's max_tokens was the output budget's clamp
+	reAsks    int             // final answers Options.Answers sent back
 
 	ttftSum   time.Duration
 	ttftCount int
@@ -124,6 +126,7 @@ func putRate(d map[string]any, key string, tokens int64, over time.Duration) {
 // run_failed, or run_completed.
 func (r *runner) finish(err error) {
 	d := map[string]any{"duration_ms": r.now().Sub(r.start).Milliseconds()}
+	r.contractData(d)
 	if r.res.LLMDuration > 0 {
 		d["llm_duration_ms"] = r.res.LLMDuration.Milliseconds()
 		putRate(d, "tokens_per_second", r.llmOutput, r.res.LLMDuration)

@@ -24,6 +24,10 @@ const summaryPrompt = "You have run out of steps for this task and cannot call t
 	"Using only the work shown below, write the best final answer you can: what was done, " +
 	"what was found, and what remains unfinished."
 
+// contractSummaryNote ends the summary prompt while Options.Answers holds
+// answers to a contract the system message states.
+const contractSummaryNote = "Write this answer in exactly the form the system message requires of a final answer."
+
 // iterationCapSummary ends a run that hit MaxIterations: one tool-less side
 // call turns the recent history into a partial answer.
 func (r *runner) iterationCapSummary(ctx context.Context) (string, error) {
@@ -41,6 +45,9 @@ func (r *runner) iterationCapSummary(ctx context.Context) (string, error) {
 	answer := IterationCapMarker + "\n\n" + text
 	r.hist.Append(llm.Message{Role: llm.RoleAssistant, Content: answer})
 	r.afterBatch()
+	if r.o.Answers != nil {
+		return answer, r.o.Answers.Last(text)
+	}
 	return answer, nil
 }
 
@@ -61,7 +68,11 @@ func (r *runner) budgetStopWithSummary(ctx context.Context, budgetErr error) (st
 // budget like any other call.
 func (r *runner) summarize(ctx context.Context) (string, error) {
 	maxTokens, _ := r.maxTokens()
-	req := llm.Request{Model: r.o.ModelName, Messages: summaryMessagesFor(r.hist.Messages(), r.o.System), MaxTokens: maxTokens}
+	msgs := summaryMessagesFor(r.hist.Messages(), r.o.System)
+	if r.o.Answers != nil {
+		msgs[len(msgs)-1].Content += "\n" + contractSummaryNote
+	}
+	req := llm.Request{Model: r.o.ModelName, Messages: msgs, MaxTokens: maxTokens, ResponseFormat: r.o.ResponseFormat}
 	resp, err := r.o.Model.Complete(ctx, req)
 	if err != nil {
 		return "", err

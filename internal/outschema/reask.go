@@ -62,21 +62,29 @@ func NewGuard(s *Schema, retries int) *Guard {
 	return &Guard{schema: s, retries: max(retries, 0)}
 }
 
-// Final checks one final answer. A valid answer's value is kept (Value); a
+// Check checks one final answer. A valid answer's value is kept (Value); a
 // mismatch while re-asks remain returns the re-ask message and counts it;
 // a mismatch after the last re-ask returns the *MismatchError.
-func (g *Guard) Final(answer string) (reAsk string, err error) {
+func (g *Guard) Check(answer string) (reAsk string, err error) {
+	if err := g.Last(answer); err != nil {
+		if g.used >= g.retries {
+			return "", err
+		}
+		g.used++
+		return ReAsk(err.(*MismatchError)), nil // Last returns no other error
+	}
+	return "", nil
+}
+
+// Last checks an answer that cannot be asked again: a valid answer's value
+// is kept (Value), else the *MismatchError is returned.
+func (g *Guard) Last(answer string) error {
 	v, err := g.schema.Check(answer)
-	if err == nil {
-		g.value = v
-		return "", nil
+	if err != nil {
+		return err
 	}
-	m := err.(*MismatchError) // Check returns no other error
-	if g.used >= g.retries {
-		return "", m
-	}
-	g.used++
-	return ReAsk(m), nil
+	g.value = v
+	return nil
 }
 
 // Value is the last valid answer's JSON value, compacted; nil before one.

@@ -54,12 +54,12 @@ func TestGuardRetriesCapped(t *testing.T) {
 	s := mustCompile(t, `{"type": "object", "required": ["ok"]}`)
 	g := NewGuard(s, 2)
 	for i := 1; i <= 2; i++ {
-		msg, err := g.Final("not json")
+		msg, err := g.Check("not json")
 		if err != nil || !strings.HasPrefix(msg, "Your final answer was rejected") || g.Retries() != i {
 			t.Fatalf("attempt %d: %q, %v, retries %d", i, msg, err, g.Retries())
 		}
 	}
-	msg, err := g.Final(`{}`)
+	msg, err := g.Check(`{}`)
 	var m *MismatchError
 	if msg != "" || !errors.As(err, &m) || g.Retries() != 2 || g.Value() != nil {
 		t.Fatalf("after the cap: %q, %v, retries %d", msg, err, g.Retries())
@@ -72,20 +72,26 @@ func TestGuardRetriesCapped(t *testing.T) {
 func TestGuardValidAfterReAsk(t *testing.T) {
 	s := mustCompile(t, `{"type": "object", "required": ["ok"]}`)
 	g := NewGuard(s, 1)
-	if msg, err := g.Final(`{"ok": 1`); msg == "" || err != nil {
+	if msg, err := g.Check(`{"ok": 1`); msg == "" || err != nil {
 		t.Fatalf("%q, %v", msg, err)
 	}
-	if msg, err := g.Final(` {"ok": true} `); msg != "" || err != nil || string(g.Value()) != `{"ok":true}` || g.Retries() != 1 {
+	if msg, err := g.Check(` {"ok": true} `); msg != "" || err != nil || string(g.Value()) != `{"ok":true}` || g.Retries() != 1 {
 		t.Fatalf("%q, %v, %s, %d", msg, err, g.Value(), g.Retries())
 	}
 	if g.Schema() != s {
 		t.Fatal("Schema")
 	}
+	if err := g.Last(`{"nope": 1}`); err == nil || string(g.Value()) != `{"ok":true}` {
+		t.Fatalf("Last accepted a mismatch or dropped the valid value: %v, %s", err, g.Value())
+	}
+	if err := g.Last("```json\n{\"ok\": 2}\n```"); err != nil || string(g.Value()) != `{"ok":2}` || g.Retries() != 1 {
+		t.Fatalf("Last: %v, %s, %d", err, g.Value(), g.Retries())
+	}
 }
 
 func TestGuardNoRetries(t *testing.T) {
 	g := NewGuard(mustCompile(t, `{"type": "integer"}`), -1)
-	if msg, err := g.Final(`"x"`); msg != "" || err == nil {
+	if msg, err := g.Check(`"x"`); msg != "" || err == nil {
 		t.Fatalf("%q, %v", msg, err)
 	}
 }
