@@ -10,8 +10,10 @@ import (
 // transport moves whole JSON-RPC messages between odek and one server.
 type transport interface {
 	// send writes one encoded message (ending in "\n"). id is our request id,
-	// or 0 for notifications and answers to server requests.
-	send(msg []byte, id int64) error
+	// or 0 for notifications and answers to server requests. ctx is the
+	// request's own: a transport that can abandon work in flight (an HTTP
+	// POST) does so the moment ctx ends, not when the connection closes.
+	send(ctx context.Context, msg []byte, id int64) error
 	// recv returns the next inbound message. A *requestError concerns a single
 	// request; any other error means the connection is dead.
 	recv() ([]byte, error)
@@ -24,7 +26,11 @@ type transport interface {
 // when it is full, so a server that stops reading cannot grow odek's memory.
 const outQueueSize = 64
 
+// outItem is one message for the writer. It carries its request's ctx
+// across the queue (the one place a ctx is kept in a struct) so the
+// transport can cancel the work the moment the caller gives up.
 type outItem struct {
+	ctx  context.Context
 	data []byte
 	id   int64
 }
@@ -98,7 +104,11 @@ func (c *conn) writeLoop() {
 	for {
 		select {
 		case it := <-c.out:
-			if err := c.t.send(it.data, it.id); err != nil && it.id > 0 {
+			ctx := it.ctx
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			if err := c.t.send(ctx, it.data, it.id); err != nil && it.id > 0 {
 				c.deliver(it.id, reply{err: err})
 			}
 		case <-c.quit:
@@ -197,7 +207,7 @@ func (c *conn) roundTrip(ctx context.Context, method string, params any) (*inbou
 
 	data, err := requestBytes(id, method, params)
 	if err == nil {
-		err = c.enqueue(ctx, outItem{data: data, id: id})
+		err = c.enqueue(ctx, outItem{ctx: ctx, data: data, id: id})
 	}
 	if err != nil {
 		c.forget(id)
@@ -236,7 +246,7 @@ func (c *conn) notifyCtx(ctx context.Context, method string, params any) error {
 	if err != nil {
 		return err
 	}
-	return c.enqueue(ctx, outItem{data: data})
+	return c.enqueue(ctx, outItem{ctx: ctx, data: data})
 }
 
 func (c *conn) enqueue(ctx context.Context, it outItem) error {

@@ -86,17 +86,18 @@ func (t *httpTransport) setProtocolVersion(v string) {
 	t.mu.Unlock()
 }
 
-// begin registers a cancellable POST; false once the transport is closed.
-func (t *httpTransport) begin(d time.Duration) (context.Context, func(), bool) {
+// begin registers a POST that ends when parent does, when d passes (d > 0)
+// or when the transport closes; false once the transport is closed.
+func (t *httpTransport) begin(parent context.Context, d time.Duration) (context.Context, func(), bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
 		return nil, nil, false
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(parent)
 	if d > 0 {
 		cancel()
-		ctx, cancel = context.WithTimeout(context.Background(), d)
+		ctx, cancel = context.WithTimeout(parent, d)
 	}
 	t.seq++
 	key := t.seq
@@ -111,9 +112,13 @@ func (t *httpTransport) begin(d time.Duration) (context.Context, func(), bool) {
 	}, true
 }
 
-func (t *httpTransport) send(msg []byte, id int64) error {
+// send POSTs msg. A request's POST runs on its own goroutine under the
+// request's ctx, so a timed-out or cancelled call closes its HTTP request at
+// once; notifications and answers are POSTed in order, bounded by
+// httpSendTimeout.
+func (t *httpTransport) send(ctx context.Context, msg []byte, id int64) error {
 	if id > 0 {
-		ctx, done, ok := t.begin(0)
+		ctx, done, ok := t.begin(ctx, 0)
 		if !ok {
 			return ErrClosed
 		}
@@ -123,7 +128,7 @@ func (t *httpTransport) send(msg []byte, id int64) error {
 		}()
 		return nil
 	}
-	ctx, done, ok := t.begin(httpSendTimeout)
+	ctx, done, ok := t.begin(context.WithoutCancel(ctx), httpSendTimeout)
 	if !ok {
 		return ErrClosed
 	}

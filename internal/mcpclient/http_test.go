@@ -11,11 +11,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fakeHTTPServer is a minimal Streamable HTTP MCP server: JSON for initialize,
 // SSE (with a notification and a ping request first) for tools/call.
 type fakeHTTPServer struct {
+	hangEnded chan struct{} // closed when a "hang" call's request context ends
+
 	mu      sync.Mutex
 	seen    []string // "<METHOD> <rpc method> session=<s> proto=<p> auth=<a>"
 	pingAns string
@@ -56,6 +59,9 @@ func (s *fakeHTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n")
 		fmt.Fprint(w, ": keepalive\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"srv-1\",\"method\":\"ping\"}\n\n")
 		fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\ndata: \"result\":{\"content\":[{\"type\":\"text\",\"text\":\"sse hello\"}]}}\n\n", m.ID)
+	case m.Params.Name == "hang":
+		<-r.Context().Done()
+		close(s.hangEnded)
 	case m.Params.Name == "big":
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"%s"}]}}`, m.ID, strings.Repeat("b", 5000))
@@ -110,5 +116,31 @@ func TestHTTPTransport(t *testing.T) {
 	}
 	if fake.pingAns != "{}" {
 		t.Errorf("ping in SSE stream answered %q", fake.pingAns)
+	}
+}
+
+// A call that times out closes its HTTP request at once: the server sees the
+// request end while the client is still open, not only at Close.
+func TestHTTPTimeoutCancelsRequest(t *testing.T) {
+	fake := &fakeHTTPServer{hangEnded: make(chan struct{})}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	c, err := Connect(context.Background(), "web", ServerConfig{URL: srv.URL}, Options{HTTPClient: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Discover(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := c.CallTool(ctx, "hang", `{}`); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want a deadline error", err)
+	}
+	select {
+	case <-fake.hangEnded:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the timed-out call's HTTP request is still open")
 	}
 }

@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -90,7 +91,10 @@ func closeAll(fs ...*os.File) {
 	}
 }
 
-func (t *stdioTransport) send(msg []byte, _ int64) error {
+// send writes to the server's stdin. ctx is not needed: a line once written
+// cannot be taken back (a timed-out request is cancelled with
+// notifications/cancelled instead).
+func (t *stdioTransport) send(_ context.Context, msg []byte, _ int64) error {
 	if _, err := t.stdin.Write(msg); err != nil {
 		if t.closing.Load() {
 			return ErrClosed
