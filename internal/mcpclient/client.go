@@ -29,6 +29,8 @@ type Options struct {
 	Store artifact.ResultStore
 	// Version is sent as clientInfo.version; "" = "dev".
 	Version string
+	// Discovery bounds tools/list; zero fields take the defaults.
+	Discovery DiscoveryLimits
 }
 
 // Client is one connection to one MCP server. It is safe for concurrent use:
@@ -38,6 +40,7 @@ type Client struct {
 	cfg    ServerConfig
 	opts   Options
 	lim    limits
+	read   *readLimit // lim.maxResp, lowered during discovery
 	warn   []string
 	conn   *conn
 	sink   *stderrSink
@@ -70,11 +73,11 @@ func Connect(ctx context.Context, name string, cfg ServerConfig, o Options) (*Cl
 	if o.Version == "" {
 		o.Version = "dev"
 	}
-	c := &Client{name: name, cfg: cfg, opts: o, lim: lim, warn: warn,
+	c := &Client{name: name, cfg: cfg, opts: o, lim: lim, read: newReadLimit(lim.maxResp), warn: warn,
 		sink: &stderrSink{w: o.Stderr, prefix: "[" + name + "] "}}
 	var t transport
 	if cfg.URL != "" {
-		h, hw, err := newHTTPTransport(name, cfg, lim.maxResp, o)
+		h, hw, err := newHTTPTransport(name, cfg, c.read, o)
 		if err != nil {
 			return nil, err
 		}
@@ -99,7 +102,7 @@ func (c *Client) startProcess() (transport, error) {
 	for _, k := range refused {
 		c.warn = append(c.warn, fmt.Sprintf("mcp server %q: env %q looks secret-bearing or invalid; not passed to the server", c.name, k))
 	}
-	t, err := startStdio(c.cfg, env, c.lim.maxResp, c.sink)
+	t, err := startStdio(c.cfg, env, c.read, c.sink)
 	if err != nil {
 		return nil, newError(c.name, "start "+c.cfg.Command, ClassSetup, err)
 	}

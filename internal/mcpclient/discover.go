@@ -17,13 +17,6 @@ var supportedVersions = map[string]bool{
 	"2024-11-05": true, ProtocolVersion: true, "2025-06-18": true, "2025-11-25": true,
 }
 
-// Discovery caps: a hostile or buggy server must not page forever or register
-// an unbounded number of tools.
-const (
-	maxToolPages = 100
-	maxTools     = 1000
-)
-
 // ToolDef is one tool from tools/list.
 type ToolDef struct {
 	Name        string          `json:"name"`
@@ -43,13 +36,22 @@ type clientInfo struct {
 }
 
 // Discover performs the handshake (once) and returns every tool the server
-// offers. A handshake failure closes the client.
+// offers, within Options.Discovery. A handshake failure or a tools/list past
+// a discovery bound closes the client: the server is rejected as a whole.
 func (c *Client) Discover(ctx context.Context) ([]ToolDef, error) {
 	if err := c.initialize(ctx); err != nil {
 		_ = c.Close()
 		return nil, err
 	}
-	return c.listTools(ctx)
+	tools, err := c.listTools(ctx)
+	if err != nil {
+		var le *DiscoveryLimitError
+		if errors.As(err, &le) {
+			_ = c.Close()
+		}
+		return nil, err
+	}
+	return tools, nil
 }
 
 func (c *Client) initialize(ctx context.Context) error {
@@ -84,61 +86,6 @@ func (c *Client) initialize(ctx context.Context) error {
 		return c.failure("notifications/initialized", c.lim.timeout, err)
 	}
 	c.inited.Store(true)
-	return nil
-}
-
-// listTools follows nextCursor pages within maxToolPages and maxTools and
-// rejects the server on any invalid or duplicate tool name.
-func (c *Client) listTools(ctx context.Context) ([]ToolDef, error) {
-	var tools []ToolDef
-	seen := map[string]bool{}
-	cursor := ""
-	for page := 0; ; page++ {
-		if page == maxToolPages {
-			return nil, newError(c.name, "tools/list", ClassMCP, fmt.Errorf("more than %d pages (nextCursor never ended)", maxToolPages))
-		}
-		params := map[string]any{}
-		if cursor != "" {
-			params["cursor"] = cursor
-		}
-		raw, err := c.request(ctx, "tools/list", "tools/list", params)
-		if err != nil {
-			return nil, err
-		}
-		var res struct {
-			Tools      []ToolDef `json:"tools"`
-			NextCursor string    `json:"nextCursor"`
-		}
-		if err := json.Unmarshal(raw, &res); err != nil {
-			return nil, newError(c.name, "tools/list", ClassMCP, fmt.Errorf("malformed result: %w", err))
-		}
-		for _, t := range res.Tools {
-			if err := c.checkTool(t, seen, len(tools)); err != nil {
-				return nil, err
-			}
-			seen[t.Name] = true
-			if len(t.InputSchema) == 0 || string(t.InputSchema) == "null" {
-				t.InputSchema = json.RawMessage(`{"type":"object"}`)
-			}
-			tools = append(tools, t)
-		}
-		if res.NextCursor == "" {
-			return tools, nil
-		}
-		cursor = res.NextCursor
-	}
-}
-
-func (c *Client) checkTool(t ToolDef, seen map[string]bool, have int) error {
-	switch {
-	case have >= maxTools:
-		return newError(c.name, "tools/list", ClassMCP, fmt.Errorf("more than %d tools", maxTools))
-	case !validName(t.Name):
-		return newError(c.name, "tools/list", ClassMCP, fmt.Errorf(
-			"invalid tool name %q: must be 1-64 characters of [A-Za-z0-9_-] without \"__\"; server rejected", clip(t.Name, 80)))
-	case seen[t.Name]:
-		return newError(c.name, "tools/list", ClassMCP, fmt.Errorf("duplicate tool name %q; server rejected", t.Name))
-	}
 	return nil
 }
 

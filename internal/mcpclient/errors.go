@@ -64,6 +64,27 @@ func (e *ResponseTooLargeError) Error() string {
 	return fmt.Sprintf("response line exceeded configured max_response_bytes limit of %d bytes (observed at least %d bytes); connection closed", e.Limit, e.Observed)
 }
 
+// DiscoveryLimitError reports a tools/list answer past one of the
+// DiscoveryLimits; the server is rejected as a whole.
+type DiscoveryLimitError struct {
+	Bound    string // one of the Bound* names
+	Tool     string // the tool concerned, "" for bounds on the whole list
+	Limit    int64
+	Observed int64 // for tools_list_bytes: at least this many (reading stopped there)
+}
+
+func (e *DiscoveryLimitError) Error() string {
+	what := "tools/list"
+	if e.Tool != "" {
+		what = fmt.Sprintf("tool %q", e.Tool)
+	}
+	qual := ""
+	if e.Bound == BoundBytes {
+		qual = "at least "
+	}
+	return fmt.Sprintf("%s exceeds the discovery bound %s=%d (observed %s%d); server rejected", what, e.Bound, e.Limit, qual, e.Observed)
+}
+
 // ExitError reports a server process that ended while odek still needed it.
 type ExitError struct {
 	Status     string // e.g. "exit status 3" or "signal: killed"

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"sync/atomic"
 )
 
 // readBufferSize is the bufio window the line reader scans through. Lines longer
@@ -18,15 +19,45 @@ const readBufferSize = 64 << 10
 // allocation before it is abandoned, instead of the ~2x of a doubling buffer.
 const chunkSize = 1 << 20
 
+// readLimit is the cap on one inbound message: max_response_bytes, lowered
+// while discovery runs so that tools/list as a whole stays within its bound
+// (a page is never read past what the discovery budget has left). Safe for
+// concurrent use: the client lowers it, the reader goroutine reads it.
+type readLimit struct {
+	base int64
+	cur  atomic.Int64
+}
+
+func newReadLimit(base int64) *readLimit {
+	l := &readLimit{base: base}
+	l.cur.Store(base)
+	return l
+}
+
+// get returns the cap in force.
+func (l *readLimit) get() int64 { return l.cur.Load() }
+
+// lower sets the cap to n when that is below the base; n <= 0 restores it.
+func (l *readLimit) lower(n int64) {
+	if n <= 0 || n > l.base {
+		n = l.base
+	}
+	l.cur.Store(n)
+}
+
 // lineReader reads newline-delimited messages with a hard per-line cap.
 // It is not safe for concurrent use: the connection has exactly one reader.
 type lineReader struct {
-	r   *bufio.Reader
-	max int64
+	r     *bufio.Reader
+	limit *readLimit
 }
 
 func newLineReader(r io.Reader, max int64) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, readBufferSize), max: max}
+	return newLimitedLineReader(r, newReadLimit(max))
+}
+
+func newLimitedLineReader(r io.Reader, limit *readLimit) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, readBufferSize), limit: limit}
 }
 
 // next returns the next line without its trailing "\n" (and "\r"), in a slice
@@ -44,8 +75,10 @@ func (lr *lineReader) next() ([]byte, error) {
 		if err == nil {
 			content-- // the newline is framing, not payload
 		}
-		if content > lr.max {
-			return nil, &ResponseTooLargeError{Limit: lr.max, Observed: content}
+		// Read per chunk: the reader may have been waiting for this line
+		// since before the cap was lowered.
+		if limit := lr.limit.get(); content > limit {
+			return nil, &ResponseTooLargeError{Limit: limit, Observed: content}
 		}
 		if err != nil && err != bufio.ErrBufferFull && err != io.EOF {
 			return nil, err

@@ -33,7 +33,7 @@ type httpTransport struct {
 	endpoint string
 	client   *http.Client
 	token    string
-	maxResp  int64
+	limit    *readLimit
 	in       chan inMsg
 	quit     chan struct{}
 	wg       sync.WaitGroup
@@ -51,7 +51,7 @@ type inMsg struct {
 	err  error
 }
 
-func newHTTPTransport(name string, cfg ServerConfig, maxResp int64, o Options) (*httpTransport, []string, error) {
+func newHTTPTransport(name string, cfg ServerConfig, limit *readLimit, o Options) (*httpTransport, []string, error) {
 	u, err := url.Parse(cfg.URL)
 	switch {
 	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "":
@@ -60,7 +60,7 @@ func newHTTPTransport(name string, cfg ServerConfig, maxResp int64, o Options) (
 		return nil, nil, &ConfigError{Msg: fmt.Sprintf("mcpclient %s: url must not embed credentials (userinfo); use token_env", name)}
 	}
 	var warn []string
-	t := &httpTransport{endpoint: u.String(), client: o.HTTPClient, maxResp: maxResp,
+	t := &httpTransport{endpoint: u.String(), client: o.HTTPClient, limit: limit,
 		in: make(chan inMsg, 16), quit: make(chan struct{}), cancels: map[int]context.CancelFunc{}}
 	if t.client == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -190,12 +190,13 @@ func (t *httpTransport) post(ctx context.Context, msg []byte, id int64) error {
 	if ct == "text/event-stream" {
 		return t.readSSE(ctx, resp.Body, id)
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, t.maxResp+1))
+	limit := t.limit.get()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		return err
 	}
-	if int64(len(body)) > t.maxResp {
-		return &ResponseTooLargeError{Limit: t.maxResp, Observed: int64(len(body)), HTTP: true}
+	if int64(len(body)) > limit {
+		return &ResponseTooLargeError{Limit: limit, Observed: int64(len(body)), HTTP: true}
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return fmt.Errorf("http %d with an empty body for a request", resp.StatusCode)
@@ -206,7 +207,7 @@ func (t *httpTransport) post(ctx context.Context, msg []byte, id int64) error {
 
 // readSSE forwards events until the response to id arrives, then stops reading.
 func (t *httpTransport) readSSE(ctx context.Context, body io.Reader, id int64) error {
-	sr := newSSEReader(body, t.maxResp)
+	sr := newSSEReader(body, t.limit.get())
 	for {
 		data, err := sr.next()
 		if err == io.EOF {

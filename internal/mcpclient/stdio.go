@@ -42,7 +42,7 @@ type stdioTransport struct {
 	closeOnce  sync.Once
 }
 
-func startStdio(cfg ServerConfig, env []string, maxLine int64, sink *stderrSink) (*stdioTransport, error) {
+func startStdio(cfg ServerConfig, env []string, limit *readLimit, sink *stderrSink) (*stdioTransport, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -70,7 +70,7 @@ func startStdio(cfg ServerConfig, env []string, maxLine int64, sink *stderrSink)
 	}
 	t := &stdioTransport{
 		cmd: cmd, stdin: inW, stdout: outR, errR: errR,
-		lr:     newLineReader(outR, maxLine),
+		lr:     newLimitedLineReader(outR, limit),
 		sink:   sink,
 		exited: make(chan struct{}), stderrDone: make(chan struct{}),
 	}

@@ -7,6 +7,11 @@
 //
 //	go build -o /tmp/fixture testdata/artifact_server.go
 //	/tmp/fixture -root /tmp/artifacts [-version V] [-pages N] [-invalid_tool] [-big_schema] [-noise] [-exit_now]
+//	             [-page_bytes N] [-tools N] [-desc_bytes N] [-cursor_bytes N] [-long_name]
+//
+// The last group is the hostile discovery mode: pages padded to N bytes each
+// (a tool whose description is that long), many tools, a long description,
+// long cursors, an over-long tool name.
 package main
 
 import (
@@ -28,9 +33,14 @@ var (
 	version     = flag.String("version", "2025-03-26", "protocol version to answer")
 	pages       = flag.Int("pages", 1, "split tools/list into this many pages")
 	invalidTool = flag.Bool("invalid_tool", false, "advertise a tool named bad__name")
-	bigSchema   = flag.Bool("big_schema", false, "advertise a tool with a 1 MiB schema")
+	bigSchema   = flag.Bool("big_schema", false, "advertise a tool with a 512 KiB schema")
 	noise       = flag.Bool("noise", false, "print log lines and garbage on stdout at start")
 	exitNow     = flag.Bool("exit_now", false, "complain on stderr and exit 2 at once")
+	pageBytes   = flag.Int("page_bytes", 0, "pad every tools/list page with a tool whose description is this many bytes")
+	extraTools  = flag.Int("tools", 0, "advertise this many extra tools t0, t1, ...")
+	descBytes   = flag.Int("desc_bytes", 0, "give echo a description of this many bytes")
+	cursorBytes = flag.Int("cursor_bytes", 0, "pad every nextCursor to this many bytes")
+	longName    = flag.Bool("long_name", false, "advertise a tool with a 100-character name")
 )
 
 type msg struct {
@@ -149,7 +159,16 @@ func listTools(m msg) {
 	}
 	if *bigSchema {
 		tools = append(tools, map[string]any{"name": "big_schema", "description": "huge schema",
-			"inputSchema": map[string]any{"type": "object", "description": strings.Repeat("s", 1<<20)}})
+			"inputSchema": map[string]any{"type": "object", "description": strings.Repeat("s", 512<<10)}})
+	}
+	for i := 0; i < *extraTools; i++ {
+		tools = append(tools, map[string]any{"name": fmt.Sprintf("t%d", i), "inputSchema": map[string]any{"type": "object"}})
+	}
+	if *descBytes > 0 {
+		tools[0].(map[string]any)["description"] = strings.Repeat("d", *descBytes)
+	}
+	if *longName {
+		tools = append(tools, map[string]any{"name": strings.Repeat("n", 100)})
 	}
 	var p struct {
 		Cursor string `json:"cursor"`
@@ -161,9 +180,42 @@ func listTools(m msg) {
 	lo, hi := min(page*per, len(tools)), min((page+1)*per, len(tools))
 	res := map[string]any{"tools": tools[lo:hi]}
 	if page+1 < *pages {
-		res["nextCursor"] = fmt.Sprintf("page-%d", page+1)
+		cur := fmt.Sprintf("page-%d-", page+1)
+		res["nextCursor"] = cur + strings.Repeat("c", max(*cursorBytes-len(cur), 0))
+	}
+	if *pageBytes > 0 {
+		paddedPage(m.ID, page, res)
+		return
 	}
 	result(m.ID, res)
+}
+
+// paddedPage writes a tools/list page with one more tool whose description
+// is -page_bytes long, streamed in chunks so the fixture itself stays small
+// (a test measures odek's peak memory, which includes its reaped children).
+func paddedPage(id json.RawMessage, page int, res map[string]any) {
+	tools, _ := json.Marshal(res["tools"])
+	outMu.Lock()
+	defer outMu.Unlock()
+	fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[`, id)
+	if len(tools) > 2 {
+		out.Write(tools[1 : len(tools)-1])
+		out.WriteString(",")
+	}
+	fmt.Fprintf(out, `{"name":"pad%d","description":"`, page)
+	chunk := strings.Repeat("p", 1<<16)
+	for left := *pageBytes; left > 0; left -= len(chunk) {
+		if _, err := out.WriteString(chunk[:min(left, len(chunk))]); err != nil {
+			os.Exit(1)
+		}
+	}
+	out.WriteString(`"}]`)
+	if c, ok := res["nextCursor"]; ok {
+		b, _ := json.Marshal(c)
+		out.WriteString(`,"nextCursor":` + string(b))
+	}
+	out.WriteString("}}\n")
+	out.Flush()
 }
 
 type args struct {

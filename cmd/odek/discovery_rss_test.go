@@ -1,0 +1,64 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// maxToolsRSS is the peak resident memory `odek tools` may reach against a
+// hostile paging server (issue 8, item 1).
+const maxToolsRSS = 64 << 20
+
+// TestToolsDiscoveryMemoryBounded runs a real odek binary (built without
+// -race, whose shadow memory would swamp the figure) against the fixture in
+// its hostile paging mode: twelve tools/list pages, each a line just under
+// max_response_bytes. odek must reject the server, naming the bound, and its
+// peak RSS (wait4's ru_maxrss, which also covers the reaped server) must stay
+// under 64 MiB.
+func TestToolsDiscoveryMemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds odek")
+	}
+	dir := t.TempDir()
+	odek := buildTestBinary(t, dir, "odek", "./cmd/odek")
+	fixture := buildTestBinary(t, dir, "mcpfixture", "./internal/mcpclient/testdata/artifact_server.go")
+	home := filepath.Join(dir, "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := json.Marshal(map[string]any{"mcp_servers": map[string]any{"pager": map[string]any{
+		"command": fixture, "args": []string{"-root", dir, "-pages", "12", "-page_bytes", "10485000"}, "auto_approve": true,
+	}}})
+	if err := os.WriteFile(filepath.Join(home, "config.json"), cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(odek, "tools")
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "ODEK_HOME=" + home}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitSetup {
+		t.Errorf("odek tools: %v, want exit %d", err, exitSetup)
+	}
+	want := `odek: mcp server "pager": mcpclient pager: tools/list: tools/list exceeds the discovery bound tools_list_bytes=4194304 (observed at least `
+	if !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr does not name the bound:\n%.2000s", stderr.String())
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		t.Fatal("no rusage")
+	}
+	rss := ru.Maxrss << 10 // KiB on Linux
+	t.Logf("peak RSS of odek tools: %.1f MiB", float64(rss)/(1<<20))
+	if rss >= maxToolsRSS {
+		t.Errorf("peak RSS %.1f MiB, want < %d MiB", float64(rss)/(1<<20), maxToolsRSS>>20)
+	}
+}

@@ -1,0 +1,81 @@
+package mcpclient
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// discoverWith runs the fixture with flags and discovery bounds lim.
+func discoverWith(t *testing.T, lim DiscoveryLimits, flags ...string) (*Client, []ToolDef, error) {
+	t.Helper()
+	c, err := Connect(context.Background(), "fx", ServerConfig{Command: fixtureBin, Args: append([]string{"-root", t.TempDir()}, flags...)},
+		Options{Environ: testEnviron, Discovery: lim})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	tools, err := c.Discover(ctx)
+	return c, tools, err
+}
+
+// A server past any discovery bound is rejected as a whole, with an error
+// naming the server, the bound and what it saw; the connection is closed.
+func TestDiscoveryBounds(t *testing.T) {
+	tests := []struct {
+		name  string
+		lim   DiscoveryLimits
+		flags []string
+		want  string
+	}{
+		{"default total bytes, pages just under max_response_bytes", DiscoveryLimits{}, []string{"-pages", "3", "-page_bytes", "10400000"},
+			`mcpclient fx: tools/list: tools/list exceeds the discovery bound tools_list_bytes=4194304 (observed at least 4`},
+		{"total bytes across pages", DiscoveryLimits{Bytes: 1 << 20, DescriptionBytes: 1 << 20}, []string{"-pages", "8", "-page_bytes", "300000"},
+			`mcpclient fx: tools/list: tools/list exceeds the discovery bound tools_list_bytes=1048576 (observed at least `},
+		{"tool count", DiscoveryLimits{Tools: 20}, []string{"-tools", "30"},
+			`mcpclient fx: tools/list: tools/list exceeds the discovery bound tools=20 (observed 21); server rejected`},
+		{"pages", DiscoveryLimits{Pages: 3}, []string{"-pages", "10"},
+			`mcpclient fx: tools/list: tools/list exceeds the discovery bound tools_list_pages=3 (observed 4); server rejected`},
+		{"description", DiscoveryLimits{}, []string{"-desc_bytes", "40000"},
+			`mcpclient fx: tools/list: tool "echo" exceeds the discovery bound tool_description_bytes=32768 (observed 40000); server rejected`},
+		{"schema", DiscoveryLimits{SchemaBytes: 100000}, []string{"-big_schema"},
+			`mcpclient fx: tools/list: tool "big_schema" exceeds the discovery bound tool_schema_bytes=100000 (observed 524322); server rejected`},
+		{"cursor", DiscoveryLimits{}, []string{"-pages", "2", "-cursor_bytes", "5000"},
+			`mcpclient fx: tools/list: tools/list exceeds the discovery bound cursor_bytes=4096 (observed 5000); server rejected`},
+		{"name", DiscoveryLimits{}, []string{"-long_name"},
+			`mcpclient fx: tools/list: tool "` + strings.Repeat("n", 64) + `…" exceeds the discovery bound tool_name_bytes=64 (observed 100); server rejected`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, tools, err := discoverWith(t, tt.lim, tt.flags...)
+			var le *DiscoveryLimitError
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) || !errors.As(err, &le) || tools != nil {
+				t.Fatalf("err = %v\nwant %s", err, tt.want)
+			}
+			if classOf(err) != ClassMCP {
+				t.Fatalf("class %q", classOf(err))
+			}
+			if _, err := c.CallTool(context.Background(), "echo", `{}`); err == nil {
+				t.Fatalf("connection still usable after rejection: %v", err)
+			}
+		})
+	}
+}
+
+// Bounds met exactly pass, and afterwards calls read up to max_response_bytes again.
+func TestDiscoveryWithinBounds(t *testing.T) {
+	c, tools, err := discoverWith(t, DiscoveryLimits{Tools: 18 + 3, Pages: 3, DescriptionBytes: 1 << 20}, "-pages", "3", "-page_bytes", "1000000")
+	if err != nil || len(tools) != 21 {
+		t.Fatalf("err = %v, %d tools", err, len(tools))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	r, err := c.CallToolResult(ctx, "large_result", []byte(`{"n":6000000}`))
+	if err != nil || !r.Truncated {
+		t.Fatalf("a 6 MB result after discovery: %v", err)
+	}
+}
