@@ -28,13 +28,25 @@ const bom = "\uFEFF"
 
 // ParseEnvelope reports whether text is an odek.tool-result/v1 envelope and
 // decodes it. ok=false means plain text: not starting with "{" after trimming
-// space and a BOM, not valid JSON, or JSON whose schema is absent or another
-// value. A detected envelope that does not decode, or carries more than
-// MaxRefs refs, is an error wrapping ErrMalformedEnvelope. Unknown fields are
-// ignored (the contract's additive rule).
+// space and a BOM, JSON whose schema is absent or another value, or broken
+// JSON that shows no sign of being an envelope. A detected envelope that does
+// not decode (broken JSON that starts as an envelope included: see
+// startsAsEnvelope), or carries more than MaxRefs refs, is an error wrapping
+// ErrMalformedEnvelope: such text never reaches the model raw. Unknown
+// fields are ignored (the contract's additive rule).
 func ParseEnvelope(text string) (env *Envelope, ok bool, err error) {
 	body := trimEnvelopeSpace(text)
-	if !strings.HasPrefix(body, "{") || !isEnvelope(body) {
+	if !strings.HasPrefix(body, "{") {
+		return nil, false, nil
+	}
+	isEnv, syntaxErr := probeSchema(body)
+	if syntaxErr != nil {
+		if startsAsEnvelope(body) {
+			return nil, true, malformed("not valid JSON: %v", syntaxErr)
+		}
+		return nil, false, nil
+	}
+	if !isEnv {
 		return nil, false, nil
 	}
 	var e Envelope
@@ -56,18 +68,19 @@ func trimEnvelopeSpace(s string) string {
 	return s
 }
 
-// isEnvelope probes only the schema field, so that valid JSON which is not an
-// envelope stays plain text whatever its other fields hold.
-func isEnvelope(body string) bool {
+// probeSchema decodes only the schema field, so that valid JSON which is
+// not an envelope stays plain text whatever its other fields hold. A non-nil
+// error means body is not valid JSON.
+func probeSchema(body string) (bool, error) {
 	var probe struct {
 		Schema json.RawMessage `json:"schema"`
 	}
 	if err := json.Unmarshal([]byte(body), &probe); err != nil {
-		return false
+		return false, err
 	}
 	var schema string
 	if json.Unmarshal(probe.Schema, &schema) != nil {
-		return false
+		return false, nil
 	}
-	return schema == SchemaToolResult
+	return schema == SchemaToolResult, nil
 }

@@ -82,6 +82,7 @@ func TestContractErrors(t *testing.T) {
 		{"bad_artifact", `{"kind":"hash"}`, `^mcpclient fx: tool bad_artifact: artifact ref rejected: artifact "bad-1": .*sha256`},
 		{"bad_artifact", `{"kind":"size"}`, `^mcpclient fx: tool bad_artifact: artifact ref rejected: artifact "bad-1": .*size`},
 		{"bad_artifact", `{"kind":"scheme"}`, `^mcpclient fx: tool bad_artifact: artifact ref rejected: artifact "bad-1": `},
+		{"bad_artifact", `{"kind":"broken_json"}`, `^mcpclient fx: tool bad_artifact: malformed odek.tool-result/v1 envelope: not valid JSON: unexpected end of JSON input$`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.tool+tc.args, func(t *testing.T) {
