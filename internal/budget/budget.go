@@ -61,7 +61,8 @@ type Tracker struct {
 	mu        sync.Mutex
 	toolCalls int64
 	usage     Usage
-	costMicro int64
+	costMicro int64 // own cost plus childCost
+	child     ChildUsage
 }
 
 // NewTracker is New without a model name or clock; kept for callers that do
@@ -168,25 +169,42 @@ func (t *Tracker) AddUsage(u Usage) error {
 	t.usage.OutputTokens += u.OutputTokens
 	t.usage.CacheReadTokens += u.CacheReadTokens
 	t.usage.CacheCreationTokens += u.CacheCreationTokens
-	in := t.inputLocked()
+	t.recostLocked()
+	return t.checkUsageLocked()
+}
+
+// recostLocked recomputes the cost from the cumulative own tokens, plus what
+// children reported.
+func (t *Tracker) recostLocked() {
+	var own int64
 	if t.priced() {
-		t.costMicro = costMicro(in, t.usage.OutputTokens, t.inPrice, t.outPrice)
+		in := t.usage.InputTokens + t.usage.CacheReadTokens + t.usage.CacheCreationTokens
+		own = costMicro(in, t.usage.OutputTokens, t.inPrice, t.outPrice)
 	}
+	t.costMicro = own + t.child.CostMicroUSD
+}
+
+// checkUsageLocked returns the first exhausted token or cost budget.
+func (t *Tracker) checkUsageLocked() error {
+	in, out := t.inputLocked(), t.outputLocked()
 	switch l := t.limits; {
 	case l.MaxInputTokens > 0 && in >= l.MaxInputTokens:
 		return &Error{Limit: LimitInputTokens, Observed: float64(in), Max: float64(l.MaxInputTokens)}
-	case l.MaxOutputTokens > 0 && t.usage.OutputTokens >= l.MaxOutputTokens:
-		return &Error{Limit: LimitOutputTokens, Observed: float64(t.usage.OutputTokens), Max: float64(l.MaxOutputTokens)}
+	case l.MaxOutputTokens > 0 && out >= l.MaxOutputTokens:
+		return &Error{Limit: LimitOutputTokens, Observed: float64(out), Max: float64(l.MaxOutputTokens)}
 	case t.maxCost > 0 && t.costMicro >= t.maxCost:
 		return &Error{Limit: LimitCostUSD, Observed: microToUSD(t.costMicro), Max: l.MaxCostUSD}
 	}
 	return nil
 }
 
-// inputLocked is the input-budget measure: prompt + cache-read + cache-creation.
+// inputLocked is the input-budget measure: prompt + cache-read + cache-creation,
+// own and charged back by children.
 func (t *Tracker) inputLocked() int64 {
-	return t.usage.InputTokens + t.usage.CacheReadTokens + t.usage.CacheCreationTokens
+	return t.usage.InputTokens + t.usage.CacheReadTokens + t.usage.CacheCreationTokens + t.child.InputTokens
 }
+
+func (t *Tracker) outputLocked() int64 { return t.usage.OutputTokens + t.child.OutputTokens }
 
 // OutputTokensLeft is the output-token headroom (never negative), for clamping
 // max_tokens before an LLM call; false when no output limit is set.
@@ -196,7 +214,7 @@ func (t *Tracker) OutputTokensLeft() (int64, bool) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return max(t.limits.MaxOutputTokens-t.usage.OutputTokens, 0), true
+	return max(t.limits.MaxOutputTokens-t.outputLocked(), 0), true
 }
 
 func microToUSD(m int64) float64 { return float64(m) / 1e6 }

@@ -11,12 +11,14 @@ type Snapshot struct {
 
 	RuntimeSeconds      int64 // whole seconds since start
 	ToolCalls           int64 // executed (counted) tool calls
-	InputTokens         int64 // prompt + cache-read + cache-creation
-	OutputTokens        int64
+	InputTokens         int64 // prompt + cache-read + cache-creation, children's included
+	OutputTokens        int64 // children's included
 	PromptTokens        int64 // InputTokens without the cache tokens
 	CacheReadTokens     int64
 	CacheCreationTokens int64
-	CostMicroUSD        int64
+	CostMicroUSD        int64 // children's included
+	// Child is what sub-agents charged back (AddChild).
+	Child ChildUsage
 }
 
 // Budget is one configured limit and its use, as the run report prints it.
@@ -48,11 +50,12 @@ func (t *Tracker) SnapshotAt(now time.Time) Snapshot {
 		RuntimeSeconds:      t.elapsed(now),
 		ToolCalls:           t.toolCalls,
 		InputTokens:         t.inputLocked(),
-		OutputTokens:        t.usage.OutputTokens,
+		OutputTokens:        t.outputLocked(),
 		PromptTokens:        t.usage.InputTokens,
 		CacheReadTokens:     t.usage.CacheReadTokens,
 		CacheCreationTokens: t.usage.CacheCreationTokens,
 		CostMicroUSD:        t.costMicro,
+		Child:               t.child,
 	}
 }
 
