@@ -17,6 +17,8 @@ type Sink interface {
 // Options configures an Emitter.
 type Options struct {
 	RunID       string              // "" = NewRunID()
+	ParentRunID string              // stamped on every event of a sub-agent run
+	TaskID      string              // the sub-agent's task id, stamped likewise
 	Sinks       []Sink              // called in order for every event
 	Buffer      int                 // channel slots; <= 0 = 1024
 	Now         func() time.Time    // clock for timestamps; nil = time.Now
@@ -31,6 +33,8 @@ const DefaultBuffer = 1024
 // goroutine. A nil *Emitter is valid and emits nothing.
 type Emitter struct {
 	runID   string
+	parent  string
+	taskID  string
 	now     func() time.Time
 	redact  func(string) string
 	onErr   func(error)
@@ -61,6 +65,8 @@ type sinkState struct {
 func NewEmitter(o Options) *Emitter {
 	e := &Emitter{
 		runID:  o.RunID,
+		parent: o.ParentRunID,
+		taskID: o.TaskID,
 		now:    o.Now,
 		redact: o.Redact,
 		onErr:  o.OnSinkError,
@@ -114,11 +120,27 @@ func (e *Emitter) Emit(t Type, iteration int, tool string, data map[string]any) 
 	if e == nil {
 		return
 	}
-	ev := &Event{Schema: Schema, Type: t, RunID: e.runID, Iteration: iteration, Tool: tool,
-		Timestamp: e.now().UTC(), Data: data}
+	ev := &Event{Schema: Schema, Type: t, RunID: e.runID, ParentRunID: e.parent, TaskID: e.taskID,
+		Iteration: iteration, Tool: tool, Timestamp: e.now().UTC(), Data: data}
 	if s := e.session.Load(); s != nil {
 		ev.SessionID = *s
 	}
+	e.enqueue(ev)
+}
+
+// Forward queues an event another run produced (a sub-agent's, relayed by
+// its parent) as it is: its own run_id, parent_run_id and timestamp are
+// kept, and it is redacted on delivery like every event. The caller hands ev
+// over. Non-blocking, like Emit.
+func (e *Emitter) Forward(ev *Event) {
+	if e == nil || ev == nil {
+		return
+	}
+	ev.Schema = Schema
+	e.enqueue(ev)
+}
+
+func (e *Emitter) enqueue(ev *Event) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if e.closed {

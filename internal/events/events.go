@@ -57,17 +57,21 @@ var Types = []Type{
 	SubagentCompleted, SubagentConcurrencyWait, SideCallUsage,
 }
 
-// Event is one line of the stream. Zero session_id, iteration, tool and data
-// are omitted; Timestamp is written in UTC with sub-second precision.
+// Event is one line of the stream. Zero session_id, parent_run_id, task_id,
+// iteration, tool and data are omitted; Timestamp is written in UTC with sub-second precision.
 type Event struct {
-	Schema    string         `json:"schema"`
-	Type      Type           `json:"type"`
-	RunID     string         `json:"run_id"`
-	SessionID string         `json:"session_id,omitempty"`
-	Iteration int            `json:"iteration,omitempty"`
-	Tool      string         `json:"tool,omitempty"`
-	Timestamp time.Time      `json:"timestamp"`
-	Data      map[string]any `json:"data,omitempty"`
+	Schema    string `json:"schema"`
+	Type      Type   `json:"type"`
+	RunID     string `json:"run_id"`
+	SessionID string `json:"session_id,omitempty"`
+	// ParentRunID is the run_id of the run that started this one as a
+	// sub-agent, and TaskID the task it runs; both absent at the top level.
+	ParentRunID string         `json:"parent_run_id,omitempty"`
+	TaskID      string         `json:"task_id,omitempty"`
+	Iteration   int            `json:"iteration,omitempty"`
+	Tool        string         `json:"tool,omitempty"`
+	Timestamp   time.Time      `json:"timestamp"`
+	Data        map[string]any `json:"data,omitempty"`
 }
 
 // MarshalJSON forces the timestamp to UTC, whatever clock stamped it.
