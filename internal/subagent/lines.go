@@ -1,0 +1,72 @@
+package subagent
+
+import (
+	"encoding/json"
+	"io"
+	"sync"
+
+	"github.com/odek-run/odek/internal/events"
+)
+
+// LineWriter is the child's side of the stream: typed lines (with
+// --stream and protocol 2) and the result, one JSON object per line, from
+// any goroutine. Without streaming only the result is written, as one
+// object. Write errors are ignored: the parent is gone and the exit code
+// still tells.
+type LineWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	taskID string
+	stream bool
+}
+
+// NewLineWriter writes to w (the child's stdout).
+func NewLineWriter(w io.Writer, taskID string, stream bool) *LineWriter {
+	return &LineWriter{w: w, taskID: taskID, stream: stream}
+}
+
+// Streaming reports whether typed lines are written.
+func (lw *LineWriter) Streaming() bool { return lw != nil && lw.stream }
+
+// Send writes one typed line (only when streaming).
+func (lw *LineWriter) Send(l Line) {
+	if !lw.Streaming() {
+		return
+	}
+	l.TaskID = lw.taskID
+	lw.write(l)
+}
+
+// Result writes the result: framed as a "result" line when streaming, else
+// the bare object.
+func (lw *LineWriter) Result(r *Result) {
+	if lw == nil {
+		return
+	}
+	if lw.stream {
+		lw.write(Line{Type: LineResult, TaskID: lw.taskID, Result: r})
+		return
+	}
+	lw.write(r)
+}
+
+// Write implements events.Sink: each event becomes an "event" line.
+func (lw *LineWriter) Write(ev *events.Event) error {
+	raw, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	lw.Send(Line{Type: LineEvent, Event: raw})
+	return nil
+}
+
+func (lw *LineWriter) write(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	b = append(b, '\n')
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	_, _ = lw.w.Write(b)
+}

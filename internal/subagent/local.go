@@ -1,0 +1,160 @@
+package subagent
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// DefaultGrace is how long a cancelled child gets between SIGTERM and
+// SIGKILL to write its result.
+const DefaultGrace = 3 * time.Second
+
+// stderrTailBytes is how much of a child's stderr is kept for errors.
+const stderrTailBytes = 2048
+
+// LocalRunner starts children as local processes of the odek binary, each
+// in its own process group.
+type LocalRunner struct {
+	// Path is the odek executable; "" means os.Executable().
+	Path string
+	// Grace is the time between SIGTERM and SIGKILL on cancellation; 0
+	// means DefaultGrace.
+	Grace time.Duration
+}
+
+// Start runs `odek subagent --task <file> --quiet --stream <args…>` with
+// exec.CommandContext in a new process group. Cancelling ctx sends SIGTERM
+// to the group and, after Grace, SIGKILL. Standard input is /dev/null.
+func (r *LocalRunner) Start(ctx context.Context, spec Spec) (Process, error) {
+	path := r.Path
+	if path == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("subagent: find the odek executable: %w", err)
+		}
+		path = exe
+	}
+	grace := r.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	args := append([]string{"subagent", "--task", spec.TaskFile, "--quiet", "--stream"}, spec.Args...)
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Env, cmd.Dir = spec.Env, spec.Dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = grace
+	if spec.KeyFile != nil {
+		cmd.ExtraFiles = []*os.File{spec.KeyFile}
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("subagent: %w", err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeFiles(outR, outW)
+		return nil, fmt.Errorf("subagent: %w", err)
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	p := &localProcess{cmd: cmd, stdout: outR, exited: make(chan struct{}), stderrDone: make(chan struct{})}
+	cmd.Cancel = func() error { return p.signal(syscall.SIGTERM) }
+	err = cmd.Start()
+	closeFiles(outW, errW) // the child holds its own copies
+	if err != nil {
+		closeFiles(outR, errR)
+		return nil, fmt.Errorf("subagent: start %s: %w", path, err)
+	}
+	go p.drainStderr(errR)
+	go p.wait()
+	return p, nil
+}
+
+type localProcess struct {
+	cmd    *exec.Cmd
+	stdout *os.File
+
+	exited     chan struct{}
+	waitErr    error
+	stderrDone chan struct{}
+	closeOnce  sync.Once
+
+	mu   sync.Mutex
+	tail []byte
+}
+
+func (p *localProcess) PID() int          { return p.cmd.Process.Pid }
+func (p *localProcess) Stdout() io.Reader { return p.stdout }
+func (p *localProcess) Kill()             { _ = p.signal(syscall.SIGKILL) }
+
+// signal reaches every process of the child's group (negative pid).
+func (p *localProcess) signal(sig syscall.Signal) error {
+	err := syscall.Kill(-p.cmd.Process.Pid, sig)
+	if err == syscall.ESRCH {
+		return os.ErrProcessDone
+	}
+	return err
+}
+
+// wait reaps the child, then kills whatever is left of its group, and gives
+// the reader a moment to drain stdout before closing it, so a grandchild that
+// kept the pipe open cannot block the parent.
+func (p *localProcess) wait() {
+	p.waitErr = p.cmd.Wait()
+	_ = p.signal(syscall.SIGKILL)
+	close(p.exited)
+	time.AfterFunc(2*time.Second, func() { p.closeStdout() })
+}
+
+func (p *localProcess) closeStdout() { p.closeOnce.Do(func() { _ = p.stdout.Close() }) }
+
+// Wait implements Process.
+func (p *localProcess) Wait() error {
+	<-p.exited
+	p.closeStdout()
+	select {
+	case <-p.stderrDone:
+	case <-time.After(time.Second):
+	}
+	return p.waitErr
+}
+
+func (p *localProcess) drainStderr(r *os.File) {
+	defer close(p.stderrDone)
+	defer r.Close()
+	buf := make([]byte, 4096)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			p.tail = append(p.tail, buf[:n]...)
+			if len(p.tail) > stderrTailBytes {
+				p.tail = append(p.tail[:0], p.tail[len(p.tail)-stderrTailBytes:]...)
+			}
+			p.mu.Unlock()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// StderrTail implements Process: the last lines of stderr joined on one line.
+func (p *localProcess) StderrTail() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(p.tail), "\uFFFD")), " ")
+	return clip(s, 500)
+}
+
+func closeFiles(fs ...*os.File) {
+	for _, f := range fs {
+		_ = f.Close()
+	}
+}

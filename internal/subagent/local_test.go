@@ -1,0 +1,244 @@
+package subagent
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/odek-run/odek/internal/budget"
+	"github.com/odek-run/odek/internal/events"
+)
+
+// childScript stands in for `odek subagent`: MODE picks its behaviour.
+const childScript = `#!/bin/sh
+task="$3"
+case "$MODE" in
+result)
+  echo '{"type":"subagent_started","pid":1}'
+  echo '{"type":"result","result":{"status":"success","summary":"ok","tokens_used":30,"iterations":2,"usage":{"input_tokens":20,"output_tokens":10,"tool_calls":2},"denials":[{"tool":"shell","class":"install","reason":"no"}]}}' ;;
+flood) while :; do echo "{}"; done ;;
+hang) sleep 300 & sleep 300 ;;
+crash) echo "fatal: boom" >&2; exit 7 ;;
+silent) exit 0 ;;
+budget)
+  b=$(grep -o '"budget":{[^}]*}' "$task" | tr '"' "'")
+  printf '{"type":"result","result":{"status":"success","summary":"%s","tokens_used":30,"cost_usd":0.25,"usage":{"input_tokens":20,"output_tokens":10,"tool_calls":2}}}\n' "$b" ;;
+key)
+  key=$(cat <&3)
+  leak=no
+  if tr '\0' '\n' < /proc/$$/environ | grep -q "$key"; then leak=env; fi
+  if tr '\0' ' ' < /proc/$$/cmdline | grep -q "$key"; then leak=argv; fi
+  grep -q '"goal":"key check"' "$task" || leak=task
+  printf '{"type":"result","result":{"status":"success","summary":"key=%s leak=%s fd=%s depth=%s"}}\n' "$key" "$leak" "$ODEK_API_KEY_FD" "$ODEK_SUBAGENT_DEPTH" ;;
+esac
+`
+
+func writeScript(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "odek")
+	if err := os.WriteFile(p, []byte(childScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// marked lists live processes whose environment carries mark.
+func marked(t *testing.T, mark string) []string {
+	t.Helper()
+	ents, _ := os.ReadDir("/proc")
+	var pids []string
+	for _, e := range ents {
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err == nil && strings.Contains(string(env), mark) {
+			if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && !strings.Contains(string(stat), ") Z ") {
+				pids = append(pids, e.Name())
+			}
+		}
+	}
+	return pids
+}
+
+type recordSink struct {
+	mu  sync.Mutex
+	evs []*events.Event
+}
+
+func (s *recordSink) Write(ev *events.Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := *ev
+	s.evs = append(s.evs, &c)
+	return nil
+}
+
+func (s *recordSink) types() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, e := range s.evs {
+		out = append(out, string(e.Type))
+	}
+	return out
+}
+
+func newTestTool(t *testing.T, mode string, mutate func(*Options)) (*Tool, *recordSink, func() []string) {
+	t.Helper()
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("needs /proc")
+	}
+	mark := "ODEK_TEST_MARK=" + NewTaskID()
+	sink := &recordSink{}
+	em := events.NewEmitter(events.Options{Sinks: []events.Sink{sink}})
+	t.Cleanup(func() { _ = em.Close(context.Background()) })
+	o := Options{
+		Runner:       &LocalRunner{Path: writeScript(t), Grace: 200 * time.Millisecond},
+		Semaphore:    NewSemaphore(3, time.Hour),
+		Settings:     Settings{TimeoutSeconds: 60},
+		Events:       em,
+		ArtifactsDir: filepath.Join(t.TempDir(), "unfiled"),
+		TempDir:      t.TempDir(),
+		Workspace:    t.TempDir(),
+		Env:          []string{"PATH=" + os.Getenv("PATH"), "MODE=" + mode, mark},
+	}
+	if mutate != nil {
+		mutate(&o)
+	}
+	tool := NewTool(o)
+	flush := func() []string { _ = em.Close(context.Background()); return sink.types() }
+	t.Cleanup(func() {
+		if left := marked(t, mark); len(left) > 0 {
+			t.Errorf("orphan processes left: %v", left)
+		}
+	})
+	return tool, sink, flush
+}
+
+func call(t *testing.T, tool *Tool, ctx context.Context, args string) string {
+	t.Helper()
+	out, err := tool.Call(ctx, json.RawMessage(args))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestToolResultAndEvents(t *testing.T) {
+	tool, sink, flush := newTestTool(t, "result", nil)
+	out := unwrap(t, call(t, tool, context.Background(), `{"tasks":[{"goal":"one"},{"goal":"two"}]}`))
+	if strings.Count(out, "status: success · 2 iterations") != 2 || !strings.Contains(out, "denials (1 of 1): shell/install — no") {
+		t.Fatalf("results:\n%s", out)
+	}
+	types := strings.Join(flush(), ",")
+	for _, want := range []string{"subagent_spawned", "subagent_completed", "subagent_denied"} {
+		if strings.Count(types, want) != 2 {
+			t.Fatalf("want two %s in %s", want, types)
+		}
+	}
+	for _, ev := range sink.evs {
+		if ev.Type == events.SubagentSpawned && ev.Data["goal_sha256"] != GoalHash("one") && ev.Data["goal_sha256"] != GoalHash("two") {
+			t.Fatalf("spawned: %v", ev.Data)
+		}
+		if b, _ := json.Marshal(ev); strings.Contains(string(b), `"one"`) || strings.Contains(string(b), `"two"`) {
+			t.Fatalf("a goal reached the events: %s", b)
+		}
+	}
+}
+
+func TestToolFloodKillsTheChild(t *testing.T) {
+	tool, _, _ := newTestTool(t, "flood", nil)
+	out := unwrap(t, call(t, tool, context.Background(), `{"tasks":[{"goal":"flood"}]}`))
+	if !strings.Contains(out, "error: child output flood: more than 100000 lines") {
+		t.Fatalf("results:\n%s", out)
+	}
+}
+
+func TestToolCrashAndSilence(t *testing.T) {
+	tool, _, _ := newTestTool(t, "crash", nil)
+	out := unwrap(t, call(t, tool, context.Background(), `{"tasks":[{"goal":"c"}]}`))
+	if !strings.Contains(out, "error: exit: exit status 7: fatal: boom") {
+		t.Fatalf("crash:\n%s", out)
+	}
+	tool, _, _ = newTestTool(t, "silent", nil)
+	out = unwrap(t, call(t, tool, context.Background(), `{"tasks":[{"goal":"s"}]}`))
+	if !strings.Contains(out, "status: no_result") {
+		t.Fatalf("silent:\n%s", out)
+	}
+}
+
+func TestToolCancelKillsTheGroup(t *testing.T) {
+	tool, _, _ := newTestTool(t, "hang", nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	out := unwrap(t, call(t, tool, ctx, `{"tasks":[{"goal":"h"}]}`))
+	if !strings.Contains(out, "error: sub-agent cancelled") {
+		t.Fatalf("results:\n%s", out)
+	}
+}
+
+func TestToolTimeout(t *testing.T) {
+	tool, _, _ := newTestTool(t, "hang", func(o *Options) { o.Settings.TimeoutSeconds, o.KillMargin = 1, 100*time.Millisecond })
+	start := time.Now()
+	out := unwrap(t, call(t, tool, context.Background(), `{"tasks":[{"goal":"h"}]}`))
+	if !strings.Contains(out, "error: timeout after 1s") {
+		t.Fatalf("results:\n%s", out)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("took %v", d)
+	}
+}
+
+func TestToolKeyOnlyOnFD3(t *testing.T) {
+	tool, _, _ := newTestTool(t, "key", func(o *Options) { o.APIKey = "sk-very-secret-1234" })
+	out := unwrap(t, call(t, tool, context.Background(), `{"tasks":[{"goal":"key check"}]}`))
+	if !strings.Contains(out, "summary: key=sk-very-secret-1234 leak=no fd=3 depth=1") {
+		t.Fatalf("results:\n%s", out)
+	}
+	if ents, _ := os.ReadDir(tool.o.TempDir); len(ents) != 0 {
+		t.Fatalf("task or key files left behind: %v", ents)
+	}
+}
+
+func TestToolDepthLimit(t *testing.T) {
+	tool, _, flush := newTestTool(t, "result", func(o *Options) { o.Depth = 2 })
+	out := call(t, tool, context.Background(), `{"tasks":[{"goal":"g"}]}`)
+	if out != DepthLimitText(2, 2) {
+		t.Fatalf("out = %s", out)
+	}
+	if types := flush(); len(types) != 0 {
+		t.Fatalf("events at the depth limit: %v", types)
+	}
+}
+
+func TestToolShareBudget(t *testing.T) {
+	start := time.Now()
+	tr := budget.New(budget.Options{Limits: budget.Limits{MaxToolCalls: 10, MaxRuntimeSeconds: 600, MaxCostUSD: 1},
+		Prices: budget.Prices{InputPerMillionUSD: 1, OutputPerMillionUSD: 1}, Start: start})
+	_ = tr.CheckToolBatch(1) // the delegate_tasks call itself
+	tool, _, _ := newTestTool(t, "budget", func(o *Options) { o.Budget, o.Settings.BudgetInherit = tr, InheritShare })
+	out := unwrap(t, call(t, tool, context.Background(), `{"tasks":[{"goal":"b"}]}`))
+	if !strings.Contains(out, "summary: 'budget':{'max_runtime_seconds':") || !strings.Contains(out, "'max_tool_calls':9,'max_cost_usd':1}") {
+		t.Fatalf("the task file does not carry the parent's remaining budget:\n%s", out)
+	}
+	s := tr.Snapshot()
+	if s.ToolCalls != 3 || s.InputTokens != 20 || s.OutputTokens != 10 || s.CostMicroUSD != 250000 {
+		t.Fatalf("charge-back: %+v", s)
+	}
+}
+
+func TestToolShareRefusesWhenExhausted(t *testing.T) {
+	tr := budget.New(budget.Options{Limits: budget.Limits{MaxToolCalls: 1}, Start: time.Now()})
+	_ = tr.CheckToolBatch(1)
+	tool, _, flush := newTestTool(t, "result", func(o *Options) { o.Budget, o.Settings.BudgetInherit = tr, InheritShare })
+	_, err := tool.Call(context.Background(), json.RawMessage(`{"tasks":[{"goal":"g"}]}`))
+	if !budget.IsBudget(err) || err.Error() != "subagent not spawned: execution budget exceeded: tool_calls observed 1 (limit 1)" {
+		t.Fatalf("err = %v", err)
+	}
+	if types := flush(); len(types) != 0 {
+		t.Fatalf("a child was spawned: %v", types)
+	}
+}

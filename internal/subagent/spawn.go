@@ -1,0 +1,219 @@
+package subagent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/odek-run/odek/internal/budget"
+	"github.com/odek-run/odek/internal/events"
+)
+
+// DefaultKillMargin is how long after its own timeout a child may take to
+// report before the parent stops it.
+const DefaultKillMargin = 5 * time.Second
+
+// maxReportedDenials bounds the denials a child may report.
+const maxReportedDenials = 20
+
+// runTask runs one task to its end and returns the result the model sees and
+// the refs to deliver. It never fails: every problem becomes a status.
+func (t *Tool) runTask(ctx context.Context, index int, spec TaskSpec, share *Budget) (*Result, TaskArtifacts) {
+	taskID := NewTaskID()
+	ta := TaskArtifacts{Index: index + 1}
+	root, err := t.artifactRoot(taskID)
+	if err != nil {
+		return &Result{Status: StatusError, Error: "subagent not spawned: " + err.Error()}, ta
+	}
+	ta.Root = root
+	err = t.o.Semaphore.Acquire(ctx, func(waited time.Duration) {
+		t.emit(events.SubagentConcurrencyWait, map[string]any{"task_index": index, "waited_ms": waited.Milliseconds()})
+	})
+	if err != nil {
+		return &Result{Status: StatusCancelled, Error: "sub-agent cancelled"}, ta
+	}
+	defer t.o.Semaphore.Release()
+	task := &Task{
+		TaskID: taskID, Protocol: Protocol, Goal: spec.Goal, Context: spec.Context, Guidance: spec.Guidance,
+		TrustLevel: spec.TrustLevel, MaxRisk: spec.MaxRisk, Profile: spec.Profile, Budget: share,
+		ParentTrust: t.parentTrust(), ArtifactRoot: root, Provider: t.o.Provider, Model: t.o.Model,
+		BaseURL: t.o.BaseURL, ParentRunID: t.o.Events.RunID(), ParentSession: t.o.SessionID,
+		Events: t.o.ForwardEvents && t.o.Events != nil,
+	}
+	start := t.o.Now()
+	res := t.spawn(ctx, index, task)
+	if res.DurationSeconds == 0 {
+		res.DurationSeconds = t.o.Now().Sub(start).Seconds()
+	}
+	bound(res)
+	t.completed(index, taskID, res)
+	ta.Refs = res.Artifacts
+	return res, ta
+}
+
+func (t *Tool) parentTrust() string {
+	if t.o.ParentTrust == "" {
+		return Trusted
+	}
+	return t.o.ParentTrust
+}
+
+// artifactRoot creates the task's 0700 artifact directory.
+func (t *Tool) artifactRoot(taskID string) (string, error) {
+	if t.o.ArtifactsDir == "" {
+		return "", errors.New("no artifacts directory")
+	}
+	if err := os.MkdirAll(t.o.ArtifactsDir, 0o700); err != nil {
+		return "", fmt.Errorf("artifact directory: %w", err)
+	}
+	root := filepath.Join(t.o.ArtifactsDir, taskID)
+	if err := os.Mkdir(root, 0o700); err != nil {
+		return "", fmt.Errorf("artifact directory: %w", err)
+	}
+	return root, nil
+}
+
+// spawn writes the task file, starts the child, reads its stream and maps
+// how it ended to a result.
+func (t *Tool) spawn(ctx context.Context, index int, task *Task) *Result {
+	s := t.o.Settings
+	file, err := t.writeTaskFile(task)
+	if err != nil {
+		return &Result{Status: StatusError, Error: "subagent not spawned: " + err.Error()}
+	}
+	defer os.Remove(file)
+	var key *os.File
+	if t.o.APIKey != "" {
+		if key, err = KeyFile(t.o.TempDir, t.o.APIKey); err != nil {
+			return &Result{Status: StatusError, Error: "subagent not spawned: " + err.Error()}
+		}
+		defer key.Close()
+	}
+	timeout := time.Duration(s.TimeoutSeconds) * time.Second
+	cctx, cancel := context.WithTimeout(ctx, timeout+t.o.KillMargin)
+	defer cancel()
+	proc, err := t.o.Runner.Start(cctx, Spec{
+		TaskID: task.TaskID, TaskFile: file, Dir: t.o.Workspace, KeyFile: key,
+		Args: []string{"--timeout", strconv.Itoa(s.TimeoutSeconds), "--max-iter", strconv.Itoa(s.MaxIterations)},
+		Env:  ChildEnv(t.o.Env, t.o.SecretNames, t.o.Secret, t.o.Depth+1, key != nil),
+	})
+	if err != nil {
+		return &Result{Status: StatusError, Error: "subagent not spawned: " + err.Error()}
+	}
+	if key != nil {
+		key.Close() // the child has its own descriptor now
+	}
+	t.emit(events.SubagentSpawned, map[string]any{
+		"task_id": task.TaskID, "pid": proc.PID(), "depth": t.o.Depth + 1,
+		"timeout_seconds": s.TimeoutSeconds, "goal_sha256": GoalHash(task.Goal),
+	})
+	stream, rerr := ReadStream(proc.Stdout(), StreamLimits{}, func(l *Line) { t.onLine(index, task.TaskID, l) })
+	if rerr != nil {
+		proc.Kill()
+	}
+	werr := proc.Wait()
+	return Outcome{
+		Stream: stream, ReadErr: rerr, WaitErr: werr, Timeout: timeout,
+		TimedOut:  errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil,
+		Cancelled: ctx.Err() != nil, Stderr: proc.StderrTail(),
+	}.Resolve()
+}
+
+// writeTaskFile writes the task as a fresh 0600 file in TempDir.
+func (t *Tool) writeTaskFile(task *Task) (string, error) {
+	data, err := task.Encode()
+	if err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp(t.o.TempDir, "odek-task-*.json") // O_EXCL, mode 0600
+	if err != nil {
+		return "", fmt.Errorf("task file: %w", err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("task file: %w", err)
+	}
+	return f.Name(), nil
+}
+
+// onLine relays a child's forwarded events and hands the rest to OnLine.
+func (t *Tool) onLine(index int, taskID string, l *Line) {
+	if l.Type == LineEvent {
+		if ev := forwardedEvent(l.Event, t.o.Events.RunID(), taskID); ev != nil {
+			t.o.Events.Forward(ev)
+		}
+		return
+	}
+	if t.o.OnLine != nil {
+		t.o.OnLine(index, l)
+	}
+}
+
+// completed emits subagent_completed and one subagent_denied per reported
+// denial, and charges the child's use to the parent's budget.
+func (t *Tool) completed(index int, taskID string, r *Result) {
+	d := map[string]any{"task_id": taskID, "status": r.Status}
+	if r.Iterations > 0 {
+		d["iterations"] = r.Iterations
+	}
+	if r.DurationSeconds > 0 {
+		d["duration_seconds"] = r.DurationSeconds
+	}
+	if r.TokensUsed > 0 {
+		d["tokens_used"] = r.TokensUsed
+	}
+	if n := len(r.Artifacts); n > 0 {
+		d["artifact_count"] = n
+	}
+	t.emit(events.SubagentCompleted, d)
+	for _, dn := range r.Denials {
+		t.emit(events.SubagentDenied, map[string]any{"task_index": index, "class": dn.Class, "reason": dn.Reason, "tool": dn.Tool})
+	}
+	_ = t.o.Budget.AddChild(chargeOf(r)) // an overrun stops the parent at its next check
+}
+
+// chargeOf is what a child's result says it spent. A result without the
+// split counts tokens_used as input tokens.
+func chargeOf(r *Result) budget.ChildUsage {
+	u := budget.ChildUsage{InputTokens: r.TokensUsed}
+	if r.Usage != nil {
+		u = budget.ChildUsage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens, ToolCalls: r.Usage.ToolCalls}
+	}
+	if r.CostUSD != nil {
+		u.CostMicroUSD = budget.CostFromUSD(*r.CostUSD)
+	}
+	return u
+}
+
+// bound caps what a child reported, field by field: it is untrusted.
+func bound(r *Result) {
+	if len(r.FilesChanged) > maxReportedFiles {
+		r.FilesChanged = r.FilesChanged[:maxReportedFiles]
+	}
+	if len(r.Denials) > maxReportedDenials {
+		r.Denials = r.Denials[:maxReportedDenials]
+	}
+	for i := range r.Denials {
+		r.Denials[i].Tool = clip(r.Denials[i].Tool, 64)
+		r.Denials[i].Class = clip(r.Denials[i].Class, 32)
+		r.Denials[i].Reason = clip(r.Denials[i].Reason, maxDenialRunes)
+	}
+	if r.TokensUsed < 0 {
+		r.TokensUsed = 0
+	}
+	if r.Iterations < 0 {
+		r.Iterations = 0
+	}
+	if !(r.DurationSeconds >= 0) {
+		r.DurationSeconds = 0
+	}
+	r.Summary, _ = cutRunes(r.Summary, MaxSummaryRunes)
+}

@@ -1,0 +1,50 @@
+package subagent
+
+import (
+	"errors"
+	"time"
+)
+
+// Outcome is everything the parent learned about one child once it ended.
+type Outcome struct {
+	Stream    *Stream       // what stdout held (may be nil if nothing was read)
+	ReadErr   error         // a *FloodError, or a read failure
+	WaitErr   error         // the process's exit error (nil for exit 0)
+	TimedOut  bool          // the parent's deadline for the child expired
+	Cancelled bool          // the parent's run was cancelled
+	Timeout   time.Duration // the deadline, for the timeout message
+	Stderr    string        // tail of the child's stderr, one line
+}
+
+// Resolve decides the result the model sees for a child (BEHAVIOR §8.1). A
+// flood always wins (the child was killed for it); otherwise a result the
+// child printed is taken as is; a child without one is timeout, cancelled,
+// error (it exited non-zero or by a signal) or no_result.
+func (o Outcome) Resolve() *Result {
+	var fe *FloodError
+	if errors.As(o.ReadErr, &fe) {
+		return &Result{Status: StatusKilledFlood, Error: fe.Error()}
+	}
+	if o.Stream != nil && o.Stream.Result != nil {
+		return o.Stream.Result
+	}
+	raw := ""
+	if o.Stream != nil {
+		raw = o.Stream.Raw
+	}
+	switch {
+	case o.TimedOut:
+		return &Result{Status: StatusTimeout, Error: "timeout after " + o.Timeout.String(), Raw: raw}
+	case o.Cancelled:
+		return &Result{Status: StatusCancelled, Error: "sub-agent cancelled", Raw: raw}
+	case o.WaitErr != nil:
+		msg := "exit: " + o.WaitErr.Error()
+		if o.Stderr != "" {
+			msg += ": " + o.Stderr
+		}
+		return &Result{Status: StatusError, Error: msg, Raw: raw}
+	case o.ReadErr != nil:
+		return &Result{Status: StatusError, Error: "reading child output: " + o.ReadErr.Error(), Raw: raw}
+	}
+	return &Result{Status: StatusNoResult, Error: "the sub-agent exited without a result", Raw: raw}
+}

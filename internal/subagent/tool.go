@@ -1,0 +1,159 @@
+package subagent
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/odek-run/odek/internal/budget"
+	"github.com/odek-run/odek/internal/events"
+)
+
+// ToolName is the built-in tool's name.
+const ToolName = "delegate_tasks"
+
+// Settings are the operator's subagent.* settings, as config resolved them.
+type Settings struct {
+	MaxDepth       int    // 0 = DefaultMaxDepth; at most MaxDepthCap
+	TimeoutSeconds int    // 0 = DefaultTimeoutSeconds; at most MaxTimeoutSeconds
+	MaxIterations  int    // 0 = DefaultIterations; at most MaxIterations
+	BudgetInherit  string // InheritOperator (default) or InheritShare
+}
+
+// Normalized applies the defaults and caps of BEHAVIOR §2.3.
+func (s Settings) Normalized() Settings {
+	if s.MaxDepth <= 0 {
+		s.MaxDepth = DefaultMaxDepth
+	}
+	if s.TimeoutSeconds <= 0 {
+		s.TimeoutSeconds = DefaultTimeoutSeconds
+	}
+	if s.MaxIterations <= 0 {
+		s.MaxIterations = DefaultIterations
+	}
+	s.MaxDepth = min(s.MaxDepth, MaxDepthCap)
+	s.TimeoutSeconds = min(s.TimeoutSeconds, MaxTimeoutSeconds)
+	s.MaxIterations = min(s.MaxIterations, MaxIterations)
+	if s.BudgetInherit != InheritShare {
+		s.BudgetInherit = InheritOperator
+	}
+	return s
+}
+
+// Options wire delegate_tasks into a run. Runner and Semaphore are required.
+type Options struct {
+	Runner    Runner
+	Semaphore *Semaphore // process-wide: one per process, shared by every call
+	Settings  Settings
+	Events    *events.Emitter // the parent's (nil emits nothing)
+	Budget    *budget.Tracker // the parent's (nil: no limits, nothing charged)
+	Store     Registrar       // where delivered artifacts are registered
+
+	Depth       int    // this process's depth (ODEK_SUBAGENT_DEPTH)
+	ParentTrust string // this process's trust ("" = trusted: a top-level run)
+	// ArtifactsDir holds one 0700 directory per task:
+	// $ODEK_HOME/artifacts/<session or "unfiled">.
+	ArtifactsDir string
+	TempDir      string // task and key files; "" = os.TempDir()
+	Workspace    string // the children's working directory
+
+	Env         []string          // this process's environment
+	SecretNames []string          // names secrets.env provided
+	Secret      func(string) bool // secret-looking names
+	APIKey      string            // handed to children on fd 3, never in env or argv
+
+	Provider, Model, BaseURL string
+	SessionID                string
+	// ForwardEvents asks children to relay their events, which are then
+	// queued on Events (set when the run has an event sink).
+	ForwardEvents bool
+	// OnLine receives each child's telemetry lines (task index from 0), for
+	// a progress display. It is called from the reading goroutines.
+	OnLine func(task int, l *Line)
+	// KillMargin is how long past its timeout a child may take to report
+	// before it is stopped; 0 means DefaultKillMargin.
+	KillMargin time.Duration
+	Now        func() time.Time
+}
+
+// Tool is the delegate_tasks built-in tool. It satisfies the agent loop's
+// Tool interface.
+type Tool struct {
+	o Options
+}
+
+// NewTool returns delegate_tasks over o.
+func NewTool(o Options) *Tool {
+	o.Settings = o.Settings.Normalized()
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.KillMargin <= 0 {
+		o.KillMargin = DefaultKillMargin
+	}
+	if o.TempDir == "" {
+		o.TempDir = os.TempDir()
+	}
+	return &Tool{o: o}
+}
+
+// Name implements the loop's Tool.
+func (t *Tool) Name() string { return ToolName }
+
+// Description implements the loop's Tool.
+func (t *Tool) Description() string {
+	return "Delegate 1 to 8 independent tasks to isolated sub-agents that run in parallel and report back. " +
+		"Each sub-agent sees only its goal, guidance and context (not this conversation), never asks questions, " +
+		"works under a policy that is never wider than yours, and returns a status, a short summary, the files " +
+		"it changed and artifacts you can read with artifact_read. Use it for work that splits cleanly; " +
+		"do small things yourself."
+}
+
+// Schema implements the loop's Tool.
+func (t *Tool) Schema() json.RawMessage { return Schema() }
+
+// Call runs the tasks and returns the rendered results. Bad arguments and
+// the depth limit are result texts ({"error":…}); an exhausted shared
+// budget fails the call with a *SpawnRefusedError before any child starts.
+func (t *Tool) Call(ctx context.Context, raw json.RawMessage) (string, error) {
+	args, errText := ParseArgs(raw)
+	if errText != "" {
+		return errText, nil
+	}
+	s := t.o.Settings
+	if t.o.Depth >= s.MaxDepth {
+		return DepthLimitText(t.o.Depth, s.MaxDepth), nil
+	}
+	var share *Budget
+	if s.BudgetInherit == InheritShare {
+		b, err := ShareBudget(t.o.Budget.SnapshotAt(t.o.Now()))
+		if err != nil {
+			return "", &SpawnRefusedError{Err: err}
+		}
+		share = b
+	}
+	reports := make([]Report, len(args.Tasks))
+	arts := make([]TaskArtifacts, len(args.Tasks))
+	var wg sync.WaitGroup
+	for i, spec := range args.Tasks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, ta := t.runTask(ctx, i, spec, share)
+			reports[i] = Report{Index: i + 1, Goal: spec.Goal, Result: res}
+			arts[i] = ta
+		}()
+	}
+	wg.Wait()
+	lines := DeliverArtifacts(arts, t.o.Store)
+	for i := range reports {
+		reports[i].Artifacts = lines[i+1]
+	}
+	return RenderResults(reports), nil
+}
+
+func (t *Tool) emit(typ events.Type, data map[string]any) {
+	t.o.Events.Emit(typ, 0, ToolName, data)
+}
