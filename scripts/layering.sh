@@ -23,7 +23,7 @@ declare -A allowed=(
   [risk]=""
   [mcpclient]="artifact errclass untrusted"
   [approval]="mcpclient errclass untrusted atomicfile"
-  [subagent]="artifact budget events llm untrusted"
+  [subagent]="artifact budget errclass events llm risk untrusted"
 )
 fail=0
 for pkg in "${!allowed[@]}"; do

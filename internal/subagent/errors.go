@@ -3,6 +3,8 @@ package subagent
 import (
 	"errors"
 	"fmt"
+
+	"github.com/odek-run/odek/internal/errclass"
 )
 
 // TaskError is a task file that cannot be used; the child reports it as a
@@ -20,7 +22,7 @@ func (e *TaskError) Error() string {
 }
 
 // ErrorClass implements events.Classifier.
-func (e *TaskError) ErrorClass() string { return "setup_error" }
+func (e *TaskError) ErrorClass() string { return errclass.SetupError }
 
 func taskErr(field, format string, args ...any) error {
 	return &TaskError{Field: field, Reason: fmt.Sprintf(format, args...)}

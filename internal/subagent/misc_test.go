@@ -287,3 +287,14 @@ func TestCollectArtifactsIgnoresBadTaskID(t *testing.T) {
 		t.Fatalf("%+v", c)
 	}
 }
+
+func TestArgsSummaryAndRisk(t *testing.T) {
+	tool := NewTool(Options{})
+	if got := tool.ArgsSummary(json.RawMessage(`{"tasks":[{"goal":"secret goal"},{"goal":"b"}]}`)); len(got) != 1 || got["task_count"] != 2 {
+		t.Fatalf("ArgsSummary = %v", got)
+	}
+	a, err := tool.AssessRisk(nil)
+	if err != nil || a.Class.String() != "safe" {
+		t.Fatalf("AssessRisk = %+v, %v", a, err)
+	}
+}

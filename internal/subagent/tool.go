@@ -9,6 +9,7 @@ import (
 
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/risk"
 )
 
 // ToolName is the built-in tool's name.
@@ -113,6 +114,23 @@ func (t *Tool) Description() string {
 
 // Schema implements the loop's Tool.
 func (t *Tool) Schema() json.RawMessage { return Schema() }
+
+// ArgsSummary implements loop.ArgsSummarizer: {task_count} only, never a goal.
+func (t *Tool) ArgsSummary(raw json.RawMessage) map[string]any {
+	var a struct {
+		Tasks []json.RawMessage `json:"tasks"`
+	}
+	_ = json.Unmarshal(raw, &a)
+	return map[string]any{"task_count": len(a.Tasks)}
+}
+
+// AssessRisk implements loop.RiskAssessor. Delegating is safe in itself:
+// every child runs under a policy no wider than this run's and never asks
+// anyone, so there is nothing to approve here.
+func (t *Tool) AssessRisk(json.RawMessage) (risk.Assessment, error) {
+	return risk.Assessment{Class: risk.Safe, Set: risk.Of(risk.Safe), What: "delegate_tasks",
+		Reason: "sub-agents run under a policy no wider than this run's"}, nil
+}
 
 // Call runs the tasks and returns the rendered results. Bad arguments and
 // the depth limit are result texts ({"error":…}); an exhausted shared
