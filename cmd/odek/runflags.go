@@ -5,76 +5,72 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// runFlagValues hold the flags that override config; apply copies the ones
-// actually given into Overrides, so an unset flag never masks a config value.
+// runFlagValues are the flags generated from the settings table: one per
+// supported setting that names a flag. Each value is parsed by the table's
+// rules as the command line is read and recorded in an Overrides, so an
+// unset flag never masks a config value.
 type runFlagValues struct {
-	model, baseURL, system                  string
-	maxIter, maxToolParallel                int
-	stream, noColor                         bool
-	maxRuntime, maxToolCalls, maxIn, maxOut int64
-	maxCost                                 float64
-	tools, noTools                          []string
+	overrides config.Overrides
 }
 
 func (f *runFlagValues) register(cmd *cobra.Command) {
-	fl := cmd.Flags()
-	fl.StringVar(&f.model, "model", "", "model id (default from config, else "+config.DefaultModel+")")
-	fl.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible base URL, e.g. http://localhost:11434/v1")
-	fl.StringVar(&f.system, "system", "", "system prompt (operator only; a project file cannot set it)")
-	fl.IntVar(&f.maxIter, "max-iter", 0, "maximum loop iterations before a partial summary (default 90)")
-	fl.IntVar(&f.maxToolParallel, "max-tool-parallel", 0, "tool calls of one response run at once (default 4)")
-	fl.BoolVar(&f.stream, "stream", true, "stream responses (--stream=false for endpoints without SSE)")
-	fl.BoolVar(&f.noColor, "no-color", false, "no colours on stderr (also NO_COLOR)")
-	fl.Int64Var(&f.maxRuntime, "max-runtime", 0, "budget: wall-clock seconds for the whole run (exit 4)")
-	fl.Int64Var(&f.maxToolCalls, "max-tool-calls", 0, "budget: tool calls executed (exit 4)")
-	fl.Int64Var(&f.maxIn, "max-input-tokens", 0, "budget: input tokens, cumulative (exit 4)")
-	fl.Int64Var(&f.maxOut, "max-output-tokens", 0, "budget: output tokens, cumulative (exit 4)")
-	fl.Float64Var(&f.maxCost, "max-cost-usd", 0, "budget: dollars, needs prices in the global config (exit 4)")
-	fl.StringArrayVar(&f.tools, "tool", nil, "only offer this tool (repeatable)")
-	fl.StringArrayVar(&f.noTools, "no-tool", nil, "never offer this tool (repeatable)")
+	for _, s := range config.Settings() {
+		if s.Flag == "" || !s.Supported {
+			continue
+		}
+		v := &settingFlag{key: s.Key, name: "--" + s.Flag, kind: s.Kind, o: &f.overrides}
+		fl := cmd.Flags().VarPF(v, s.Flag, "", flagUsage(&s))
+		if s.Kind == config.Bool {
+			fl.NoOptDefVal = "true"
+		}
+	}
 }
 
-func (f *runFlagValues) apply(cmd *cobra.Command, o *config.Overrides) {
-	fl := cmd.Flags()
-	set := fl.Changed
-	if set("model") {
-		o.Model = &f.model
+// apply hands the parsed flags to the config layer.
+func (f *runFlagValues) apply(_ *cobra.Command, o *config.Overrides) { *o = f.overrides }
+
+// flagUsage is a setting's help line as --help shows it.
+func flagUsage(s *config.Setting) string {
+	u := s.Help
+	if s.Kind == config.StringList {
+		u += " (repeatable)"
 	}
-	if set("base-url") {
-		o.BaseURL = &f.baseURL
+	if d := s.DefaultText(); d != "" && d != "false" && d != "0" && d != "0 (none)" {
+		u += " (default " + d + ")"
 	}
-	if set("system") {
-		o.System = &f.system
+	return u
+}
+
+// settingFlag is a pflag.Value that records into Overrides.
+type settingFlag struct {
+	key, name, text string
+	kind            config.Kind
+	o               *config.Overrides
+}
+
+func (v *settingFlag) String() string { return v.text }
+
+func (v *settingFlag) Set(text string) error {
+	if err := v.o.Set(v.key, text, v.name); err != nil {
+		return err
 	}
-	if set("max-iter") {
-		o.MaxIterations = &f.maxIter
+	v.text = text
+	return nil
+}
+
+// Type names the value in --help.
+func (v *settingFlag) Type() string {
+	switch v.kind {
+	case config.Bool:
+		return "bool"
+	case config.Int:
+		return "int"
+	case config.Float:
+		return "float"
+	case config.Seconds:
+		return "duration"
+	case config.StringList:
+		return "strings"
 	}
-	if set("max-tool-parallel") {
-		o.MaxToolParallel = &f.maxToolParallel
-	}
-	if set("stream") {
-		o.Stream = &f.stream
-	}
-	if set("no-color") {
-		o.NoColor = &f.noColor
-	}
-	if set("max-runtime") {
-		o.MaxRuntimeSeconds = &f.maxRuntime
-	}
-	if set("max-tool-calls") {
-		o.MaxToolCalls = &f.maxToolCalls
-	}
-	if set("max-input-tokens") {
-		o.MaxInputTokens = &f.maxIn
-	}
-	if set("max-output-tokens") {
-		o.MaxOutputTokens = &f.maxOut
-	}
-	if set("max-cost-usd") {
-		o.MaxCostUSD = &f.maxCost
-	}
-	if set("tool") {
-		o.ToolsEnabled = f.tools
-	}
-	o.ToolsDisabled = f.noTools
+	return "string"
 }

@@ -79,6 +79,9 @@ func jsonKind(t reflect.Type) string {
 	if t == nil {
 		return "a different type"
 	}
+	if t == durationType {
+		return "seconds or a duration such as " + DurationExample
+	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}

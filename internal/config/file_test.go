@@ -1,7 +1,6 @@
 package config
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -21,9 +20,15 @@ func TestParseErrors(t *testing.T) {
 		{"trailing garbage", "{} x", `DIR/odek.json:1:4: invalid JSON: invalid character 'x' after top-level value`},
 		{"wrong type", "{\n  \"model\": \"m\",\n  \"max_iterations\": \"x\"\n}", `DIR/odek.json:3:21: "max_iterations" must be an integer, got string`},
 		{"nested wrong type", "{\"limits\": {\n\t\"max_tool_calls\": 1.5}}", `DIR/odek.json:2:20: "limits.max_tool_calls" must be an integer, got number 1.5`},
-		{"server field", `{"mcp_servers": {"é": {"args": "x"}}}`, `DIR/odek.json:1:32: "mcp_servers.args" must be an array of strings, got string`},
+		{"server field", `{"mcp_servers": {"é": {"args": "x"}}}`, `DIR/odek.json:1:32: "mcp_servers.é.args" must be an array of strings, got string`},
 		{"bool", `{"stream": "yes"}`, `DIR/odek.json:1:12: "stream" must be true or false, got string`},
 		{"not an object", `[1]`, `DIR/odek.json:1:1: the file must hold a JSON object, got array`},
+		{"duration", `{"llm": {"idle_timeout_seconds": "soon"}}`, `DIR/odek.json:1:34: "llm.idle_timeout_seconds" must be seconds or a duration such as 90, 90s, 10m or 1h30m, got string "soon"`},
+		{"fractional seconds", `{"llm": {"idle_timeout_seconds": 1.5}}`, `DIR/odek.json:1:34: "llm.idle_timeout_seconds" must be seconds or a duration such as 90, 90s, 10m or 1h30m, got number 1.5`},
+		{"section not an object", `{"llm": 5}`, `DIR/odek.json:1:9: "llm" must be an object, got number`},
+		{"list element", `{"tools": {"disabled": ["a", 1]}}`, `DIR/odek.json:1:30: "tools.disabled" must be an array of strings, got number`},
+		{"nested object", `{"dangerous": {"classes": []}}`, `DIR/odek.json:1:27: "dangerous.classes" must be an object, got array`},
+		{"map entry field", `{"profiles": {"p": {"tools": "x"}}}`, `DIR/odek.json:1:30: "profiles.p.tools" must be an array of strings, got string`},
 		{"column counts characters", `{"model": "ééé" "x"}`, `DIR/odek.json:1:17: invalid JSON: invalid character '"' after object key:value pair`},
 	}
 	for _, tt := range tests {
@@ -103,9 +108,9 @@ func TestEmptyAndMissingFiles(t *testing.T) {
 func TestFileValueErrors(t *testing.T) {
 	tests := []struct{ global, want string }{
 		{`{"max_iterations": 0}`, "HOME/config.json: max_iterations must be at least 1, got 0"},
-		{`{"max_tool_parallel": -2}`, "HOME/config.json: max_tool_parallel must be at least 0, got -2"},
-		{`{"maintenance": {"artifacts_max_age_hours": -1}}`, "HOME/config.json: maintenance.artifacts_max_age_hours must be at least 0, got -1"},
-		{`{"interaction_mode": "${MODE}"}`, `HOME/config.json: interaction_mode: unknown mode "" (want engaging, enhance, verbose or off)`},
+		{`{"max_tool_parallel": -2}`, "HOME/config.json: max_tool_parallel must be a non-negative number, got -2"},
+		{`{"maintenance": {"artifacts_max_age_hours": -1}}`, "HOME/config.json: maintenance.artifacts_max_age_hours must be a non-negative number, got -1"},
+		{`{"interaction_mode": "${MODE}"}`, `HOME/config.json: interaction_mode: unknown value "" (want engaging, enhance, verbose or off)`},
 		{`{"limits": {"max_tool_calls": -1}}`, "HOME/config.json: limits.max_tool_calls must be a non-negative number, got -1"},
 		{`{"limits": {"max_cost_usd": -0.5}}`, "HOME/config.json: limits.max_cost_usd must be a non-negative number, got -0.5"},
 		{`{"limits": {"model_prices": {"m": {"input_cost_per_million_usd": -1}}}}`, "HOME/config.json: limits.model_prices.m.input_cost_per_million_usd must be a non-negative number, got -1"},
@@ -126,11 +131,35 @@ func TestUnknownKeys(t *testing.T) {
 	_, w := fixture{global: global}.mustLoad(t)
 	var want []string
 	for _, k := range []string{"limits.max_tool_call", "limits.model_prices.m.input_cost", "maintenance.x",
-		"mcp_servers.s.comand", "modle", "planning.max_step", "tools.enable"} {
+		"mcp_servers.s.comand", "modle", "planning.max_step", "subagent.whatever", "tools.enable"} {
 		want = append(want, `unknown key "`+k+`" in HOME/config.json`)
 	}
+	want = append(want, `HOME/config.json: "no_agents" is an upstream odek setting this odek does not implement; ignoring it`)
 	if diff := cmp.Diff(want, w); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+// TestKeysAreCaseExact: encoding/json matches struct fields regardless of
+// case; the config does not. A key in another case is unknown and unused.
+func TestKeysAreCaseExact(t *testing.T) {
+	global := `{"Model": "m2", "mcp_servers": {"Srv": {"Command": "evil", "command": "good", "Auto_Approve": true,
+	  "env": {"LOG_LEVEL": "debug", "log_level": "x"}}}, "limits": {"model_prices": {"Qwen/Qwen2.5-7B-Instruct": {"input_cost_per_million_usd": 1}}}}`
+	c, w := fixture{global: global}.mustLoad(t)
+	want := []string{`unknown key "Model" in HOME/config.json`, `unknown key "mcp_servers.Srv.Auto_Approve" in HOME/config.json`,
+		`unknown key "mcp_servers.Srv.Command" in HOME/config.json`}
+	if diff := cmp.Diff(want, w); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+	s := c.MCPServers[0]
+	if c.Model != DefaultModel || s.Name != "Srv" || s.Config.Command != "good" || s.Config.AutoApprove {
+		t.Errorf("model %q, server %+v", c.Model, s)
+	}
+	if diff := cmp.Diff(map[string]string{"LOG_LEVEL": "debug", "log_level": "x"}, s.Config.Env); diff != "" {
+		t.Errorf("env (-want +got):\n%s", diff)
+	}
+	if _, ok := c.ModelPrices["Qwen/Qwen2.5-7B-Instruct"]; !ok {
+		t.Errorf("model_prices = %v", c.ModelPrices)
 	}
 }
 
@@ -138,7 +167,7 @@ func TestExpandScope(t *testing.T) {
 	global := `{"model": "${M}", "system": "cost: $9.99 $$ ${M}", "tools": {"disabled": ["$T"]},
 	  "mcp_servers": {"s": {"command": "${BIN}/srv", "args": ["--root=${ROOT}"], "env": {"K": "${ROOT}", "L": "$$"},
 	    "url": "", "artifact_roots": ["${ROOT}/out"]}},
-	  "subagent": {"note": "${M}", "n": 12345678901234567890}}`
+	  "profiles": {"${M}": {"max_risk": "safe", "allowlist": ["${BIN}/ok"]}}, "subagent": {"default_profile": "${M}"}}`
 	env := map[string]string{"M": "m1", "T": "shell", "BIN": "/bin", "ROOT": "/r"}
 	c, _ := fixture{global: global, env: env}.mustLoad(t)
 	s := c.MCPServers[0].Config
@@ -147,9 +176,10 @@ func TestExpandScope(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	var sub map[string]json.RawMessage
-	if err := json.Unmarshal(c.Subagent, &sub); err != nil || string(sub["note"]) != `"m1"` || string(sub["n"]) != "12345678901234567890" {
-		t.Errorf("subagent = %s (%v)", c.Subagent, err)
+	// Map keys (profile names) are never expanded; values inside are.
+	wantProfiles := map[string]Profile{"${M}": {MaxRisk: "safe", Allowlist: []string{"/bin/ok"}}}
+	if diff := cmp.Diff(wantProfiles, c.Profiles); diff != "" || c.Subagent.DefaultProfile != "m1" {
+		t.Errorf("profiles (-want +got):\n%s\ndefault_profile %q", diff, c.Subagent.DefaultProfile)
 	}
 }
 

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"encoding/json"
 	"path/filepath"
 
 	"github.com/odek-run/odek/internal/budget"
@@ -34,36 +33,32 @@ type LoadOptions struct {
 	Flags Overrides
 }
 
-// Overrides are the command-line flags: nil means "flag not given". They are
-// operator-trusted and beat every other layer, limits included.
-type Overrides struct {
-	Model, BaseURL, System, Thinking, InteractionMode *string
-	MaxIterations, MaxToolParallel, MaxConcurrency    *int
-	Stream, NoColor, Compaction, Planning             *bool
-	// Limits; an explicit 0 removes the limit.
-	MaxRuntimeSeconds, MaxToolCalls, MaxInputTokens, MaxOutputTokens *int64
-	MaxCostUSD                                                       *float64
-	// ToolsEnabled replaces the lower layers' list when non-nil;
-	// ToolsDisabled is added to theirs.
-	ToolsEnabled, ToolsDisabled []string
-}
-
-// Config is the resolved configuration.
+// Config is the resolved configuration. docs/CONFIG.md documents each
+// setting by its key; the table in table.go binds keys to these fields.
 type Config struct {
 	Model, BaseURL, APIKey string
 	// APIKeySource is "ODEK_API_KEY", "OPENAI_API_KEY", "global config api_key" or "".
 	APIKeySource    string
 	Stream          bool
 	System          string
-	MaxIterations   int
-	MaxToolParallel int
-	NoColor         bool
-	InteractionMode string
-	Thinking        string // "" = the profile's default
-	Compaction      bool
-	MaxConcurrency  int
-	Planning        Planning
-	Limits          budget.Limits
+	Thinking        string // "" = the model's default
+	ReasoningEffort string // "" = not sent
+	LLM             LLM
+	// ContextWindow is the model's context size in tokens (0 = unknown);
+	// ModelContextWindows holds sizes by exact model id (global file only).
+	ContextWindow       int
+	ModelContextWindows map[string]int
+	Compaction          bool
+	MaxIterations       int
+	MaxToolParallel     int
+	MaxConcurrency      int
+	InteractionMode     string
+	NoColor             bool
+	// OutputSchema is the path of the JSON Schema the answer must match.
+	OutputSchema        string
+	OutputSchemaRetries int
+	Planning            Planning
+	Limits              budget.Limits
 	// Prices and ModelPrices come from the global file only.
 	Prices      budget.Prices
 	ModelPrices map[string]budget.ModelPrice
@@ -73,9 +68,12 @@ type Config struct {
 	// ToolsDisabled is the union of every layer's denylist.
 	ToolsEnabled, ToolsDisabled []string
 	ArtifactsMaxAgeHours        int
-	// Subagent and Profiles are the global file's sections, undecoded, for
-	// the sub-agent code.
-	Subagent, Profiles json.RawMessage
+	// Subagent and Profiles come from the global file only.
+	Subagent Subagent
+	Profiles map[string]Profile
+	// Dangerous is the complete risk policy: the global file's, tightened
+	// by the project file, with defaults filled in.
+	Dangerous Dangerous
 	// Env holds the variables secrets.env provided (absent from the real
 	// environment); SecretNames are their sorted names, to strip from
 	// sub-agent environments.
@@ -86,14 +84,19 @@ type Config struct {
 	// Home and Dir are LoadOptions.Home and LoadOptions.Dir.
 	Home, Dir string
 
-	lookup func(string) (string, bool)
+	lookup  func(string) (string, bool)
+	sources []string // by table index
 }
 
-// Planning configures the built-in plan tool.
-type Planning struct {
-	Enabled        bool
-	MaxSteps       int // 1..50, default 12
-	MaxRenderChars int // 200..8000, default 2000
+// Source names where a setting's value came from: a config file's path, an
+// environment variable, a flag ("--max-iter") or "-c <key>"; "" for the
+// default or an unknown key.
+func (c *Config) Source(key string) string {
+	i, ok := index[key]
+	if !ok || c.sources == nil {
+		return ""
+	}
+	return c.sources[i]
 }
 
 // LookupEnv reads the real environment, then what secrets.env provided.
@@ -115,53 +118,75 @@ func Load(o LoadOptions) (*Config, []string, error) {
 		real = func(string) (string, bool) { return "", false }
 	}
 	c := &Config{Home: o.Home, Dir: o.Dir, lookup: real}
+	c.setDefaults()
 	var warns []string
-	var global, project *loadedFile
+	var global, project *layer
 	globalPath := "~/.odek/config.json" // named in warnings even when skipped
 	if o.Home != "" {
 		globalPath = filepath.Join(o.Home, "config.json")
-	}
-	if o.Home != "" {
 		sec, w, err := loadSecrets(filepath.Join(o.Home, "secrets.env"), real)
 		if err != nil {
 			return nil, nil, err
 		}
 		c.Env, c.SecretNames, warns = sec.env, sec.names, append(warns, w...)
-		if global, w, err = loadLayer(globalPath, c.LookupEnv); err != nil {
+		if global, w, err = loadFile(globalLayer, globalPath, c.LookupEnv); err != nil {
 			return nil, nil, err
 		}
 		warns = append(warns, w...)
 	}
 	if o.Dir != "" {
-		var w []string
-		var err error
 		path := filepath.Join(o.Dir, "odek.json")
-		project, w, err = loadLayer(path, projectLookup(c, path, &warns))
+		p, w, err := loadFile(projectLayer, path, projectLookup(c, path, &warns))
 		if err != nil {
 			return nil, nil, err
 		}
-		warns = append(warns, w...)
-		if project != nil {
-			warns = append(warns, applyProjectTrust(project, globalPath)...)
-		}
+		project, warns = p, append(warns, w...)
 	}
-	w, err := c.resolve(o, global, project, globalPath)
+	env, err := readEnv(c.LookupEnv)
+	if err != nil {
+		return nil, nil, err
+	}
+	flags, err := o.Flags.layer()
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := c.resolve(globalPath, global, project, env, flags)
 	if err != nil {
 		return nil, nil, err
 	}
 	return c, append(warns, w...), nil
 }
 
-// loadLayer reads, validates and expands one config file; nil if missing.
-func loadLayer(path string, lookup func(string) (string, bool)) (*loadedFile, []string, error) {
-	f, found, err := readConfigFile(path)
+// loadFile reads and decodes one config file; nil if it is missing.
+func loadFile(kind layerKind, path string, lookup func(string) (string, bool)) (*layer, []string, error) {
+	data, found, err := readLimited(path)
 	if err != nil || !found {
 		return nil, nil, err
 	}
-	expandFile(&f.cfg, lookup) // first: interaction_mode may be "${MODE}"
-	label := func(key string) string { return path + ": " + key }
-	if err := firstError(validateScalars(&f.cfg, label), validateLimits(f.cfg.Limits, path)); err != nil {
-		return nil, nil, err
+	return decodeFile(kind, path, data, lookup)
+}
+
+// resolve lays the layers over the defaults: global, project, env, flags.
+func (c *Config) resolve(globalPath string, global, project, env, flags *layer) ([]string, error) {
+	r := &resolver{c: c, globalPath: globalPath, src: make([]string, len(table))}
+	for _, l := range []*layer{global, project} {
+		if l != nil {
+			c.Files = append(c.Files, l.path)
+		}
 	}
-	return f, unknownKeyWarnings(f), nil
+	for _, l := range []*layer{global, project, env, flags} {
+		if l != nil {
+			r.apply(l)
+		}
+	}
+	r.clampAll()
+	c.sources = r.src
+	c.resolveAPIKey(r.src[index["api_key"]])
+	c.Dangerous.finish()
+	servers, w, err := mergeServers(global, project, globalPath, c.Dir)
+	if err != nil {
+		return nil, err
+	}
+	c.MCPServers = servers
+	return append(r.warns, w...), nil
 }

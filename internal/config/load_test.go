@@ -34,9 +34,9 @@ func TestDefaults(t *testing.T) {
 // TestLayerPriority checks that each layer beats the one below it.
 func TestLayerPriority(t *testing.T) {
 	g := `{"model":"g","max_iterations":10,"max_tool_parallel":2,"stream":false,"no_color":false,"interaction_mode":"verbose"}`
-	p := `{"model":"p","max_iterations":20,"max_tool_parallel":3,"stream":true,"no_color":true,"interaction_mode":"off"}`
+	p := `{"model":"p","max_iterations":5,"max_tool_parallel":1,"stream":true,"no_color":true,"interaction_mode":"off"}`
 	env := map[string]string{"ODEK_MODEL": "e", "ODEK_MAX_ITER": "30", "ODEK_MAX_TOOL_PARALLEL": "5", "ODEK_STREAM": "false", "ODEK_NO_COLOR": "false", "ODEK_INTERACTION_MODE": "enhance"}
-	flags := Overrides{Model: ptr("f"), MaxIterations: ptr(40), MaxToolParallel: ptr(6), Stream: ptr(true), NoColor: ptr(true), InteractionMode: ptr("engaging")}
+	flags := []string{"model=f", "max_iterations=40", "max_tool_parallel=6", "stream=true", "no_color=true", "interaction_mode=engaging"}
 	type view struct {
 		Model       string
 		Iter, Par   int
@@ -49,7 +49,7 @@ func TestLayerPriority(t *testing.T) {
 		want view
 	}{
 		{"global", fixture{global: g}, view{"g", 10, 2, false, false, "verbose"}},
-		{"project beats global", fixture{global: g, project: p}, view{"p", 20, 3, true, true, "off"}},
+		{"project beats global", fixture{global: g, project: p}, view{"p", 5, 1, true, true, "off"}},
 		{"env beats project", fixture{global: g, project: p, env: env}, view{"e", 30, 5, false, false, "enhance"}},
 		{"flags beat env", fixture{global: g, project: p, env: env, flags: flags}, view{"f", 40, 6, true, true, "engaging"}},
 		{"empty env is unset", fixture{global: g, env: map[string]string{"ODEK_MODEL": "", "ODEK_STREAM": ""}}, view{"g", 10, 2, false, false, "verbose"}},
@@ -76,7 +76,7 @@ func TestBaseURLAndAPIKey(t *testing.T) {
 		{"global", fixture{global: g}, "https://g.example/v1", "gk", "global config api_key"},
 		{"OPENAI_*", fixture{global: g, env: map[string]string{"OPENAI_BASE_URL": "https://o/v1", "OPENAI_API_KEY": "ok"}}, "https://o/v1", "ok", "OPENAI_API_KEY"},
 		{"ODEK_* beat OPENAI_*", fixture{global: g, env: map[string]string{"OPENAI_BASE_URL": "https://o/v1", "OPENAI_API_KEY": "ok", "ODEK_BASE_URL": "https://e/v1", "ODEK_API_KEY": "ek"}}, "https://e/v1", "ek", "ODEK_API_KEY"},
-		{"flag beats env", fixture{env: map[string]string{"ODEK_BASE_URL": "https://e/v1"}, flags: Overrides{BaseURL: ptr("http://f/v1")}}, "http://f/v1", "", ""},
+		{"flag beats env", fixture{env: map[string]string{"ODEK_BASE_URL": "https://e/v1"}, flags: []string{"base_url=http://f/v1"}}, "http://f/v1", "", ""},
 		{"secrets.env supplies key", fixture{secrets: "ODEK_API_KEY=sk\n"}, DefaultBaseURL, "sk", "ODEK_API_KEY"},
 		{"global key expands ${VAR}", fixture{global: `{"api_key":"${MY_KEY}"}`, env: map[string]string{"MY_KEY": "mk"}}, DefaultBaseURL, "mk", "global config api_key"},
 	}
@@ -135,8 +135,8 @@ func TestEnvErrors(t *testing.T) {
 		{map[string]string{"ODEK_PLANNING": "2"}, `ODEK_PLANNING="2": not a boolean (use true or false)`},
 		{map[string]string{"ODEK_MAX_ITER": "ten"}, `ODEK_MAX_ITER="ten": not an integer`},
 		{map[string]string{"ODEK_MAX_ITER": "0"}, `ODEK_MAX_ITER must be at least 1, got 0`},
-		{map[string]string{"ODEK_MAX_TOOL_PARALLEL": "-1"}, `ODEK_MAX_TOOL_PARALLEL must be at least 0, got -1`},
-		{map[string]string{"ODEK_INTERACTION_MODE": "loud"}, `ODEK_INTERACTION_MODE: unknown mode "loud" (want engaging, enhance, verbose or off)`},
+		{map[string]string{"ODEK_MAX_TOOL_PARALLEL": "-1"}, `ODEK_MAX_TOOL_PARALLEL must be a non-negative number, got -1`},
+		{map[string]string{"ODEK_INTERACTION_MODE": "loud"}, `ODEK_INTERACTION_MODE: unknown value "loud" (want engaging, enhance, verbose or off)`},
 	}
 	for _, tt := range tests {
 		_, _, err := fixture{env: tt.env}.load(t)
@@ -148,11 +148,13 @@ func TestEnvErrors(t *testing.T) {
 
 func TestFlagErrors(t *testing.T) {
 	tests := []struct {
-		flags Overrides
+		flags []string
 		want  string
 	}{
-		{Overrides{MaxIterations: ptr(0)}, "--max-iter must be at least 1, got 0"},
-		{Overrides{MaxToolCalls: ptr(int64(-1))}, "--max-tool-calls: value must be a non-negative number, got -1"},
+		{[]string{"max_iterations=0"}, "--max-iter must be at least 1, got 0"},
+		{[]string{"limits.max_tool_calls=-1"}, "--max-tool-calls must be a non-negative number, got -1"},
+		{[]string{"limits.max_runtime_seconds=-5"}, "--max-runtime must be a non-negative number, got -5"},
+		{[]string{"interaction_mode=loud"}, `--interaction-mode: unknown value "loud" (want engaging, enhance, verbose or off)`},
 	}
 	for _, tt := range tests {
 		_, _, err := fixture{flags: tt.flags}.load(t)
@@ -185,7 +187,7 @@ func TestTools(t *testing.T) {
 		global:  `{"tools":{"enabled":["read","write"],"disabled":["shell"]}}`,
 		project: `{"tools":{"disabled":["write","shell"]}}`,
 		env:     map[string]string{"ODEK_TOOLS_DISABLED": " patch ,, ", "ODEK_TOOLS_ENABLED": "read, search"},
-		flags:   Overrides{ToolsDisabled: []string{"search"}},
+		flags:   []string{"tools.disabled=search"},
 	}
 	c, _ := fx.mustLoad(t)
 	if diff := cmp.Diff([]string{"read", "search"}, c.ToolsEnabled); diff != "" {
@@ -194,7 +196,7 @@ func TestTools(t *testing.T) {
 	if diff := cmp.Diff([]string{"shell", "write", "patch", "search"}, c.ToolsDisabled); diff != "" {
 		t.Errorf("disabled (-want +got):\n%s", diff)
 	}
-	c, _ = fixture{global: `{"tools":{"enabled":["read"]}}`, flags: Overrides{ToolsEnabled: []string{"x"}}}.mustLoad(t)
+	c, _ = fixture{global: `{"tools":{"enabled":["read"]}}`, flags: []string{"tools.enabled=x"}}.mustLoad(t)
 	if diff := cmp.Diff([]string{"x"}, c.ToolsEnabled); diff != "" {
 		t.Errorf("flag enabled (-want +got):\n%s", diff)
 	}

@@ -55,50 +55,65 @@ func validateServer(path, name string, s mcpclient.ServerConfig) error {
 	case s.Command != "" && s.URL != "":
 		return setupErrorf("mcpclient %s: server config must set either url or command, not both", name)
 	}
-	src := "mcpclient " + name
-	return firstError(
-		nonNegative(src, "timeout_seconds", &s.TimeoutSeconds),
-		nonNegative(src, "max_response_bytes", &s.MaxResponseBytes),
-		nonNegative(src, "max_result_chars", &s.MaxResultChars),
-	)
+	if err := firstError(
+		nonNegative("timeout_seconds", &s.TimeoutSeconds),
+		nonNegative("max_response_bytes", &s.MaxResponseBytes),
+		nonNegative("max_result_chars", &s.MaxResultChars),
+	); err != nil {
+		return setupErrorf("mcpclient %s: %v", name, err)
+	}
+	return nil
 }
 
 func enabled(s mcpclient.ServerConfig) bool { return s.Enabled == nil || *s.Enabled }
 
-// mergeServers combines global and (already trust-stripped) project servers.
-func mergeServers(global, project *loadedFile, globalPath, dir string) ([]MCPServer, []string, error) {
+// servers returns a file layer's mcp_servers; nil for a missing layer.
+func (l *layer) servers() map[string]mcpclient.ServerConfig {
+	if l == nil {
+		return nil
+	}
+	m, _ := l.vals[index["mcp_servers"]].(map[string]mcpclient.ServerConfig)
+	return m
+}
+
+// mergeServers combines the global and the project servers. A project
+// server never carries auto_approve and never replaces a global server.
+func mergeServers(global, project *layer, globalPath, dir string) ([]MCPServer, []string, error) {
 	var out []MCPServer
 	var warns []string
 	markers := map[string]bool{}
-	if global != nil {
-		for _, name := range sortedKeys(global.cfg.MCPServers) {
-			s := global.cfg.MCPServers[name]
-			if validServerName(name) && isTrustMarker(s) {
-				markers[name] = true
-				continue
-			}
-			if err := validateServer(global.path, name, s); err != nil {
-				return nil, nil, err
-			}
-			if enabled(s) {
-				out = append(out, MCPServer{Name: name, Config: s})
-			}
+	gs := global.servers()
+	for _, name := range sortedKeys(gs) {
+		s := gs[name]
+		if validServerName(name) && isTrustMarker(s) {
+			markers[name] = true
+			continue
+		}
+		if err := validateServer(global.path, name, s); err != nil {
+			return nil, nil, err
+		}
+		if enabled(s) {
+			out = append(out, MCPServer{Name: name, Config: s})
 		}
 	}
-	if project != nil {
-		for _, name := range sortedKeys(project.cfg.MCPServers) {
-			s := project.cfg.MCPServers[name]
-			if err := validateServer(project.path, name, s); err != nil {
-				return nil, nil, err
-			}
-			if g, ok := global.server(name); ok && !isTrustMarker(g) {
-				warns = append(warns, fmt.Sprintf("%s: ignoring %q: %s defines a server of that name, and a project file cannot replace it",
-					project.path, "mcp_servers."+name, globalPath))
-				continue
-			}
-			if enabled(s) {
-				out = append(out, MCPServer{Name: name, Config: s, Project: true, Dir: dir})
-			}
+	ps := project.servers()
+	for _, name := range sortedKeys(ps) {
+		s := ps[name]
+		if err := validateServer(project.path, name, s); err != nil {
+			return nil, nil, err
+		}
+		if s.AutoApprove {
+			warns = append(warns, fmt.Sprintf("%s: ignoring %q: a project file cannot approve its own MCP servers (only %s can)",
+				project.path, "mcp_servers."+name+".auto_approve", globalPath))
+			s.AutoApprove = false
+		}
+		if g, ok := gs[name]; ok && !isTrustMarker(g) {
+			warns = append(warns, fmt.Sprintf("%s: ignoring %q: %s defines a server of that name, and a project file cannot replace it",
+				project.path, "mcp_servers."+name, globalPath))
+			continue
+		}
+		if enabled(s) {
+			out = append(out, MCPServer{Name: name, Config: s, Project: true, Dir: dir})
 		}
 	}
 	// DECISION 2: a command-less auto_approve entry is not a wildcard. Trust
@@ -110,13 +125,4 @@ func mergeServers(global, project *loadedFile, globalPath, dir string) ([]MCPSer
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, warns, nil
-}
-
-// server returns the named server of a possibly nil file.
-func (f *loadedFile) server(name string) (mcpclient.ServerConfig, bool) {
-	if f == nil {
-		return mcpclient.ServerConfig{}, false
-	}
-	s, ok := f.cfg.MCPServers[name]
-	return s, ok
 }

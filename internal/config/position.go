@@ -63,3 +63,60 @@ func lineCol(data []byte, pos int) (line, col int) {
 	start := bytes.LastIndexByte(before, '\n') + 1
 	return line, utf8.RuneCount(before[start:]) + 1
 }
+
+// locate returns where the value at the object path segs starts in data
+// (the nearest enclosing value found, if the path is incomplete). It walks
+// tokens, so it runs only when an error is reported.
+func locate(data []byte, segs []string) int {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	pos := 0
+	for _, seg := range segs {
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+			return pos
+		}
+		found := false
+		for dec.More() && !found {
+			key, err := dec.Token()
+			if err != nil {
+				return pos
+			}
+			if key == seg {
+				pos, found = skipSeparator(data, int(dec.InputOffset())), true
+			} else if skipValue(dec) != nil {
+				return pos
+			}
+		}
+		if !found {
+			return pos
+		}
+	}
+	return pos
+}
+
+// skipSeparator skips the blanks and the colon between a key and its value.
+func skipSeparator(data []byte, i int) int {
+	for i < len(data) && strings.IndexByte(" \t\r\n:", data[i]) >= 0 {
+		i++
+	}
+	return i
+}
+
+// skipValue consumes one whole value from dec.
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
+}

@@ -3,174 +3,204 @@ package config
 import (
 	"fmt"
 	"slices"
+	"time"
 )
 
-// resolve merges the layers into c: defaults, global, project, env, flags.
-func (c *Config) resolve(o LoadOptions, global, project *loadedFile, globalPath string) ([]string, error) {
-	envFC, err := envLayer(c.LookupEnv)
-	if err != nil {
-		return nil, err
-	}
-	flagFC := flagLayer(o.Flags)
-	if err := firstError(
-		validateScalars(envFC, func(k string) string { return envNames[k] }),
-		validateScalars(flagFC, func(k string) string { return flagNames[k] }),
-	); err != nil {
-		return nil, err
-	}
-	c.Model, c.BaseURL, c.Stream, c.Compaction = DefaultModel, DefaultBaseURL, true, true
-	c.MaxIterations, c.InteractionMode = DefaultMaxIterations, DefaultInteractionMode
-	var gfc, pfc fileConfig
-	if global != nil {
-		gfc = global.cfg
-		c.Files = append(c.Files, global.path)
-	}
-	if project != nil {
-		pfc = project.cfg
-		c.Files = append(c.Files, project.path)
-	}
-	for _, fc := range []*fileConfig{&gfc, &pfc, envFC, flagFC} {
-		c.apply(fc)
-	}
-	c.resolveAPIKey(gfc.APIKey)
-	var warns []string
-	c.Limits, c.Prices, c.ModelPrices = globalBudget(gfc.Limits)
-	if project != nil {
-		var w []string
-		c.Limits, w = clampProjectLimits(c.Limits, pfc.Limits, project.path, globalPath)
-		warns = append(warns, w...)
-	}
-	if c.Limits, err = applyLimitFlags(c.Limits, o.Flags); err != nil {
-		return nil, err
-	}
-	var w []string
-	c.Planning, w = resolvePlanning([]*filePlanning{gfc.Planning, pfc.Planning, envFC.Planning, flagFC.Planning}, project, globalPath)
-	warns = append(warns, w...)
-	if c.MCPServers, w, err = mergeServers(global, project, globalPath, o.Dir); err != nil {
-		return nil, err
-	}
-	warns = append(warns, w...)
-	return append(warns, c.applyDefaults()...), nil
+// resolver lays the layers over the defaults, applying the trust rules to
+// the project layer. src records where each setting's value came from.
+type resolver struct {
+	c          *Config
+	globalPath string
+	warns      []string
+	src        []string // by table index; "" = the default
 }
 
-// apply lays one layer over c. Empty strings count as unset, so a blank
+// setDefaults gives every setting its default.
+func (c *Config) setDefaults() {
+	for i := range table {
+		s := &table[i]
+		if s.bind != nil && s.Default != nil {
+			assign(s.bind(c), s.Default)
+		}
+	}
+}
+
+// apply lays one layer over the config.
+func (r *resolver) apply(l *layer) {
+	for i, v := range l.vals {
+		if v == nil {
+			continue
+		}
+		s := &table[i]
+		if s.custom {
+			continue
+		}
+		if l.kind == projectLayer {
+			var ok bool
+			if v, ok = r.projectValue(l, i, v); !ok {
+				continue
+			}
+		}
+		src := l.source(i)
+		if s.alias != "" {
+			t := index[s.alias]
+			if l.vals[t] != nil {
+				r.warnf("%s: ignoring %q: %q is set too, and wins", src, s.Key, s.alias)
+				continue
+			}
+			s, i = &table[t], t
+		}
+		if !s.Supported {
+			r.warns = append(r.warns, unsupportedWarning(src, s))
+		}
+		r.set(i, v, src)
+	}
+}
+
+// set assigns v to setting i. An empty string is unset, so a blank
 // "${VAR}" or ODEK_MODEL= never wipes a lower layer's value.
-func (c *Config) apply(fc *fileConfig) {
-	for _, f := range []struct{ dst, src *string }{
-		{&c.Model, fc.Model}, {&c.BaseURL, fc.BaseURL}, {&c.System, fc.System},
-		{&c.Thinking, fc.Thinking}, {&c.InteractionMode, fc.InteractionMode},
-	} {
-		if f.src != nil && *f.src != "" {
-			*f.dst = *f.src
-		}
+func (r *resolver) set(i int, v any, src string) {
+	s := &table[i]
+	if s.bind == nil {
+		return
 	}
-	setIf(&c.MaxIterations, fc.MaxIterations)
-	setIf(&c.MaxToolParallel, fc.MaxToolParallel)
-	setIf(&c.MaxConcurrency, fc.MaxConcurrency)
-	setIf(&c.Stream, fc.Stream)
-	setIf(&c.NoColor, fc.NoColor)
-	setIf(&c.Compaction, fc.Compaction)
-	if fc.Tools != nil {
-		if fc.Tools.Enabled != nil {
-			c.ToolsEnabled = slices.Clone(fc.Tools.Enabled)
-		}
-		for _, t := range fc.Tools.Disabled {
-			if !slices.Contains(c.ToolsDisabled, t) {
-				c.ToolsDisabled = append(c.ToolsDisabled, t)
-			}
-		}
-	}
-	if fc.Maintenance != nil {
-		setIf(&c.ArtifactsMaxAgeHours, fc.Maintenance.ArtifactsMaxAgeHours)
-	}
-	if fc.Subagent != nil {
-		c.Subagent = fc.Subagent
-	}
-	if fc.Profiles != nil {
-		c.Profiles = fc.Profiles
-	}
-}
-
-// resolveAPIKey applies DECISION 10: ODEK_API_KEY, OPENAI_API_KEY, then the
-// global file (the project file cannot hold a key).
-func (c *Config) resolveAPIKey(global *string) {
-	for _, name := range []string{"ODEK_API_KEY", "OPENAI_API_KEY"} {
-		if v, ok := c.LookupEnv(name); ok && v != "" {
-			c.APIKey, c.APIKeySource = v, name
-			return
-		}
-	}
-	if global != nil && *global != "" {
-		c.APIKey, c.APIKeySource = *global, "global config api_key"
-	}
-}
-
-// applyDefaults turns the "0 means default" settings into their defaults.
-func (c *Config) applyDefaults() []string {
-	var w []string
-	if c.MaxToolParallel == 0 {
-		c.MaxToolParallel = DefaultMaxToolParallel
-	}
-	if c.MaxConcurrency == 0 {
-		c.MaxConcurrency = DefaultMaxConcurrency
-	}
-	if c.MaxConcurrency > MaxConcurrencyCap {
-		w = append(w, fmt.Sprintf("max_concurrency %d exceeds the cap of %d; clamped to %d", c.MaxConcurrency, MaxConcurrencyCap, MaxConcurrencyCap))
-		c.MaxConcurrency = MaxConcurrencyCap
-	}
-	if c.ArtifactsMaxAgeHours == 0 {
-		c.ArtifactsMaxAgeHours = DefaultArtifactsMaxAgeHours
-	}
-	return w
-}
-
-// resolvePlanning applies BEHAVIOR 2.3/2.4 to the planning section of the
-// layers global, project, env, flags: the project may turn planning off or
-// lower its caps, never turn it on against the global file or raise a cap.
-func resolvePlanning(layers []*filePlanning, project *loadedFile, globalPath string) (Planning, []string) {
-	p := Planning{Enabled: true, MaxSteps: 12, MaxRenderChars: 2000}
-	var w []string
-	if g := layers[0]; g != nil {
-		setIf(&p.Enabled, g.Enabled)
-		setPositive(&p.MaxSteps, g.MaxSteps)
-		setPositive(&p.MaxRenderChars, g.MaxRenderChars)
-	}
-	if pr := layers[1]; pr != nil {
-		switch {
-		case pr.Enabled == nil || !*pr.Enabled:
-			if pr.Enabled != nil {
-				p.Enabled = false
-			}
-		case !p.Enabled:
-			w = append(w, fmt.Sprintf("%s: ignoring \"planning.enabled\": %s turns planning off and a project file cannot turn it on", project.path, globalPath))
-		}
-		w = lowerOnly(w, project.path, "planning.max_steps", &p.MaxSteps, pr.MaxSteps)
-		w = lowerOnly(w, project.path, "planning.max_render_chars", &p.MaxRenderChars, pr.MaxRenderChars)
-	}
-	for _, l := range layers[2:] {
-		if l != nil {
-			setIf(&p.Enabled, l.Enabled)
-		}
-	}
-	p.MaxSteps = min(max(p.MaxSteps, 1), 50)
-	p.MaxRenderChars = min(max(p.MaxRenderChars, 200), 8000)
-	return p, w
-}
-
-func setPositive(dst *int, src *int) {
-	if src != nil && *src > 0 {
-		*dst = *src
-	}
-}
-
-// lowerOnly takes a project cap only if it lowers the current one.
-func lowerOnly(w []string, path, key string, cur *int, project *int) []string {
+	dst := s.bind(r.c)
 	switch {
-	case project == nil || *project == 0 || *project == *cur:
-	case *project < *cur:
-		*cur = *project
-	default:
-		w = append(w, fmt.Sprintf("%s: ignoring %s %d: a project file may only lower it (current value %d)", path, key, *project, *cur))
+	case v == "":
+		return
+	case s.ZeroDefault && isZero(v):
+		v = s.Default
+	case s.Union:
+		cur := dst.(*[]string)
+		for _, t := range v.([]string) {
+			if !slices.Contains(*cur, t) {
+				*cur = append(*cur, t)
+			}
+		}
+		r.src[i] = src
+		return
+	case s.Kind == StringList:
+		v = slices.Clone(v.([]string))
 	}
-	return w
+	assign(dst, v)
+	r.src[i] = src
+}
+
+// projectValue applies the setting's trust rule to a project value: ok is
+// false when the value is ignored.
+func (r *resolver) projectValue(l *layer, i int, v any) (any, bool) {
+	s := &table[i]
+	switch s.Trust {
+	case GlobalOnly:
+		what := "set it"
+		if s.price {
+			what = "set prices"
+		}
+		r.warnf("%s: ignoring %q: a project file cannot %s (only %s can)", l.path, s.Key, what, r.globalPath)
+		return nil, false
+	case ProjectMayLower:
+		return r.lower(l, i, v)
+	case ProjectMayTighten:
+		if s.tighten == nil {
+			return v, true // a Union list: the project appends
+		}
+		nv, dropped := s.tighten(r.current(i), v, r.globalPath)
+		for _, ig := range dropped {
+			r.warnf("%s: ignoring %q: %s", l.path, ig.key, ig.why)
+		}
+		return nv, true
+	}
+	return v, true
+}
+
+// lower lets a project value only lower the current one. 0 re-inherits
+// where it means "none" or "the default"; where the current value is 0 =
+// none, any project value is lower.
+func (r *resolver) lower(l *layer, i int, v any) (any, bool) {
+	s := &table[i]
+	p, _ := number(v)
+	cur := r.current(i)
+	c, _ := number(cur)
+	switch {
+	case p == 0 && (s.ZeroNone || s.ZeroDefault):
+		return nil, false
+	case (c == 0 && s.ZeroNone) || p <= c:
+		return v, true
+	}
+	origin := "(the default)"
+	if r.src[i] != "" {
+		origin = "set in " + r.src[i]
+	}
+	r.warnf("%s: %s %s is above the global limit %s %s; clamped to %s",
+		l.path, s.Key, formatValue(v), formatValue(cur), origin, formatValue(cur))
+	return nil, false
+}
+
+// current is setting i's value so far, in its Kind's representation.
+func (r *resolver) current(i int) any {
+	s := &table[i]
+	switch p := s.bind(r.c).(type) {
+	case *int:
+		return int64(*p)
+	case *int64:
+		if s.Kind == Seconds {
+			return time.Duration(*p) * time.Second
+		}
+		return *p
+	case *float64:
+		return *p
+	case *bool:
+		return *p
+	case *string:
+		return *p
+	case *time.Duration:
+		return *p
+	case *Dangerous:
+		return *p
+	}
+	panic("config: no current value for " + s.Key)
+}
+
+// clampAll applies each setting's Lo/Hi bounds to the resolved value.
+func (r *resolver) clampAll() {
+	for i := range table {
+		s := &table[i]
+		if s.bind == nil || (s.Lo == 0 && s.Hi == 0) {
+			continue
+		}
+		v := r.current(i)
+		n, _ := number(v)
+		where := r.src[i]
+		if where == "" {
+			where = "default"
+		}
+		switch {
+		case s.Hi != 0 && n > s.Hi:
+			r.warnf("%s: %s %s exceeds the cap of %v; clamped to %v", where, s.Key, formatValue(v), s.Hi, s.Hi)
+			assignNumber(s, s.bind(r.c), s.Hi)
+		case s.Lo != 0 && n < s.Lo:
+			r.warnf("%s: %s %s is below the minimum of %v; raised to %v", where, s.Key, formatValue(v), s.Lo, s.Lo)
+			assignNumber(s, s.bind(r.c), s.Lo)
+		}
+	}
+}
+
+func (r *resolver) warnf(format string, args ...any) {
+	r.warns = append(r.warns, fmt.Sprintf(format, args...))
+}
+
+// resolveAPIKey names where the key came from (DECISION 10).
+func (c *Config) resolveAPIKey(src string) {
+	switch {
+	case c.APIKey == "":
+	case src == "ODEK_API_KEY" || src == "OPENAI_API_KEY":
+		c.APIKeySource = src
+	default:
+		c.APIKeySource = "global config api_key"
+	}
+}
+
+func isZero(v any) bool {
+	n, ok := number(v)
+	return ok && n == 0
 }

@@ -2,71 +2,150 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
-// projectForbidden are the top-level keys only the operator's global file
-// may set (BEHAVIOR 2.4), in the order their warnings are reported.
-var projectForbidden = []string{
-	"base_url", "api_key", "system", "dangerous", "embedding", "memory", "sessions",
-	"skills", "web_search", "telegram", "guard", "trusted_proxies", "maintenance",
-	"subagent", "profiles",
+// offOnly is planning.enabled's rule: a project file may turn it off,
+// never on against the global file.
+func offOnly(cur, project any, globalPath string) (any, []ignored) {
+	if p, c := project.(bool), cur.(bool); p && !c {
+		return c, []ignored{{"planning.enabled", globalPath + " turns planning off and a project file cannot turn it on"}}
+	}
+	return project, nil
 }
 
-// applyProjectTrust removes from the project file everything a repository
-// may not decide for the operator, returning one warning per removal. Limits
-// and planning are clamped later, against the global values.
-func applyProjectTrust(p *loadedFile, globalPath string) []string {
-	var w []string
-	deny := func(key string) {
-		w = append(w, fmt.Sprintf("%s: ignoring %q: a project file cannot set it (only %s can)", p.path, key, globalPath))
+// tightenDangerous is the dangerous policy's rule: a project file may add
+// denylist entries and make a class stricter (allow < prompt < deny);
+// everything else it says is ignored.
+func tightenDangerous(cur, project any, _ string) (any, []ignored) {
+	c, p := cur.(Dangerous), project.(Dangerous)
+	var drop []ignored
+	const only = "a project file may only add denylist entries and make classes stricter"
+	if p.Action != "" {
+		drop = append(drop, ignored{"dangerous.action", only})
 	}
-	for _, k := range projectForbidden {
-		if _, ok := p.top[k]; ok {
-			deny(k)
+	if p.NonInteractive != "" {
+		drop = append(drop, ignored{"dangerous.non_interactive", only})
+	}
+	if p.Allowlist != nil {
+		drop = append(drop, ignored{"dangerous.allowlist", only})
+	}
+	out := c
+	out.Classes = make(map[string]string, len(c.Classes)+len(p.Classes))
+	for k, v := range c.Classes {
+		out.Classes[k] = v
+	}
+	for _, class := range sortedKeys(p.Classes) {
+		want, have := p.Classes[class], classDecision(c, class)
+		switch {
+		case strictness[want] > strictness[have]:
+			out.Classes[class] = want
+		case strictness[want] < strictness[have]:
+			drop = append(drop, ignored{"dangerous.classes." + class,
+				fmt.Sprintf("%q is looser than %q; a project file may only make a class stricter", want, have)})
 		}
 	}
-	c := &p.cfg
-	c.BaseURL, c.APIKey, c.System, c.Maintenance, c.Subagent, c.Profiles = nil, nil, nil, nil, nil, nil
-	if c.Tools != nil && c.Tools.Enabled != nil {
-		deny("tools.enabled")
-		c.Tools.Enabled = nil
-	}
-	w = append(w, stripProjectPrices(p, globalPath)...)
-	for _, name := range sortedKeys(c.MCPServers) {
-		s := c.MCPServers[name]
-		if s.AutoApprove {
-			w = append(w, fmt.Sprintf("%s: ignoring %q: a project file cannot approve its own MCP servers (only %s can)",
-				p.path, "mcp_servers."+name+".auto_approve", globalPath))
-			s.AutoApprove = false
-			c.MCPServers[name] = s
+	out.Denylist = slices.Clone(c.Denylist)
+	for _, d := range p.Denylist {
+		if !slices.Contains(out.Denylist, d) {
+			out.Denylist = append(out.Denylist, d)
 		}
 	}
-	return w
+	return out, drop
 }
 
-// stripProjectPrices rejects every project price, even where the global file
-// sets none: prices decide whether a cost cap can fire at all.
-func stripProjectPrices(p *loadedFile, globalPath string) []string {
-	l := p.cfg.Limits
-	if l == nil {
-		return nil
+// classDecision is the decision for a class: the policy's, else the default.
+func classDecision(d Dangerous, class string) string {
+	if v, ok := d.Classes[class]; ok {
+		return v
 	}
-	var w []string
-	reject := func(key string) {
-		w = append(w, fmt.Sprintf("%s: ignoring %q: a project file cannot set prices (only %s can)", p.path, key, globalPath))
+	for _, rc := range RiskClasses {
+		if rc.Name == class {
+			return rc.Default
+		}
 	}
-	if l.InputCost != nil {
-		reject("limits.input_cost_per_million_usd")
+	return "deny"
+}
+
+// finish fills in the defaults, so that the tools see a complete
+// policy.
+func (d *Dangerous) finish() {
+	if d.Action == "" {
+		d.Action = "prompt"
 	}
-	if l.OutputCost != nil {
-		reject("limits.output_cost_per_million_usd")
+	if d.NonInteractive == "" {
+		d.NonInteractive = "deny"
 	}
-	if l.ModelPrices != nil {
-		reject("limits.model_prices")
+	classes := make(map[string]string, len(RiskClasses))
+	for _, rc := range RiskClasses {
+		classes[rc.Name] = classDecision(*d, rc.Name)
 	}
-	l.InputCost, l.OutputCost, l.ModelPrices = nil, nil, nil
-	return w
+	d.Classes = classes
+}
+
+func checkDangerous(v any) error {
+	d := v.(Dangerous)
+	if _, ok := strictness[d.Action]; d.Action != "" && !ok {
+		return fmt.Errorf("dangerous.action: unknown value %q (want allow, prompt or deny)", d.Action)
+	}
+	switch d.NonInteractive {
+	case "", "allow", "deny", "read_only":
+	case "prompt":
+		return fmt.Errorf(`dangerous.non_interactive: "prompt" is not allowed: nothing can answer a prompt without a terminal (want allow, deny or read_only)`)
+	default:
+		return fmt.Errorf("dangerous.non_interactive: unknown value %q (want allow, deny or read_only)", d.NonInteractive)
+	}
+	for _, class := range sortedKeys(d.Classes) {
+		if !isRiskClass(class) {
+			return fmt.Errorf("dangerous.classes: unknown risk class %q (want one of %s)", class, riskClassList())
+		}
+		if dec := d.Classes[class]; !validDecision(dec) {
+			return fmt.Errorf("dangerous.classes.%s: unknown value %q (want allow, prompt or deny)", class, dec)
+		}
+	}
+	return nil
+}
+
+func validDecision(d string) bool {
+	_, ok := strictness[d]
+	return ok
+}
+
+func checkProfiles(v any) error {
+	for _, name := range sortedKeys(v.(map[string]Profile)) {
+		if r := v.(map[string]Profile)[name].MaxRisk; r != "" && !isRiskClass(r) {
+			return fmt.Errorf("profiles.%s.max_risk: unknown risk class %q (want one of %s)", name, r, riskClassList())
+		}
+	}
+	return nil
+}
+
+func checkContextWindows(v any) error {
+	m := v.(map[string]int)
+	for _, id := range sortedKeys(m) {
+		if m[id] <= 0 {
+			return fmt.Errorf("model_context_windows.%s must be a positive number of tokens, got %d", id, m[id])
+		}
+	}
+	return nil
+}
+
+func isRiskClass(name string) bool {
+	for _, rc := range RiskClasses {
+		if rc.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func riskClassList() string {
+	names := make([]string, len(RiskClasses))
+	for i, rc := range RiskClasses {
+		names[i] = rc.Name
+	}
+	return orList(names)
 }
 
 // sortedKeys returns the keys of m in order, for deterministic warnings.

@@ -1,0 +1,75 @@
+package config
+
+import "time"
+
+// LLM configures the model endpoint's transport. A zero timeout means none.
+type LLM struct {
+	// ConnectTimeout bounds dialling and the TLS handshake.
+	ConnectTimeout time.Duration
+	// FirstByteTimeout bounds the wait for the response headers or the
+	// first streamed chunk.
+	FirstByteTimeout time.Duration
+	// IdleTimeout bounds the silence between two streamed chunks.
+	IdleTimeout time.Duration
+	// RequestTimeout bounds one whole request, retries excluded.
+	RequestTimeout time.Duration
+	// ResponseFormat sends response_format for --output-schema; false for
+	// endpoints that reject the field.
+	ResponseFormat bool
+}
+
+// Planning configures the built-in plan tool.
+type Planning struct {
+	Enabled        bool
+	MaxSteps       int // 1..50, default 12
+	MaxRenderChars int // 200..8000, default 2000
+}
+
+// Subagent configures delegate_tasks and `odek subagent` (BEHAVIOR 8); the
+// process-wide concurrency is Config.MaxConcurrency.
+type Subagent struct {
+	MaxIterations  int           // default 15, at most 100
+	Timeout        time.Duration // default and cap 30m
+	MaxDepth       int           // default 2, at most 8
+	AnnounceBudget bool          // default true
+	BudgetInherit  string        // "operator" (default) or "share"
+	DefaultProfile string        // default "default"; "none" disables profiles
+}
+
+// Profile is one entry of the global profiles map: a named sub-agent policy.
+type Profile struct {
+	// MaxRisk is the highest risk class the profile allows.
+	MaxRisk string `json:"max_risk,omitempty"`
+	// Allowlist holds exact invocations allowed whatever their class.
+	Allowlist []string `json:"allowlist,omitempty"`
+	// Tools are the tool names the profile offers (empty = all).
+	Tools []string `json:"tools,omitempty"`
+}
+
+// Dangerous is the risk policy of the built-in workspace tools (BEHAVIOR 11).
+// After Load, Classes holds a decision for every class in RiskClasses.
+type Dangerous struct {
+	// Action answers a prompt nobody configured more precisely: allow,
+	// deny or prompt (default prompt).
+	Action string `json:"action,omitempty"`
+	// NonInteractive replaces prompts without a terminal: allow, deny or
+	// read_only (default deny).
+	NonInteractive string `json:"non_interactive,omitempty"`
+	// Classes maps a risk class to allow, deny or prompt.
+	Classes map[string]string `json:"classes,omitempty"`
+	// Allowlist and Denylist hold exact invocations.
+	Allowlist []string `json:"allowlist,omitempty"`
+	Denylist  []string `json:"denylist,omitempty"`
+}
+
+// RiskClasses are the risk classes in the order of BEHAVIOR 11, with the
+// decision each gets when the global file does not set it.
+var RiskClasses = []struct{ Name, Default string }{
+	{"safe", "allow"}, {"local_write", "allow"}, {"system_write", "prompt"},
+	{"destructive", "deny"}, {"network_egress", "prompt"}, {"code_execution", "prompt"},
+	{"install", "prompt"}, {"persistence", "prompt"}, {"unread_exec", "prompt"},
+	{"unknown", "deny"}, {"blocked", "deny"},
+}
+
+// strictness orders class decisions for the project's tighten rule.
+var strictness = map[string]int{"allow": 0, "prompt": 1, "deny": 2}
