@@ -72,6 +72,8 @@ func (v *progressView) update(p loop.Progress) {
 		}
 	case loop.ProgressEmptyReply:
 		v.line(fmt.Sprintf("[%d] %s the model sent an empty reply; asking again", p.Iteration, v.paint("33", "!")))
+	case loop.ProgressReAsk:
+		v.line(fmt.Sprintf("[%d] %s the final answer does not match the output schema; asking again", p.Iteration, v.paint("33", "!")))
 	case loop.ProgressToolStart:
 		v.running = append(v.running, p.Tool)
 		if !v.tty {
@@ -144,6 +146,20 @@ func (v *progressView) retry(attempt int, wait time.Duration, err error) {
 	defer v.mu.Unlock()
 	v.line(fmt.Sprintf("[%d] %s model call failed (attempt %d): %v; retrying in %s", v.iter, v.paint("33", "!"), attempt, err, roundDur(wait)))
 	v.drawStatus()
+}
+
+// warning prints "odek: warning: msg" above the status line; false on a nil
+// view (--quiet), whose caller prints it itself.
+func (v *progressView) warning(msg string) bool {
+	if v == nil {
+		return false
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.clearStatus()
+	fmt.Fprintf(v.out, "odek: warning: %s\n", msg)
+	v.drawStatus()
+	return true
 }
 
 // stop removes the status line; the view prints nothing live afterwards.

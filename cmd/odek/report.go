@@ -8,6 +8,7 @@ import (
 
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/loop"
+	"github.com/odek-run/odek/internal/outschema"
 )
 
 // runReport is the odek.run-report/v1 object of --output json (DECISION 4);
@@ -18,6 +19,8 @@ type runReport struct {
 	TerminationReason string                   `json:"termination_reason"`
 	ExitCode          int                      `json:"exit_code"`
 	Answer            string                   `json:"answer,omitempty"`
+	Output            json.RawMessage          `json:"output,omitempty"`
+	OutputSchemaSHA   string                   `json:"output_schema_sha256,omitempty"`
 	Error             string                   `json:"error,omitempty"`
 	RunID             string                   `json:"run_id"`
 	SessionID         string                   `json:"session_id,omitempty"`
@@ -57,6 +60,8 @@ func outcome(ctx context.Context, res *loop.Result, err error) (status, reason s
 		return "error", "empty_answer", code
 	case errors.Is(err, loop.ErrContentFilter):
 		return "error", "content_filter", code
+	case errors.As(err, new(*outschema.MismatchError)):
+		return "error", "output_schema_mismatch", code
 	case errors.As(err, &be):
 		return "budget_exhausted", "execution_budget:" + be.Limit, code
 	case code == exitInterrupted:
@@ -83,10 +88,15 @@ func (s *runState) finish(ctx context.Context, ios *IOStreams, o runOptions, res
 	if res != nil && runErr == nil && res.Stop == loop.StopMaxTokens {
 		printWarnings(ios, []string{cutAnswerWarning})
 	}
-	if o.output == "json" {
+	switch {
+	case o.output == "json":
 		rep := s.report(ctx, ios, res, runErr)
 		writeJSON(ios, rep)
-	} else if res != nil && res.Answer != "" {
+	case s.schema != nil: // the matching value alone, or nothing
+		if v := s.schema.value(); v != nil && runErr == nil {
+			ios.Out.Write(append(v, '\n'))
+		}
+	case res != nil && res.Answer != "":
 		fmt.Fprintln(ios.Out, res.Answer)
 	}
 	return runErr
@@ -101,6 +111,12 @@ func (s *runState) report(ctx context.Context, ios *IOStreams, res *loop.Result,
 	}
 	if runErr != nil {
 		rep.Error = runErr.Error()
+	}
+	if s.schema != nil {
+		rep.OutputSchemaSHA = s.schema.sha256()
+		if runErr == nil {
+			rep.Output = s.schema.value()
+		}
 	}
 	if res != nil {
 		rep.Answer, rep.Iterations = res.Answer, res.Iterations

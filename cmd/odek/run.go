@@ -19,6 +19,7 @@ type runOptions struct {
 	eventsIncludeArgs bool
 	output            string
 	quiet             bool
+	outputSchema      string
 }
 
 func newRunCmd(ios *IOStreams) *cobra.Command {
@@ -35,12 +36,18 @@ stderr. A task that starts with "-" goes after "--".
 Budgets (--max-*) are hard stops: when one is exhausted the run stops, says
 which limit it hit, keeps its work and exits 4.
 
+With --output-schema FILE the final answer must be one JSON value matching
+the schema (draft 2020-12 or draft-07): stdout is that value alone, compact;
+an answer that does not match is sent back with the errors (twice at most),
+and one that still does not match fails the run (exit 1).
+
 Exit codes: 0 success (also an --max-iter partial summary), 1 task/model/tool
 error, 3 setup error (flags, config, MCP servers), 4 budget exhausted, 130 interrupted.`,
 		Example: `  odek run "List the Go packages in this repo and what each one does"
   odek run --model gpt-4o --max-iter 20 "Find and fix the flaky test in ./internal/loop"
   odek run --max-runtime 600 --max-tool-calls 50 --max-cost-usd 1 --events-jsonl run.jsonl "Update the changelog"
   odek run --output json "What is 2+2?" | jq -r .status
+  odek run --output-schema verdict.schema.json "Review the last commit" | jq -r .verdict
   odek run -- "-v is not a flag here, it is part of the task"`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -61,6 +68,7 @@ error, 3 setup error (flags, config, MCP servers), 4 budget exhausted, 130 inter
 	fl.BoolVar(&o.eventsIncludeArgs, "events-include-args", false, "include raw (redacted) tool arguments in tool_call_started events")
 	fl.StringVar(&o.output, "output", "text", "stdout format: text (the bare answer) or json (an odek.run-report/v1 object)")
 	fl.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing on stderr but errors and warnings")
+	fl.StringVar(&o.outputSchema, "output-schema", "", "JSON Schema file the final answer must match; stdout is then the JSON value alone")
 	fl.SetInterspersed(true)
 	return cmd
 }

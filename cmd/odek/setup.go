@@ -32,6 +32,8 @@ type runState struct {
 	tools   *loop.Registry
 	model   *llm.Client
 	view    *progressView
+	schema  *outputSchema // nil without --output-schema
+	warn    func(string)  // prints a warning, above the status line on a TTY
 }
 
 // odekHome is $ODEK_HOME, else ~/.odek.
@@ -89,6 +91,10 @@ func setUp(ctx context.Context, ios *IOStreams, o runOptions) (s *runState, err 
 	if err = s.cfg.RequireAPIKey(); err != nil {
 		return s, asSetup(err)
 	}
+	// Before anything starts: a bad schema must not cost a server or a call.
+	if s.schema, err = loadOutputSchema(o.outputSchema, defaultOutputSchemaRetries, true); err != nil {
+		return s, err
+	}
 	if err = s.openEvents(ios, o); err != nil {
 		return s, err
 	}
@@ -102,6 +108,11 @@ func setUp(ctx context.Context, ios *IOStreams, o runOptions) (s *runState, err 
 		return s, err
 	}
 	s.view = newProgressView(ios, s.cfg.NoColor || ios.env("NO_COLOR") != "", o.quiet, s.start)
+	s.warn = func(msg string) {
+		if !s.view.warning(msg) {
+			printWarnings(ios, []string{msg})
+		}
+	}
 	s.model = llm.New(llm.Options{
 		BaseURL: s.cfg.BaseURL, APIKey: s.cfg.APIKey, KeySource: s.cfg.APIKeySource, Stream: s.cfg.Stream,
 		OnRetry: s.view.retry,
@@ -141,12 +152,14 @@ func (s *runState) startBudget(ctx context.Context, ios *IOStreams) {
 }
 
 func (s *runState) loopOptions(o runOptions) loop.Options {
-	return loop.Options{
-		Model: s.model, ModelName: s.cfg.Model, Tools: s.tools, System: s.cfg.System,
+	lo := loop.Options{
+		Model: s.model, ModelName: s.cfg.Model, Tools: s.tools, System: s.schema.system(s.cfg.System),
 		MaxIterations: s.cfg.MaxIterations, MaxToolParallel: s.cfg.MaxToolParallel,
 		Budget: s.tracker, Events: s.emitter, IncludeArgs: o.eventsIncludeArgs,
 		Progress: s.view.update,
 	}
+	s.schema.apply(&lo, s.warn)
+	return lo
 }
 
 func (s *runState) stopProgress() { s.view.stop() }

@@ -108,6 +108,7 @@ func TestNameAndStrict(t *testing.T) {
 		{`{"type": "object", "properties": {"s": {"type": "string", "minLength": 1}}, "required": ["s"], "additionalProperties": false}`, "x.json", "x", false}, // unsupported keyword
 		{`{"type": "array", "items": {"type": "string"}}`, "my schema.v2.json", "my_schema_v2", false},                                                          // root not an object
 		{`{"title": "!!!", "type": "object"}`, "---.json", "---", false},
+		{`{"type": "object"}`, "ci/review.schema.json", "review", false},
 		{`{"title": "` + strings.Repeat("a", 70) + `"}`, "x.json", strings.Repeat("a", 64), false},
 	}
 	for _, tt := range tests {

@@ -84,10 +84,12 @@ func requiresAll(required any, props map[string]any) bool {
 var nameBad = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
 
 // nameFor derives the response_format name from the title, else the file's
-// base name without extension.
+// base name without its extension (and a .schema before it).
 func nameFor(doc map[string]any, file string) string {
 	title, _ := doc["title"].(string)
-	for _, cand := range []string{title, strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))} {
+	base := filepath.Base(file)
+	base = strings.TrimSuffix(strings.TrimSuffix(base, filepath.Ext(base)), ".schema")
+	for _, cand := range []string{title, base} {
 		n := strings.Trim(nameBad.ReplaceAllString(cand, "_"), "_")
 		if len(n) > 64 {
 			n = n[:64]

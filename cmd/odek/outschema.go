@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"sync/atomic"
+
+	"github.com/odek-run/odek/internal/llm"
+	"github.com/odek-run/odek/internal/loop"
+	"github.com/odek-run/odek/internal/outschema"
+)
+
+// defaultOutputSchemaRetries is output_schema_retries' default.
+const defaultOutputSchemaRetries = 2
+
+// outputSchema is a run's --output-schema: the guard that holds the final
+// answer to it, and what the requests ask for.
+type outputSchema struct {
+	guard  *outschema.Guard
+	format *llm.ResponseFormat // nil when llm.response_format is off
+}
+
+// loadOutputSchema compiles the schema file (a setup error, exit 3, when it
+// cannot be used). No path, no schema.
+func loadOutputSchema(path string, retries int, responseFormat bool) (*outputSchema, error) {
+	if path == "" {
+		return nil, nil
+	}
+	s, err := outschema.Load(path)
+	if err != nil {
+		return nil, asSetup(err)
+	}
+	o := &outputSchema{guard: outschema.NewGuard(s, retries)}
+	if responseFormat {
+		o.format = &llm.ResponseFormat{Name: s.Name(), Schema: s.JSON(), Strict: s.Strict()}
+	}
+	return o, nil
+}
+
+// system adds the schema's instruction to the system prompt.
+func (o *outputSchema) system(base string) string {
+	if o == nil {
+		return base
+	}
+	if base == "" {
+		return o.guard.Schema().Instruction()
+	}
+	return base + "\n\n" + o.guard.Schema().Instruction()
+}
+
+// apply sets the loop's contract and response format; with a format, the
+// model falls back to none when the endpoint rejects it, saying so on warn.
+func (o *outputSchema) apply(lo *loop.Options, warn func(string)) {
+	if o == nil {
+		return
+	}
+	lo.Answers = o.guard
+	if o.format != nil {
+		lo.ResponseFormat = o.format
+		lo.Model = &formatFallback{model: lo.Model, warn: warn}
+	}
+}
+
+// value is the answer's JSON value once one matched, else nil.
+func (o *outputSchema) value() json.RawMessage {
+	if o == nil {
+		return nil
+	}
+	return o.guard.Value()
+}
+
+// sha256 is the schema file's digest for the run report ("" without one).
+func (o *outputSchema) sha256() string {
+	if o == nil {
+		return ""
+	}
+	return o.guard.Schema().SHA256()
+}
+
+// responseFormatWarning is printed once when an endpoint rejects
+// response_format.
+const responseFormatWarning = "the endpoint rejected response_format (HTTP 400); " +
+	"continuing without it for the rest of the run (the output schema is still enforced)"
+
+// formatFallback drops response_format for the rest of the run once the
+// endpoint answers a request carrying it with a 400 naming it, and repeats
+// that request without it. Safe for concurrent use.
+type formatFallback struct {
+	model loop.Model
+	off   atomic.Bool
+	warn  func(string)
+}
+
+func (f *formatFallback) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
+	if req.ResponseFormat != nil && f.off.Load() {
+		req.ResponseFormat = nil
+	}
+	resp, err := f.model.Complete(ctx, req)
+	if err == nil || req.ResponseFormat == nil || !rejectsResponseFormat(err) {
+		return resp, err
+	}
+	if f.off.CompareAndSwap(false, true) {
+		f.warn(responseFormatWarning)
+	}
+	req.ResponseFormat = nil
+	return f.model.Complete(ctx, req)
+}
+
+// rejectsResponseFormat reports an HTTP 400 whose error names response_format.
+func rejectsResponseFormat(err error) bool {
+	var se *llm.StatusError
+	return errors.As(err, &se) && se.Status == http.StatusBadRequest &&
+		strings.Contains(strings.ToLower(se.Body), "response_format")
+}
