@@ -4,7 +4,7 @@ BIN     := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: build test test-short bench demo lint fuzz interop-deps clean
+.PHONY: build test test-short bench demo lint fuzz mutate interop-deps clean
 
 # CGO_ENABLED=0: a static binary is ~1.5 MB smaller, starts faster and has a
 # lower RSS (the pure-Go DNS resolver is all odek needs).
@@ -48,6 +48,21 @@ $(STATICCHECK):
 	@mkdir -p $(BIN)/tools
 	GOBIN=$(CURDIR)/$(BIN)/tools GOFLAGS= $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	mv $(BIN)/tools/staticcheck $@
+
+# Mutation testing of the security- and contract-critical packages, one at a
+# time, printing efficacy per package (slow: not part of make test).
+# MUTATE='internal/redact cmd/odek:exitcode.go' picks targets.
+GREMLINS_VERSION := v0.6.0
+GREMLINS := $(BIN)/tools/gremlins-$(GREMLINS_VERSION)
+MUTATE ?=
+
+mutate: $(GREMLINS)
+	@GREMLINS=$(GREMLINS) scripts/mutate.sh $(MUTATE)
+
+$(GREMLINS):
+	@mkdir -p $(BIN)/tools
+	GOBIN=$(CURDIR)/$(BIN)/tools GOFLAGS= $(GO) install github.com/go-gremlins/gremlins/cmd/gremlins@$(GREMLINS_VERSION)
+	mv $(BIN)/tools/gremlins $@
 
 interop-deps:
 	@scripts/install-mcp-peers.sh

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Mutation testing of the security- and contract-critical code, one package at
+# a time (make mutate). For each target gremlins changes one operator at a time
+# (a flipped comparison, a negated condition, a changed boundary or sign, a
+# swapped && / ||), runs that package's tests, and counts the changes no test
+# noticed ("LIVED"). Survivors listed in scripts/mutate-equivalent.txt were
+# judged equivalent (no behaviour changes) and are left out of the adjusted
+# efficacy; any other survivor is printed so it can be closed with a test.
+#
+# Usage: scripts/mutate.sh [target ...]
+#   target = package dir, optionally with the only files to mutate:
+#   internal/redact  or  cmd/odek:exitcode.go
+# Environment: GREMLINS (binary), MUTATE_WORKERS (default 1: the machine is
+# shared), MUTATE_THRESHOLD (adjusted efficacy each target must reach, default 90).
+#
+# --test-cpu is deliberately not passed: with it gremlins v0.6.0 reports every
+# mutant as killed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+gremlins=${GREMLINS:-bin/tools/gremlins}
+workers=${MUTATE_WORKERS:-1}
+threshold=${MUTATE_THRESHOLD:-90}
+equiv=scripts/mutate-equivalent.txt
+
+if [ $# -eq 0 ]; then
+  set -- internal/redact internal/artifact internal/budget internal/config \
+    internal/mcpclient internal/approvals internal/events \
+    internal/loop:loop.go,summary.go cmd/odek:exitcode.go
+fi
+
+logdir=$(mktemp -d "${TMPDIR:-/tmp}/odek-mutate.XXXXXX")
+trap 'rm -rf "$logdir"' EXIT
+
+# exclusions prints -E flags for every non-test Go file of dir not in the
+# comma-separated keep list (empty list: mutate every file).
+exclusions() {
+  local dir=$1 keep=$2 f
+  [ -n "$keep" ] || return 0
+  for f in "$dir"/*.go; do
+    f=${f##*/}
+    case $f in *_test.go) continue ;; esac
+    case ",$keep," in *",$f,"*) continue ;; esac
+    printf -- '-E\n^%s$\n' "${f//./\\.}"
+  done
+}
+
+summary=()
+failed=0
+for target in "$@"; do
+  dir=${target%%:*}
+  keep=
+  [ "$dir" = "$target" ] || keep=${target#*:}
+  if [ ! -d "$dir" ]; then
+    echo "mutate: $dir does not exist, skipped"
+    continue
+  fi
+  log="$logdir/${dir//\//_}.log"
+  mapfile -t excl < <(exclusions "$dir" "$keep")
+  echo "== mutate $target"
+  start=$SECONDS
+  "$gremlins" unleash --workers "$workers" --invert-logical "${excl[@]}" "./$dir" >"$log" 2>&1 || {
+    cat "$log"
+    echo "mutate: gremlins failed on $target"
+    exit 1
+  }
+  count() { grep -cE "^ *$1 " "$log" || true; }
+  killed=$(count KILLED)
+  lived=$(count LIVED)
+  timedout=$(count "TIMED OUT")
+  uncovered=$(count "NOT COVERED")
+  # Survivors as "dir/file:line:col MUTATOR", split into listed and new.
+  grep -E '^ *LIVED ' "$log" | awk -v d="$dir" '{print d "/" $4 " " $2}' | sort >"$log.lived" || true
+  grep -vE '^[[:space:]]*(#|$)' "$equiv" 2>/dev/null | awk '{print $1 " " $2}' | sort -u >"$log.equiv" || true
+  comm -12 "$log.lived" "$log.equiv" >"$log.known"
+  comm -23 "$log.lived" "$log.equiv" >"$log.new"
+  known=$(wc -l <"$log.known")
+  stale=$(awk -v d="$dir/" 'index($1, d) == 1' "$log.equiv" | comm -23 - "$log.lived")
+  raw=$(awk -v k="$killed" -v l="$lived" 'BEGIN { if (k + l == 0) print "n/a"; else printf "%.2f", 100 * k / (k + l) }')
+  adj=$(awk -v k="$killed" -v l="$((lived - known))" 'BEGIN { if (k + l == 0) print "100.00"; else printf "%.2f", 100 * k / (k + l) }')
+  if [ -s "$log.new" ]; then
+    echo "survivors not listed as equivalent:"
+    sed 's/^/  /' "$log.new"
+  fi
+  if [ -n "$stale" ]; then
+    echo "listed as equivalent but not a survivor now (update $equiv):"
+    printf '  %s\n' "$stale"
+  fi
+  line=$(printf '%-34s killed %4d  lived %3d (equivalent %2d)  timed out %2d  not covered %3d  efficacy %6s%%  adjusted %6s%%  (%ds)' \
+    "$target" "$killed" "$lived" "$known" "$timedout" "$uncovered" "$raw" "$adj" "$((SECONDS - start))")
+  echo "$line"
+  summary+=("$line")
+  if awk -v a="$adj" -v t="$threshold" 'BEGIN { exit !(a < t) }'; then
+    failed=1
+  fi
+done
+
+echo
+echo "== mutation efficacy per target (adjusted = equivalent survivors left out; threshold $threshold%)"
+printf '%s\n' "${summary[@]}"
+exit $failed
