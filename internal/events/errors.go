@@ -1,6 +1,9 @@
 package events
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // ErrSymlink is wrapped by OpenJSONL when the target is, or became, a symlink.
 var ErrSymlink = errors.New("events-jsonl: refusing to write events to symlink")
@@ -11,6 +14,9 @@ var ErrNoParentDir = errors.New("events-jsonl: parent directory must already exi
 // ErrNotRegular is wrapped by OpenJSONL when the target exists but is not a
 // regular file (a directory, FIFO or device).
 var ErrNotRegular = errors.New("events-jsonl: target is not a regular file")
+
+// ErrHardLink is wrapped by OpenJSONL when the target has more than one hard link.
+var ErrHardLink = errors.New("events-jsonl: refusing to write events to a file with more than one hard link")
 
 // pathError gives a sentinel the exact user-facing message with the path in it
 // while keeping errors.Is working.
@@ -32,4 +38,8 @@ func noParentError(dir string) error {
 
 func notRegularError(path string) error {
 	return &pathError{"events-jsonl: " + path + " is not a regular file", ErrNotRegular}
+}
+
+func hardLinkError(path string, links uint64) error {
+	return &pathError{fmt.Sprintf("events-jsonl: refusing to write events to %s: it has %d hard links", path, links), ErrHardLink}
 }

@@ -16,9 +16,17 @@ import (
 // loop).
 type JSONLSink struct {
 	mu  sync.Mutex
-	f   *os.File
+	f   syncFile
 	buf bytes.Buffer // reused across writes
 	enc *json.Encoder
+}
+
+// syncFile is what the sink needs of its file (an *os.File); tests record
+// the calls to check every line is fsync'd.
+type syncFile interface {
+	Write(p []byte) (int, error)
+	Sync() error
+	Close() error
 }
 
 // maxKeptBuffer bounds the memory a single huge event leaves behind.
@@ -30,8 +38,10 @@ var beforeOpen = func(string) {}
 
 // OpenJSONL opens path for appending events. The parent directory must
 // exist; a symlink at path is refused, both by an Lstat check and by opening
-// with O_NOFOLLOW, so a symlink swapped in after the check still fails. The
-// file is created 0600 and an existing file is hardened to 0600.
+// with O_NOFOLLOW, so a symlink swapped in after the check still fails. A
+// file with more than one hard link is refused too (before and after the
+// open), since events written to it would land in a file known by another
+// name. The file is created 0600 and an existing file is hardened to 0600.
 func OpenJSONL(path string) (*JSONLSink, error) {
 	dir := filepath.Dir(path)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
@@ -43,6 +53,9 @@ func OpenJSONL(path string) (*JSONLSink, error) {
 		}
 		if !st.Mode().IsRegular() {
 			return nil, notRegularError(path)
+		}
+		if n := linkCount(st); n > 1 {
+			return nil, hardLinkError(path, n)
 		}
 	}
 	beforeOpen(path)
@@ -57,14 +70,18 @@ func OpenJSONL(path string) (*JSONLSink, error) {
 		_ = f.Close()
 		return nil, err
 	}
+	return newJSONLSink(f), nil
+}
+
+func newJSONLSink(f syncFile) *JSONLSink {
 	s := &JSONLSink{f: f}
 	s.enc = json.NewEncoder(&s.buf)
 	s.enc.SetEscapeHTML(false)
-	return s, nil
+	return s
 }
 
-// harden checks the opened file is regular and sets 0600 on the descriptor
-// (not the path), whatever the umask or the existing mode was.
+// harden checks the opened file is regular with one link and sets 0600 on
+// the descriptor (not the path), whatever the umask or the existing mode was.
 func harden(f *os.File, path string) error {
 	st, err := f.Stat()
 	if err != nil {
@@ -72,6 +89,9 @@ func harden(f *os.File, path string) error {
 	}
 	if !st.Mode().IsRegular() {
 		return notRegularError(path)
+	}
+	if n := linkCount(st); n > 1 {
+		return hardLinkError(path, n)
 	}
 	return f.Chmod(0o600)
 }

@@ -2,7 +2,18 @@
 
 package events
 
-import "syscall"
+import (
+	"io/fs"
+	"syscall"
+)
 
 // oNoFollow makes the open itself refuse a symlink.
 const oNoFollow = syscall.O_NOFOLLOW
+
+// linkCount returns the number of hard links of the file fi describes.
+func linkCount(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink) // the field's width differs across platforms
+	}
+	return 1
+}
