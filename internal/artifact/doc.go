@@ -5,8 +5,14 @@
 //
 // Invariants:
 //   - Validation fails closed: any doubt about a ref (scheme, host, path shape,
-//     symlink target, root containment, file type, size, hash) rejects it, and
-//     empty artifact roots reject every ref.
+//     root containment, a symlink anywhere below the root, file type, link
+//     count, size, hash) rejects it, and empty artifact roots reject every ref.
+//   - No symlink is followed below an artifact root, at any component: the
+//     path is opened from a descriptor of the root with openat2
+//     (RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS) on Linux, or by a walk that opens
+//     each component with O_NOFOLLOW from the one before. Everything after
+//     the open (type, links, size, hash, the bytes served) is read from that
+//     descriptor, never from the path again.
 //   - The model never sees an artifact's path or bytes through Process: a
 //     verified ref becomes one metadata line (id, media type, size, short hash,
 //     summary). Bytes reach the model only through artifact_read, which looks
@@ -22,12 +28,13 @@
 // refs that pass Validate may be registered under the id the model saw
 // (Process returns them in Processed.Artifacts), so artifact_read pages both
 // kinds. External ids may not take the result-N form, and a later ref with
-// the same id replaces the earlier one. Every read re-opens the file with
-// O_NOFOLLOW and requires the same inode, size and mtime; the first read also
-// re-hashes it.
+// the same id replaces the earlier one. Every read reopens the file the same
+// way, requires the same inode, a single link and the registered size, and
+// re-hashes the whole file in the same pass that takes the page, so a file
+// rewritten in place is refused rather than served under the old hash.
 //
-// The package is a leaf: it imports only the standard library and
-// internal/untrusted.
+// The package is a leaf: it imports the standard library, golang.org/x/sys
+// (openat2) and the helpers internal/untrusted and internal/atomicfile.
 package artifact
 
 // Schema names carried in the "schema" field of the payloads this package parses.

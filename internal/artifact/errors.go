@@ -46,6 +46,8 @@ var (
 	ErrChanged = errors.New("artifact changed on disk")
 	// ErrReservedID is returned by Register for ids that belong to saved results.
 	ErrReservedID = errors.New("artifact id is reserved for saved results")
+	// ErrUnverified is returned by Register for a Verified that Validate did not make.
+	ErrUnverified = errors.New("artifact was not verified by Validate")
 )
 
 // sentinelError carries its own text while matching a sentinel with errors.Is,

@@ -6,11 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/odek-run/odek/internal/untrusted"
@@ -59,8 +57,8 @@ type readArgs struct {
 
 // Call serves one page of an artifact: a header naming the id, media type,
 // size, short hash and byte range, then the bytes fenced as untrusted
-// content. The file is re-opened without following symlinks and must still be
-// the registered file, with the registered size (and, on first read, hash).
+// content. The file is reopened without following symlinks and must still be
+// the registered file, with the registered size and hash (see readPage).
 func (t *ReadTool) Call(ctx context.Context, args json.RawMessage) (string, error) {
 	a, err := parseReadArgs(args)
 	if err != nil {
@@ -122,59 +120,58 @@ func (t *ReadTool) unknown(id string) error {
 	return fmt.Errorf("%w %q — registered artifacts: %s", ErrUnknownID, untrusted.OneLine(id, 128), untrusted.OneLine(list, MaxFieldRunes))
 }
 
-// readPage re-opens the registered file and reads up to limit bytes at
-// offset, ending on a UTF-8 boundary when one is near.
+// readPage reopens the registered file below its root without following a
+// symlink, checks it is still the registered file (same inode, one link,
+// same size), then reads it once from the descriptor: the whole file is
+// re-hashed and bytes [offset, offset+limit) are taken from that same pass,
+// so an in-place rewrite is refused, never served under the old hash. The
+// page ends on a UTF-8 boundary when one is near.
 func (t *ReadTool) readPage(ctx context.Context, e *entry, offset, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(e.Path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := e.loc.open()
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, withSentinel(ErrRemoved, "artifact %q is no longer available (removed by cleanup)", e.ID)
 		}
-		return nil, withSentinel(ErrChanged, "artifact %q cannot be opened safely (no longer a plain file)", e.ID)
+		return nil, withSentinel(ErrChanged, "artifact %q cannot be opened safely (no longer a plain file reached without symlinks)", e.ID)
 	}
 	defer f.Close()
-	if err := t.checkSame(ctx, e, f); err != nil {
+	if err := checkSame(e, f); err != nil {
 		return nil, err
 	}
 	if rest := e.Size - offset; limit > rest {
 		limit = rest
 	}
-	buf := make([]byte, limit)
-	n, err := f.ReadAt(buf, offset)
-	if err != nil && !errors.Is(err, io.EOF) {
+	sum, page, err := scan(ctx, f, e.Size, offset, limit)
+	switch {
+	case errors.Is(err, errSizeChanged):
+		return nil, withSentinel(ErrChanged, "artifact %q changed on disk while being read (%v)", e.ID, err)
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case err != nil:
 		return nil, fmt.Errorf("artifact %q: read: %w", e.ID, err)
+	case sum != e.SHA256:
+		return nil, withSentinel(ErrChanged, "artifact %q changed on disk: content no longer matches its registered sha256", e.ID)
 	}
-	buf = buf[:n]
-	if offset+int64(n) < e.Size {
-		buf = trimPartialRune(buf)
+	if offset+int64(len(page)) < e.Size {
+		page = trimPartialRune(page)
 	}
-	return buf, nil
+	return page, nil
 }
 
-// checkSame verifies the open file is the registered one: same inode, type,
-// size and mtime on every read, and the same SHA-256 on the first read.
-func (t *ReadTool) checkSame(ctx context.Context, e *entry, f *os.File) error {
-	info, err := f.Stat()
-	if err != nil {
+// checkSame verifies the open file is the registered one: a regular file
+// with the same inode, a single link and the registered size.
+func checkSame(e *entry, f *os.File) error {
+	st, err := stat(f)
+	switch {
+	case err != nil:
 		return withSentinel(ErrChanged, "artifact %q cannot be inspected", e.ID)
-	}
-	if !info.Mode().IsRegular() || !os.SameFile(info, e.info) || !info.ModTime().Equal(e.info.ModTime()) {
+	case !st.mode.IsRegular() || st.id != e.loc.id:
 		return withSentinel(ErrChanged, "artifact %q changed on disk: the file was replaced since it was registered", e.ID)
+	case st.nlink != 1:
+		return withSentinel(ErrChanged, "artifact %q changed on disk: it has %d hard links now", e.ID, st.nlink)
+	case st.size != e.Size:
+		return withSentinel(ErrChanged, "artifact %q changed on disk: %d bytes now, %d when registered", e.ID, st.size, e.Size)
 	}
-	if info.Size() != e.Size {
-		return withSentinel(ErrChanged, "artifact %q changed on disk: %d bytes now, %d when registered", e.ID, info.Size(), e.Size)
-	}
-	if t.store.isVerified(e) {
-		return nil
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	sum, _, err := hashReader(io.NewSectionReader(f, 0, e.Size), e.Size)
-	if err != nil || sum != e.SHA256 {
-		return withSentinel(ErrChanged, "artifact %q changed on disk: content no longer matches its registered sha256", e.ID)
-	}
-	t.store.markVerified(e)
 	return nil
 }
 

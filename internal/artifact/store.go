@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -39,8 +38,7 @@ type Entry struct {
 
 type entry struct {
 	Entry
-	info     fs.FileInfo // identity at registration, re-checked on every read
-	verified bool        // content re-hashed since registration
+	loc location // how every read reaches the file, and the identity it must have
 }
 
 // savedID matches the ids SaveResult hands out; external refs may not take them.
@@ -71,15 +69,15 @@ func (s *Store) SaveResult(source, mediaType string, data []byte) (id string, er
 	if err := atomicfile.Write(path, data, 0o600); err != nil {
 		return "", fmt.Errorf("artifact store: save %s: %w", id, err)
 	}
-	info, err := os.Lstat(path)
+	loc, err := s.locateSaved(id)
 	if err != nil {
 		return "", fmt.Errorf("artifact store: save %s: %w", id, err)
 	}
 	sum := sha256.Sum256(data)
 	e := &entry{
-		Entry: Entry{ID: id, Path: path, MediaType: mediaType, Source: source,
+		Entry: Entry{ID: id, Path: loc.path(), MediaType: mediaType, Source: source,
 			Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])},
-		info: info,
+		loc: loc,
 	}
 	s.mu.Lock()
 	s.entries[id] = e
@@ -87,11 +85,35 @@ func (s *Store) SaveResult(source, mediaType string, data []byte) (id string, er
 	return id, nil
 }
 
+// locateSaved finds a file SaveResult just wrote, the way every read will
+// reach it, and records its identity.
+func (s *Store) locateSaved(id string) (location, error) {
+	root, err := filepath.EvalSymlinks(s.dir)
+	if err != nil {
+		return location{}, err
+	}
+	loc := location{root: root, rel: id}
+	f, err := loc.open()
+	if err != nil {
+		return location{}, err
+	}
+	defer f.Close()
+	st, err := stat(f)
+	if err != nil {
+		return location{}, err
+	}
+	loc.id = st.id
+	return loc, nil
+}
+
 // Register makes a validated external artifact readable through artifact_read
 // under id (normally v.Ref.ID, the id the model saw in the metadata line).
-// Registering an id again replaces the earlier artifact, so the id always
-// names the artifact the model saw most recently; ids of the result-N form
-// are reserved for saved results and refused with ErrReservedID.
+// It does not touch the disk: v carries the identity Validate measured, and
+// every read checks the file still has it. Registering an id again replaces
+// the earlier artifact, so the id always names the artifact the model saw
+// most recently; ids of the result-N form are reserved for saved results and
+// refused with ErrReservedID, and a Verified not made by Validate is refused
+// with ErrUnverified.
 func (s *Store) Register(v Verified, id string) error {
 	if id == "" {
 		return ErrIDRequired
@@ -99,14 +121,13 @@ func (s *Store) Register(v Verified, id string) error {
 	if savedID.MatchString(id) {
 		return fmt.Errorf("%w: %q", ErrReservedID, id)
 	}
-	info, err := os.Lstat(v.Path)
-	if err != nil || !info.Mode().IsRegular() || info.Size() != v.Size {
-		return fmt.Errorf("%w: %q", ErrChanged, id)
+	if v.loc.root == "" {
+		return fmt.Errorf("%w: %q", ErrUnverified, id)
 	}
 	e := &entry{
 		Entry: Entry{ID: id, Path: v.Path, MediaType: v.Ref.MediaType,
 			Source: "artifact-ref", Size: v.Size, SHA256: v.SHA256},
-		info: info,
+		loc: v.loc,
 	}
 	s.mu.Lock()
 	s.entries[id] = e
@@ -142,16 +163,4 @@ func (s *Store) lookup(id string) (*entry, bool) {
 	defer s.mu.Unlock()
 	e, ok := s.entries[id]
 	return e, ok
-}
-
-func (s *Store) markVerified(e *entry) {
-	s.mu.Lock()
-	e.verified = true
-	s.mu.Unlock()
-}
-
-func (s *Store) isVerified(e *entry) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return e.verified
 }

@@ -89,9 +89,13 @@ func TestStoreRegister(t *testing.T) {
 	if err != nil || !strings.Contains(out, "hello "+secret) || strings.Contains(out, fx.root) {
 		t.Fatalf("read registered ref: %q %v", out, err)
 	}
+	if err := s.Register(Verified{Ref: v.Ref, Path: v.Path, Size: v.Size, SHA256: v.SHA256}, "r2"); !errors.Is(err, ErrUnverified) {
+		t.Fatalf("hand-made Verified: %v", err)
+	}
 	bad := *v
 	bad.Size++
-	if err := s.Register(bad, "r2"); !errors.Is(err, ErrChanged) {
+	must(t, s.Register(bad, "r3")) // Register does not touch the disk; every read checks
+	if _, err := readCall(t, NewReadTool(s), `{"id":"r3"}`); !errors.Is(err, ErrChanged) || !strings.Contains(err.Error(), "24 when registered") {
 		t.Fatalf("size drift: %v", err)
 	}
 }

@@ -1,32 +1,38 @@
 package artifact
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"context"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/odek-run/odek/internal/untrusted"
 )
 
-// Verified is a ref that passed Validate: Path is the symlink-resolved file
-// inside an artifact root, Size and SHA256 are measured from the file itself.
-// Path is for odek's own use (the Store); it must never be shown to the model.
+// Verified is a ref that passed Validate: Path is the file inside an
+// artifact root (reached without following any symlink), Size and SHA256 are
+// measured from the file itself. Path is for odek's own use (the Store); it
+// must never be shown to the model.
 type Verified struct {
 	Ref    Ref
 	Path   string
 	Size   int64
 	SHA256 string
+
+	loc location // how the Store reaches the same file again
 }
 
 // Validate checks ref against the contract and the artifact roots, failing
-// closed on every doubt. The returned error is a *RefError. The file is hashed
-// streaming, never read whole into memory.
+// closed on every doubt. The ref's path is resolved below the root it names
+// and opened without following a symlink at any component (openat2 with
+// RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS on Linux, a component walk from the
+// root's descriptor elsewhere), so a directory swapped for a symlink while
+// odek validates is refused, not followed. Type, link count, size and hash
+// are then measured on that descriptor, never on the path again. The file
+// is hashed streaming, never read whole into memory. The returned error is a
+// *RefError.
 func Validate(ref Ref, roots []string) (*Verified, error) {
 	if err := checkFields(ref); err != nil {
 		return nil, err
@@ -38,11 +44,16 @@ func Validate(ref Ref, roots []string) (*Verified, error) {
 	if err != nil {
 		return nil, err
 	}
-	resolved, err := resolveInRoots(ref, path, roots)
+	loc, err := locate(ref, path, roots)
 	if err != nil {
 		return nil, err
 	}
-	return measure(ref, resolved)
+	f, err := loc.open()
+	if err != nil {
+		return nil, openRefErr(ref, err)
+	}
+	defer f.Close()
+	return measure(ref, f, loc)
 }
 
 // checkFields validates what can be checked without touching the disk.
@@ -77,32 +88,28 @@ func isLowerHex64(s string) bool {
 	return true
 }
 
-// resolveInRoots evaluates symlinks in path and requires the result to lie in
-// one of the roots, each itself symlink-resolved. Blank, relative or
-// unresolvable roots confine nothing.
-func resolveInRoots(ref Ref, path string, roots []string) (string, error) {
-	resolved, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", refErr(ref, "file not found")
-		}
-		return "", refErr(ref, "path cannot be resolved")
-	}
+// locate finds the root path lies in, comparing whole path elements with
+// the root as configured and with the root's symlinks resolved (a root may
+// itself be a symlink the operator chose; nothing below it may be). Blank,
+// relative or unresolvable roots confine nothing.
+func locate(ref Ref, path string, roots []string) (location, error) {
 	usable := 0
 	for _, root := range roots {
-		r, ok := resolveRoot(root)
+		resolved, ok := resolveRoot(root)
 		if !ok {
 			continue
 		}
 		usable++
-		if within(resolved, r) {
-			return resolved, nil
+		for _, r := range []string{filepath.Clean(root), resolved} {
+			if rel, ok := below(path, r); ok {
+				return location{root: resolved, rel: rel}, nil
+			}
 		}
 	}
 	if usable == 0 {
-		return "", refErr(ref, "none of the %d configured artifact_roots is an existing absolute directory", len(roots))
+		return location{}, refErr(ref, "none of the %d configured artifact_roots is an existing absolute directory", len(roots))
 	}
-	return "", refErr(ref, "resolved path lies outside every configured artifact root")
+	return location{}, refErr(ref, "resolved path lies outside every configured artifact root")
 }
 
 func resolveRoot(root string) (string, bool) {
@@ -116,72 +123,72 @@ func resolveRoot(root string) (string, bool) {
 	return r, true
 }
 
-// within reports whether path equals root or lies below it, comparing whole
-// path elements so "/a/bc" is not inside "/a/b".
-func within(path, root string) bool {
+// below returns path relative to root ("." for root itself) when path equals
+// root or lies below it, comparing whole path elements so "/a/bc" is not
+// inside "/a/b". Both are clean and absolute.
+func below(path, root string) (string, bool) {
 	if path == root {
-		return true
+		return ".", true
 	}
 	if !strings.HasSuffix(root, string(filepath.Separator)) {
 		root += string(filepath.Separator)
 	}
-	return strings.HasPrefix(path, root)
+	rel, ok := strings.CutPrefix(path, root)
+	return rel, ok
 }
 
-// measure opens the resolved file without following a symlink swapped in
-// after resolution, then checks type, size and hash on the open descriptor.
-func measure(ref Ref, path string) (*Verified, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, refErr(ref, "file not found")
-		}
-		return nil, refErr(ref, "file cannot be opened")
+// openRefErr says why the file could not be opened, without naming it.
+func openRefErr(ref Ref, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return refErr(ref, "file not found")
+	case errors.Is(err, errSymlinkInPath):
+		return refErr(ref, "path goes through a symlink (symlinks are never followed below an artifact root)")
+	case errors.Is(err, errNotDirInPath):
+		return refErr(ref, "a component of the path is not a directory")
+	case errors.Is(err, errEscapesRoot):
+		return refErr(ref, "path leaves the artifact root")
 	}
-	defer f.Close()
-	info, err := f.Stat()
+	return refErr(ref, "file cannot be opened")
+}
+
+// measure checks type, link count, size and hash on the open descriptor.
+func measure(ref Ref, f *os.File, loc location) (*Verified, error) {
+	st, err := stat(f)
 	if err != nil {
 		return nil, refErr(ref, "file cannot be inspected")
 	}
-	if !info.Mode().IsRegular() {
-		return nil, refErr(ref, "not a regular file (%s)", fileKind(info.Mode()))
+	if !st.mode.IsRegular() {
+		return nil, refErr(ref, "not a regular file (%s)", fileKind(st.mode))
 	}
-	size := info.Size()
+	if st.nlink != 1 {
+		return nil, refErr(ref, "file has %d hard links; an artifact must have exactly one", st.nlink)
+	}
+	size := st.size
 	if size > MaxArtifactBytes {
 		return nil, refErr(ref, "file is %d bytes, exceeding the %d-byte artifact limit", size, MaxArtifactBytes)
 	}
 	if ref.SizeBytes != nil && *ref.SizeBytes != size {
 		return nil, refErr(ref, "size_bytes %d does not match the file size %d", *ref.SizeBytes, size)
 	}
-	sum, n, err := hashReader(f, MaxArtifactBytes+1)
+	sum, _, err := scan(context.Background(), f, size, 0, 0)
+	if errors.Is(err, errSizeChanged) {
+		return nil, refErr(ref, "file changed while being verified (%v)", err)
+	}
 	if err != nil {
 		return nil, refErr(ref, "file cannot be read")
-	}
-	if n != size {
-		return nil, refErr(ref, "file changed while being verified (%d bytes read, %d expected)", n, size)
 	}
 	if ref.SHA256 != "" && ref.SHA256 != sum {
 		return nil, refErr(ref, "sha256 mismatch: ref says %s, file has %s", ref.SHA256, sum)
 	}
-	return &Verified{Ref: ref, Path: path, Size: size, SHA256: sum}, nil
-}
-
-// hashReader streams at most max bytes of r into SHA-256.
-func hashReader(r io.Reader, max int64) (string, int64, error) {
-	h := sha256.New()
-	n, err := io.Copy(h, io.LimitReader(r, max))
-	if err != nil {
-		return "", n, err
-	}
-	return hex.EncodeToString(h.Sum(nil)), n, nil
+	loc.id = st.id
+	return &Verified{Ref: ref, Path: loc.path(), Size: size, SHA256: sum, loc: loc}, nil
 }
 
 func fileKind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "directory"
-	case m&fs.ModeSymlink != 0:
-		return "symlink"
 	case m&fs.ModeNamedPipe != 0:
 		return "named pipe"
 	case m&fs.ModeSocket != 0:

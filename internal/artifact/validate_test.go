@@ -27,6 +27,13 @@ func newFixture(t *testing.T) fixture {
 	sum := sha256.Sum256([]byte("hello " + secret))
 	fx.okSum, fx.okSize = hex.EncodeToString(sum[:]), int64(len("hello "+secret))
 	must(t, os.Mkdir(filepath.Join(root, "dir"), 0o700))
+	must(t, os.Mkdir(filepath.Join(root, "dir", "sub"), 0o700))
+	must(t, os.Mkdir(filepath.Join(root, "dir", "real"), 0o700))
+	must(t, os.WriteFile(filepath.Join(root, "dir", "real", "inner.txt"), []byte("inner"), 0o600))
+	must(t, os.Symlink(filepath.Join(root, "dir", "real"), filepath.Join(root, "dirlink")))
+	must(t, os.Symlink("../real", filepath.Join(root, "dir", "sub", "lnk")))
+	must(t, os.WriteFile(filepath.Join(root, "linked.txt"), []byte("two names"), 0o600))
+	must(t, os.Link(filepath.Join(root, "linked.txt"), filepath.Join(root, "hardlink")))
 	must(t, os.WriteFile(filepath.Join(outside, "secret.txt"), []byte(secret), 0o600))
 	must(t, os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(root, "escape")))
 	must(t, os.Symlink(fx.okPath, filepath.Join(root, "inside-link")))
@@ -74,7 +81,7 @@ func TestValidate(t *testing.T) {
 		{"plain file", okRef(f(fx.okPath)), roots, ""},
 		{"size and hash match", with(f(fx.okPath), func(r *Ref) { r.SizeBytes = i64(fx.okSize); r.SHA256 = fx.okSum }), roots, ""},
 		{"percent-encoded name", okRef(f(fx.root + "/ok%2Etxt")), roots, ""},
-		{"symlink inside root", okRef(f(filepath.Join(fx.root, "inside-link"))), roots, ""},
+		{"symlink inside root", okRef(f(filepath.Join(fx.root, "inside-link"))), roots, "path goes through a symlink"},
 		{"symlinked root, real path", okRef(f(fx.okPath)), []string{fx.rootLink}, ""},
 		{"symlinked root, link path", okRef(f(filepath.Join(fx.rootLink, "ok.txt"))), []string{fx.rootLink}, ""},
 		{"second root matches", okRef(f(fx.okPath)), []string{fx.outside, fx.root}, ""},
@@ -104,9 +111,15 @@ func TestValidate(t *testing.T) {
 		{"NUL byte", okRef(f(fx.root + "/a%00b")), roots, "NUL"},
 		{"unparseable", okRef("file://%zz"), roots, "not a valid URI"},
 		{"missing file", okRef(f(filepath.Join(fx.root, "missing.txt"))), roots, "file not found"},
-		{"symlink escape", okRef(f(filepath.Join(fx.root, "escape"))), roots, "outside every configured artifact root"},
-		{"symlinked dir escape", okRef(f(filepath.Join(fx.root, "outdir", "secret.txt"))), roots, "outside every"},
-		{"symlink escape via symlinked root", okRef(f(filepath.Join(fx.rootLink, "escape"))), []string{fx.rootLink}, "outside every"},
+		{"symlink escape", okRef(f(filepath.Join(fx.root, "escape"))), roots, "path goes through a symlink"},
+		{"symlinked dir escape", okRef(f(filepath.Join(fx.root, "outdir", "secret.txt"))), roots, "path goes through a symlink"},
+		{"symlink escape via symlinked root", okRef(f(filepath.Join(fx.rootLink, "escape"))), []string{fx.rootLink}, "path goes through a symlink"},
+		{"symlinked dir inside root", okRef(f(filepath.Join(fx.root, "dirlink", "inner.txt"))), roots, "path goes through a symlink"},
+		{"symlink in the middle", okRef(f(filepath.Join(fx.root, "dir", "sub", "lnk", "inner.txt"))), roots, "path goes through a symlink"},
+		{"file as a directory", okRef(f(filepath.Join(fx.okPath, "x"))), roots, "a component of the path is not a directory"},
+		{"root itself", okRef(f(fx.root)), roots, "not a regular file (directory)"},
+		{"hard link", okRef(f(filepath.Join(fx.root, "hardlink"))), roots, "file has 2 hard links; an artifact must have exactly one"},
+		{"hard link target", okRef(f(filepath.Join(fx.root, "linked.txt"))), roots, "file has 2 hard links"},
 		{"outside root", okRef(f(filepath.Join(fx.outside, "secret.txt"))), roots, "outside every"},
 		{"sibling prefix", okRef(f(fx.okPath)), []string{fx.root[:len(fx.root)-1]}, "none of the 1"},
 		{"directory", okRef(f(filepath.Join(fx.root, "dir"))), roots, "not a regular file (directory)"},
@@ -119,36 +132,46 @@ func TestValidate(t *testing.T) {
 		{"non-hex hash", with(f(fx.okPath), func(r *Ref) { r.SHA256 = strings.Repeat("g", 64) }), roots, "exactly 64 lowercase hex"},
 		{"hash mismatch", with(f(fx.okPath), func(r *Ref) { r.SHA256 = strings.Repeat("0", 64) }), roots, "sha256 mismatch: ref says " + strings.Repeat("0", 64) + ", file has " + fx.okSum},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			v, err := Validate(tt.ref, tt.roots)
-			if tt.wantErr == "" {
-				if err != nil {
-					t.Fatalf("Validate: %v", err)
-				}
-				if v.SHA256 != fx.okSum || v.Size != fx.okSize || v.Path != mustEval(t, fx.okPath) {
-					t.Fatalf("verified = %+v", v)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatalf("Validate accepted %q", tt.ref.URI)
-			}
-			msg := err.Error()
-			if !strings.Contains(msg, tt.wantErr) {
-				t.Fatalf("error %q does not contain %q", msg, tt.wantErr)
-			}
-			var re *RefError
-			if !errors.As(err, &re) {
-				t.Fatalf("error %T is not a *RefError", err)
-			}
-			if tt.ref.ID != "" && !strings.HasPrefix(msg, `artifact "r1": `) {
-				t.Errorf("error %q does not name the ref id", msg)
-			}
-			if strings.Contains(msg, secret) || strings.Contains(msg, fx.root) || strings.Contains(msg, fx.outside) {
-				t.Errorf("error %q leaks a path or file contents", msg)
-			}
-		})
+	for _, impl := range openImpls {
+		for _, tt := range tests {
+			t.Run(impl.name+"/"+tt.name, func(t *testing.T) {
+				impl.use(t)
+				checkValidate(t, fx, tt.ref, tt.roots, tt.wantErr)
+			})
+		}
+	}
+}
+
+// checkValidate runs Validate and checks the verified file (wantErr "") or
+// that the error contains wantErr, names the ref and leaks nothing.
+func checkValidate(t *testing.T, fx fixture, ref Ref, roots []string, wantErr string) {
+	t.Helper()
+	v, err := Validate(ref, roots)
+	if wantErr == "" {
+		if err != nil {
+			t.Fatalf("Validate: %v", err)
+		}
+		if v.SHA256 != fx.okSum || v.Size != fx.okSize || v.Path != mustEval(t, fx.okPath) {
+			t.Fatalf("verified = %+v", v)
+		}
+		return
+	}
+	if err == nil {
+		t.Fatalf("Validate accepted %q", ref.URI)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, wantErr) {
+		t.Fatalf("error %q does not contain %q", msg, wantErr)
+	}
+	var re *RefError
+	if !errors.As(err, &re) {
+		t.Fatalf("error %T is not a *RefError", err)
+	}
+	if ref.ID != "" && !strings.HasPrefix(msg, `artifact "r1": `) {
+		t.Errorf("error %q does not name the ref id", msg)
+	}
+	if strings.Contains(msg, secret) || strings.Contains(msg, fx.root) || strings.Contains(msg, fx.outside) {
+		t.Errorf("error %q leaks a path or file contents", msg)
 	}
 }
 
