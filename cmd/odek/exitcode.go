@@ -55,10 +55,12 @@ func exitCode(ctx context.Context, err error) int {
 	}
 }
 
-// reportError prints err as "odek: <err>" on stderr.
+// reportError prints err as "odek: <err>" on stderr. Error text carries
+// untrusted parts (server stderr tails, LLM error bodies), so it is made
+// safe for a terminal first.
 func reportError(ios *IOStreams, err error) {
 	if err == nil {
 		return
 	}
-	fmt.Fprintf(ios.ErrOut, "odek: %v\n", err)
+	fmt.Fprintf(ios.ErrOut, "odek: %s\n", termText(err.Error()))
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/odek-run/odek/internal/untrusted"
 	"golang.org/x/term"
 )
 
@@ -16,6 +17,7 @@ type IOStreams struct {
 	ErrOut io.Writer
 
 	StdinTTY  bool
+	StdoutTTY bool // stdout is a terminal: untrusted text written there is sanitised
 	StderrTTY bool
 	Width     func() int // terminal width of stderr; 0 = unknown
 
@@ -29,6 +31,7 @@ func systemIO() *IOStreams {
 	return &IOStreams{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		StdinTTY:  term.IsTerminal(int(os.Stdin.Fd())),
+		StdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 		StderrTTY: term.IsTerminal(errFd),
 		Width: func() int {
 			w, _, err := term.GetSize(errFd)
@@ -48,3 +51,11 @@ func (s *IOStreams) env(name string) string {
 	v, _ := s.LookupEnv(name)
 	return v
 }
+
+// termText makes untrusted text (server output, error bodies, model text)
+// safe for a terminal, keeping its lines: see untrusted.Terminal.
+func termText(s string) string { return untrusted.Terminal(s) }
+
+// termLine is termText for text shown on one line (tool names, one-line
+// descriptions, errors inside a progress line).
+func termLine(s string) string { return untrusted.OneLine(untrusted.Terminal(s), 0) }

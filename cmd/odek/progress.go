@@ -75,19 +75,19 @@ func (v *progressView) update(p loop.Progress) {
 	case loop.ProgressReAsk:
 		v.line(fmt.Sprintf("[%d] %s the final answer does not match the output schema; asking again", p.Iteration, v.paint("33", "!")))
 	case loop.ProgressToolStart:
-		v.running = append(v.running, p.Tool)
+		v.running = append(v.running, termLine(p.Tool))
 		if !v.tty {
-			v.line(fmt.Sprintf("[%d] → %s", p.Iteration, p.Tool))
+			v.line(fmt.Sprintf("[%d] → %s", p.Iteration, termLine(p.Tool)))
 		}
 	case loop.ProgressToolDone:
-		v.removeRunning(p.Tool)
+		v.removeRunning(termLine(p.Tool))
 		mark, word := v.paint("32", "✓"), "ok"
 		if p.Denied {
 			mark, word = v.paint("33", "⊘"), "denied"
 		} else if p.Failed {
 			mark, word = v.paint("31", "✗"), "failed"
 		}
-		v.line(fmt.Sprintf("[%d] %s %s %s (%s)", p.Iteration, mark, p.Tool, word, roundDur(p.Duration)))
+		v.line(fmt.Sprintf("[%d] %s %s %s (%s)", p.Iteration, mark, termLine(p.Tool), word, roundDur(p.Duration)))
 	}
 	v.drawStatus()
 }
@@ -144,7 +144,7 @@ func (v *progressView) retry(attempt int, wait time.Duration, err error) {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.line(fmt.Sprintf("[%d] %s model call failed (attempt %d): %v; retrying in %s", v.iter, v.paint("33", "!"), attempt, err, roundDur(wait)))
+	v.line(fmt.Sprintf("[%d] %s model call failed (attempt %d): %s; retrying in %s", v.iter, v.paint("33", "!"), attempt, termLine(err.Error()), roundDur(wait)))
 	v.drawStatus()
 }
 

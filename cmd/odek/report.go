@@ -94,10 +94,10 @@ func (s *runState) finish(ctx context.Context, ios *IOStreams, o runOptions, res
 		writeJSON(ios, rep)
 	case s.schema != nil: // the matching value alone, or nothing
 		if v := s.schema.value(); v != nil && runErr == nil {
-			ios.Out.Write(append(v, '\n'))
+			writeAnswer(ios, string(v)) // JSON: on a terminal its escapes stay valid JSON escapes
 		}
 	case res != nil && res.Answer != "":
-		fmt.Fprintln(ios.Out, res.Answer)
+		writeAnswer(ios, res.Answer)
 	}
 	return runErr
 }
@@ -150,6 +150,16 @@ func writeSetupReport(ctx context.Context, ios *IOStreams, s *runState, err erro
 		rep.Model = s.cfg.Model
 	}
 	writeJSON(ios, rep)
+}
+
+// writeAnswer prints the final answer: byte for byte when stdout is a pipe
+// or file, made safe for a terminal when it is one (the model may have been
+// steered into writing escape sequences).
+func writeAnswer(ios *IOStreams, answer string) {
+	if ios.StdoutTTY {
+		answer = termText(answer)
+	}
+	fmt.Fprintln(ios.Out, answer)
 }
 
 func writeJSON(ios *IOStreams, v any) {

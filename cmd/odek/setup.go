@@ -72,7 +72,7 @@ func loadConfig(ios *IOStreams, flags config.Overrides) (*config.Config, error) 
 
 func printWarnings(ios *IOStreams, warnings []string) {
 	for _, w := range warnings {
-		fmt.Fprintf(ios.ErrOut, "odek: warning: %s\n", w)
+		fmt.Fprintf(ios.ErrOut, "odek: warning: %s\n", termText(w))
 	}
 }
 

@@ -104,13 +104,22 @@ func runTools(ctx context.Context, ios *IOStreams, o toolsOptions) error {
 		for i, sp := range specs {
 			out[i] = tool{sp.Name, sp.Description, sp.Parameters}
 		}
-		enc := json.NewEncoder(ios.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		b, err := json.MarshalIndent(out, "", "  ")
+		if err != nil {
+			return err
+		}
+		text := string(b) + "\n"
+		if ios.StdoutTTY {
+			// encoding/json leaves DEL, C1 and bidi controls raw; their
+			// \uXXXX forms are valid JSON escapes of the same strings.
+			text = termText(text)
+		}
+		_, err = io.WriteString(ios.Out, text)
+		return err
 	}
 	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
 	for _, sp := range specs {
-		fmt.Fprintf(tw, "%s\t%s\n", sp.Name, firstLine(sp.Description))
+		fmt.Fprintf(tw, "%s\t%s\n", termLine(sp.Name), termLine(firstLine(sp.Description)))
 	}
 	return tw.Flush()
 }

@@ -142,6 +142,15 @@ func TestStartFailureClosesOthers(t *testing.T) {
 	}
 }
 
+// The stderr tail in a setup error cannot drive the terminal it is printed on.
+func TestStartFailureTailSanitised(t *testing.T) {
+	_, _, err := startSet(t, StartOptions{Servers: []ServerSpec{fixtureSpec(t, "bad", "-hostile_stderr", "-exit_now")}})
+	if err == nil || !strings.Contains(err.Error(), `\u001b]0;pwned\u0007\u001b]52;c;cHduZWQ=\u0007\u001b[2Jhostile`) ||
+		strings.ContainsAny(err.Error(), "\x1b\x07\r") {
+		t.Fatalf("err = %q", err)
+	}
+}
+
 func TestStartConnectError(t *testing.T) {
 	bad := ServerSpec{Name: "nocmd", Config: ServerConfig{}}
 	_, _, err := startSet(t, StartOptions{Servers: []ServerSpec{fixtureSpec(t, "ok"), bad}})

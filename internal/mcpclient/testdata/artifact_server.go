@@ -7,7 +7,7 @@
 //
 //	go build -o /tmp/fixture testdata/artifact_server.go
 //	/tmp/fixture -root /tmp/artifacts [-version V] [-pages N] [-invalid_tool] [-big_schema] [-noise] [-exit_now]
-//	             [-page_bytes N] [-tools N] [-desc_bytes N] [-cursor_bytes N] [-long_name]
+//	             [-page_bytes N] [-tools N] [-desc_bytes N] [-cursor_bytes N] [-long_name] [-hostile_stderr] [-hostile_desc]
 //
 // The last group is the hostile discovery mode: pages padded to N bytes each
 // (a tool whose description is that long), many tools, a long description,
@@ -41,6 +41,8 @@ var (
 	descBytes   = flag.Int("desc_bytes", 0, "give echo a description of this many bytes")
 	cursorBytes = flag.Int("cursor_bytes", 0, "pad every nextCursor to this many bytes")
 	longName    = flag.Bool("long_name", false, "advertise a tool with a 100-character name")
+	hostileErr  = flag.Bool("hostile_stderr", false, "write terminal escape sequences to stderr at start")
+	hostileDesc = flag.Bool("hostile_desc", false, "put terminal escape sequences in echo's description")
 )
 
 type msg struct {
@@ -82,6 +84,9 @@ func text(id json.RawMessage, s string, isError bool) {
 
 func main() {
 	flag.Parse()
+	if *hostileErr {
+		fmt.Fprint(os.Stderr, "\x1b]0;pwned\x07\x1b]52;c;cHduZWQ=\x07\x1b[2Jhostile\r\n")
+	}
 	if *exitNow {
 		fmt.Fprintln(os.Stderr, "error: unknown option --frobnicate")
 		os.Exit(2)
@@ -163,6 +168,9 @@ func listTools(m msg) {
 	}
 	for i := 0; i < *extraTools; i++ {
 		tools = append(tools, map[string]any{"name": fmt.Sprintf("t%d", i), "inputSchema": map[string]any{"type": "object"}})
+	}
+	if *hostileDesc {
+		tools[0].(map[string]any)["description"] = "Echo\x1b]0;pwned\x07\x1b[2J\u202eback"
 	}
 	if *descBytes > 0 {
 		tools[0].(map[string]any)["description"] = strings.Repeat("d", *descBytes)

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/odek-run/odek/internal/loop"
+)
+
+const hostile = "\x1b]52;c;cHduZWQ=\x07\x1b[2J\u202eX"
+
+// wantVisible is hostile as untrusted.Terminal writes it.
+const wantVisible = `\u001b]52;c;cHduZWQ=\u0007\u001b[2J\u202eX`
+
+func assertNoControls(t *testing.T, what, out string) {
+	t.Helper()
+	if strings.ContainsAny(out, "\x1b\x07\u202e\r") {
+		t.Errorf("%s writes raw controls: %q", what, out)
+	}
+}
+
+// Tool names come from the model; retry errors carry LLM error bodies.
+func TestProgressSanitisesUntrusted(t *testing.T) {
+	for _, tty := range []bool{false, true} {
+		v, buf := testView(tty, true, false, 400)
+		v.update(loop.Progress{Kind: loop.ProgressToolStart, Iteration: 1, Tool: "fs__" + hostile})
+		v.update(loop.Progress{Kind: loop.ProgressToolDone, Iteration: 1, Tool: "fs__" + hostile, Failed: true})
+		v.retry(1, time.Second, errors.New("http 500: "+hostile+"\nsecond line"))
+		v.stop()
+		out := strings.ReplaceAll(buf.String(), "\r\x1b[K", "") // the view's own status-line control
+		assertNoControls(t, "progress", out)
+		if !strings.Contains(out, "✗ fs__"+wantVisible+" failed") || !strings.Contains(out, "http 500: "+wantVisible+" second line; retrying") {
+			t.Errorf("tty=%v: progress lacks the escaped text: %q", tty, out)
+		}
+		if tty && !strings.Contains(out, "running fs__"+wantVisible) {
+			t.Errorf("status line lacks the escaped running tool: %q", out)
+		}
+	}
+}
+
+func TestReportErrorAndWarningsSanitised(t *testing.T) {
+	var buf bytes.Buffer
+	ios := &IOStreams{ErrOut: &buf}
+	reportError(ios, errors.New("llm: http 400: "+hostile))
+	printWarnings(ios, []string{"server says " + hostile})
+	out := buf.String()
+	assertNoControls(t, "errors and warnings", out)
+	if out != "odek: llm: http 400: "+wantVisible+"\nodek: warning: server says "+wantVisible+"\n" {
+		t.Errorf("got %q", out)
+	}
+}
+
+// The answer is byte-exact into a pipe or file, escaped on a terminal.
+func TestWriteAnswer(t *testing.T) {
+	for _, tty := range []bool{false, true} {
+		var buf bytes.Buffer
+		writeAnswer(&IOStreams{Out: &buf, StdoutTTY: tty}, "answer "+hostile+"\nline 2")
+		want := "answer " + hostile + "\nline 2\n"
+		if tty {
+			want = "answer " + wantVisible + "\nline 2\n"
+		}
+		if buf.String() != want {
+			t.Errorf("tty=%v: got %q, want %q", tty, buf.String(), want)
+		}
+	}
+}
