@@ -15,6 +15,11 @@ func main() {
 
 // run executes the command line and returns the exit code.
 func run() int {
+	if err := hardenProcess(); err != nil {
+		// Refuse to run with secrets readable by every child.
+		os.Stderr.WriteString("odek: cannot make the process non-dumpable: " + err.Error() + "\n")
+		return exitSetup
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
