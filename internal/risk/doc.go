@@ -10,6 +10,11 @@
 //   - Classification has no side effects: it reads the file system (Lstat,
 //     Readlink) to resolve paths and symlinks, and never runs anything.
 //
+// Commands are parsed with mvdan.cc/sh/v3/syntax, a complete bash parser:
+// the classifier must see the command structure bash will run (here-docs,
+// $'…' strings, process substitution, arithmetic, functions, case), and a
+// hand-written lexer that misreads any of them would be an evasion.
+//
 // The package is a leaf: the agent loop passes Assessments through, the
 // policy decides on them, the built-in tools produce them.
 package risk
