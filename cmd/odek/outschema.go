@@ -4,17 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 
+	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/outschema"
 )
-
-// defaultOutputSchemaRetries is output_schema_retries' default.
-const defaultOutputSchemaRetries = 2
 
 // outputSchema is a run's --output-schema: the guard that holds the final
 // answer to it, and what the requests ask for.
@@ -23,21 +23,66 @@ type outputSchema struct {
 	format *llm.ResponseFormat // nil when llm.response_format is off
 }
 
-// loadOutputSchema compiles the schema file (a setup error, exit 3, when it
-// cannot be used). No path, no schema.
-func loadOutputSchema(path string, retries int, responseFormat bool) (*outputSchema, error) {
-	if path == "" {
+// loadOutputSchema compiles the output_schema file (a setup error, exit 3,
+// when it cannot be used). No setting, no schema.
+func loadOutputSchema(cfg *config.Config) (*outputSchema, error) {
+	if cfg.OutputSchema == "" {
 		return nil, nil
+	}
+	path, err := schemaPath(cfg)
+	if err != nil {
+		return nil, asSetup(err)
 	}
 	s, err := outschema.Load(path)
 	if err != nil {
 		return nil, asSetup(err)
 	}
-	o := &outputSchema{guard: outschema.NewGuard(s, retries)}
-	if responseFormat {
+	o := &outputSchema{guard: outschema.NewGuard(s, cfg.OutputSchemaRetries)}
+	if cfg.LLM.ResponseFormat {
 		o.format = &llm.ResponseFormat{Name: s.Name(), Schema: s.JSON(), Strict: s.Strict()}
 	}
 	return o, nil
+}
+
+// schemaPath resolves output_schema: relative to the config file that set
+// it, else to the working directory (a flag, -c). The project file is
+// untrusted, so its schema must be inside the project directory: the whole
+// file goes into the system prompt, and a cloned repository must not be able
+// to send, say, ~/.docker/config.json to the model.
+func schemaPath(cfg *config.Config) (string, error) {
+	p, src := cfg.OutputSchema, cfg.Source("output_schema")
+	switch src {
+	case filepath.Join(cfg.Home, "config.json"):
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cfg.Home, p)
+		}
+		return p, nil
+	case filepath.Join(cfg.Dir, "odek.json"):
+		return insideDir(cfg.Dir, p, src)
+	}
+	return p, nil
+}
+
+// insideDir joins a project-relative path to dir and refuses one that is
+// absolute, climbs out, or leads out through a symlink.
+func insideDir(dir, p, src string) (string, error) {
+	outside := fmt.Errorf("output_schema %q in %s is outside the project directory; a project file may only name a schema inside it", p, src)
+	if !filepath.IsLocal(p) {
+		return "", outside
+	}
+	full := filepath.Join(dir, p)
+	real, err := filepath.EvalSymlinks(full)
+	if err != nil {
+		return full, nil // missing: outschema.Load says so, naming the file
+	}
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", err
+	}
+	if rel, err := filepath.Rel(root, real); err != nil || !filepath.IsLocal(rel) {
+		return "", outside
+	}
+	return full, nil
 }
 
 // system adds the schema's instruction to the system prompt.

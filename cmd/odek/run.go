@@ -19,7 +19,6 @@ type runOptions struct {
 	eventsIncludeArgs bool
 	output            string
 	quiet             bool
-	outputSchema      string
 }
 
 func newRunCmd(ios *IOStreams) *cobra.Command {
@@ -38,8 +37,8 @@ which limit it hit, keeps its work and exits 4.
 
 With --output-schema FILE the final answer must be one JSON value matching
 the schema (draft 2020-12 or draft-07): stdout is that value alone, compact;
-an answer that does not match is sent back with the errors (twice at most),
-and one that still does not match fails the run (exit 1).
+an answer that does not match is sent back with the errors (output_schema_retries,
+default 2), and one that still does not match fails the run (exit 1).
 
 Exit codes: 0 success (also an --max-iter partial summary), 1 task/model/tool
 error, 3 setup error (flags, config, MCP servers), 4 budget exhausted, 130 interrupted.`,
@@ -68,7 +67,6 @@ error, 3 setup error (flags, config, MCP servers), 4 budget exhausted, 130 inter
 	fl.BoolVar(&o.eventsIncludeArgs, "events-include-args", false, "include raw (redacted) tool arguments in tool_call_started events")
 	fl.StringVar(&o.output, "output", "text", "stdout format: text (the bare answer) or json (an odek.run-report/v1 object)")
 	fl.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing on stderr but errors and warnings")
-	fl.StringVar(&o.outputSchema, "output-schema", "", "JSON Schema file the final answer must match; stdout is then the JSON value alone")
 	fl.SetInterspersed(true)
 	return cmd
 }

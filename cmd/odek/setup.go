@@ -92,7 +92,7 @@ func setUp(ctx context.Context, ios *IOStreams, o runOptions) (s *runState, err 
 		return s, asSetup(err)
 	}
 	// Before anything starts: a bad schema must not cost a server or a call.
-	if s.schema, err = loadOutputSchema(o.outputSchema, defaultOutputSchemaRetries, true); err != nil {
+	if s.schema, err = loadOutputSchema(s.cfg); err != nil {
 		return s, err
 	}
 	if err = s.openEvents(ios, o); err != nil {

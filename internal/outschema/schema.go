@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -51,13 +52,42 @@ var drafts = map[string]*jsonschema.Draft{
 	"https://json-schema.org/draft-07/schema#":      jsonschema.Draft7,
 }
 
-// Load reads and compiles the schema file at path.
+// MaxFileBytes caps a schema file: it goes into every request.
+const MaxFileBytes = 1 << 20
+
+// Load reads and compiles the schema file at path, which must be a regular
+// file of at most MaxFileBytes.
 func Load(path string) (*Schema, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
-		return nil, &SchemaError{File: path, Msg: unwrapPathError(err)}
+		return nil, &SchemaError{File: path, Msg: err.Error()}
 	}
 	return Compile(path, data)
+}
+
+// readFile refuses what is not a regular file before opening it (a FIFO
+// would block the open) and reads at most MaxFileBytes.
+func readFile(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, errors.New(unwrapPathError(err))
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, errors.New(unwrapPathError(err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, errors.New(unwrapPathError(err))
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("larger than %d bytes", MaxFileBytes)
+	}
+	return data, nil
 }
 
 // Compile compiles a schema document; file names it in errors and locates

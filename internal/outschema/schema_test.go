@@ -76,6 +76,16 @@ func TestLoad(t *testing.T) {
 	if err == nil || err.Error() != "output schema "+filepath.Join(dir, "missing.json")+": no such file or directory" {
 		t.Fatalf("missing file: %v", err)
 	}
+	if _, err = Load(dir); err == nil || !strings.HasSuffix(err.Error(), ": not a regular file") {
+		t.Fatalf("directory: %v", err)
+	}
+	big := filepath.Join(dir, "big.json")
+	if err := os.WriteFile(big, []byte(`{"description": "`+strings.Repeat("x", MaxFileBytes)+`"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err = Load(big); err == nil || !strings.HasSuffix(err.Error(), ": larger than 1048576 bytes") {
+		t.Fatalf("big file: %v", err)
+	}
 }
 
 func TestDrafts(t *testing.T) {
