@@ -18,10 +18,10 @@ declare -A allowed=(
   [session]="llm untrusted atomicfile"
   [llm]="errclass"
   [fakellm]=""
-  [config]="budget mcpclient"
+  [config]="budget mcpclient redact"
   [loop]="llm budget events errclass redact untrusted risk"
   [risk]=""
-  [mcpclient]="artifact errclass untrusted"
+  [mcpclient]="artifact errclass untrusted redact"
   [approval]="mcpclient errclass untrusted atomicfile"
   [subagent]="artifact budget errclass events llm risk untrusted"
 )

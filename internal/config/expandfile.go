@@ -1,6 +1,10 @@
 package config
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/odek-run/odek/internal/redact"
+)
 
 // projectLookup is the ${VAR} lookup for the untrusted project file: it
 // refuses secret-looking names and names secrets.env provided, so a
@@ -10,7 +14,7 @@ func projectLookup(c *Config, path string, warns *[]string) func(string) (string
 	seen := map[string]bool{}
 	return func(name string) (string, bool) {
 		_, fromSecrets := c.Env[name]
-		if !fromSecrets && !secretLooking(name) {
+		if !fromSecrets && !redact.IsSecretName(name) {
 			return c.LookupEnv(name)
 		}
 		if !seen[name] {

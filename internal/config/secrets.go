@@ -85,17 +85,3 @@ func secretsModeWarning(path string) string {
 	}
 	return fmt.Sprintf("%s is readable by other users (mode %04o); run: chmod 600 %s", path, fi.Mode().Perm(), path)
 }
-
-// secretLooking reports whether an environment name looks like a credential,
-// using the same rule as the MCP child environment (BEHAVIOR 4.5).
-func secretLooking(name string) bool {
-	n := strings.ToUpper(name)
-	n = strings.NewReplacer("-", "", "_", "").Replace(n)
-	for _, w := range []string{"APIKEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "CREDS",
-		"PRIVATEKEY", "ACCESSKEY", "PASSWD", "PASSPHRASE", "COOKIE", "AUTHORIZATION"} {
-		if strings.Contains(n, w) {
-			return true
-		}
-	}
-	return false
-}

@@ -3,6 +3,8 @@ package mcpclient
 import (
 	"sort"
 	"strings"
+
+	"github.com/odek-run/odek/internal/redact"
 )
 
 // allowedEnv is the only part of odek's environment a server inherits. Anything
@@ -16,25 +18,10 @@ var allowedEnv = map[string]bool{
 	"TZ": true, "TERM": true,
 }
 
-// secretWords mark a variable name as credential-bearing once the name is
-// uppercased and stripped of '-' and '_' (so api_key, API-KEY, ApiKey all match).
-var secretWords = []string{
-	"APIKEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "CREDS", "PRIVATEKEY",
-	"ACCESSKEY", "PASSWD", "PASSPHRASE", "COOKIE", "AUTHORIZATION",
-}
-
 // SecretLookingName reports whether an environment variable name looks like it
-// carries a credential; such names never reach an MCP server.
-func SecretLookingName(name string) bool {
-	n := strings.ToUpper(name)
-	n = strings.NewReplacer("-", "", "_", "").Replace(n)
-	for _, w := range secretWords {
-		if strings.Contains(n, w) {
-			return true
-		}
-	}
-	return false
-}
+// carries a credential; such names never reach an MCP server. It is
+// redact.IsSecretName, the one list shared with the config loader.
+func SecretLookingName(name string) bool { return redact.IsSecretName(name) }
 
 // childEnv builds a server's environment: the allowlisted part of parent, then
 // overrides ("" unsets). It returns the names of overrides it refused, sorted.
