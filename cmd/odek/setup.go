@@ -91,6 +91,9 @@ func setUp(ctx context.Context, ios *IOStreams, o runOptions) (s *runState, err 
 	if err = s.cfg.RequireAPIKey(); err != nil {
 		return s, asSetup(err)
 	}
+	if err = s.cfg.RequireEnforceableBudget(); err != nil {
+		return s, asSetup(err)
+	}
 	// Before anything starts: a bad schema must not cost a server or a call.
 	if s.schema, err = loadOutputSchema(s.cfg); err != nil {
 		return s, err

@@ -15,6 +15,9 @@ var ErrSetup = errors.New("setup error")
 // ErrNoAPIKey classifies the error of RequireAPIKey.
 var ErrNoAPIKey = errors.New("no API key")
 
+// ErrUnenforceableBudget classifies the error of RequireEnforceableBudget.
+var ErrUnenforceableBudget = errors.New("budget cannot be enforced")
+
 // ErrFileTooLarge classifies a config file larger than MaxFileBytes.
 var ErrFileTooLarge = errors.New("config file too large")
 

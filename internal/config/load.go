@@ -121,6 +121,7 @@ func Load(o LoadOptions) (*Config, []string, error) {
 	c.setDefaults()
 	var warns []string
 	var global, project *layer
+	var guard *secretGuard
 	globalPath := "~/.odek/config.json" // named in warnings even when skipped
 	if o.Home != "" {
 		globalPath = filepath.Join(o.Home, "config.json")
@@ -136,7 +137,8 @@ func Load(o LoadOptions) (*Config, []string, error) {
 	}
 	if o.Dir != "" {
 		path := filepath.Join(o.Dir, "odek.json")
-		p, w, err := loadFile(projectLayer, path, projectLookup(c, path, &warns))
+		guard = newSecretGuard(c, global)
+		p, w, err := loadFile(projectLayer, path, guard.lookup(path, &warns))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -150,7 +152,7 @@ func Load(o LoadOptions) (*Config, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	w, err := c.resolve(globalPath, global, project, env, flags)
+	w, err := c.resolve(globalPath, global, project, env, flags, guard)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -167,7 +169,7 @@ func loadFile(kind layerKind, path string, lookup func(string) (string, bool)) (
 }
 
 // resolve lays the layers over the defaults: global, project, env, flags.
-func (c *Config) resolve(globalPath string, global, project, env, flags *layer) ([]string, error) {
+func (c *Config) resolve(globalPath string, global, project, env, flags *layer, guard *secretGuard) ([]string, error) {
 	r := &resolver{c: c, globalPath: globalPath, src: make([]string, len(table))}
 	for _, l := range []*layer{global, project} {
 		if l != nil {
@@ -183,7 +185,7 @@ func (c *Config) resolve(globalPath string, global, project, env, flags *layer) 
 	c.sources = r.src
 	c.resolveAPIKey(r.src[index["api_key"]])
 	c.Dangerous.finish()
-	servers, w, err := mergeServers(global, project, globalPath, c.Dir)
+	servers, w, err := mergeServers(global, project, globalPath, c.Dir, guard)
 	if err != nil {
 		return nil, err
 	}

@@ -38,6 +38,32 @@ func validServerName(name string) bool {
 	return true
 }
 
+// isOffSwitch reports a global entry that only says {"enabled": false}.
+func isOffSwitch(s mcpclient.ServerConfig) bool {
+	return s.Command == "" && s.URL == "" && s.Enabled != nil && !*s.Enabled
+}
+
+// stripProjectSecrets keeps a project server from naming a secret (issue 8
+// item 8): its token_env is always dropped, because the token it names would
+// go to the repository's server, and so is any env entry whose value
+// references a secret variable or holds a secret value.
+func stripProjectSecrets(s *mcpclient.ServerConfig, name, path, globalPath string, guard *secretGuard) []string {
+	var w []string
+	if s.TokenEnv != "" {
+		w = append(w, fmt.Sprintf("%s: ignoring %q: a project file cannot name a token variable for a server (only %s can)",
+			path, "mcp_servers."+name+".token_env", globalPath))
+		s.TokenEnv = ""
+	}
+	for _, k := range sortedKeys(s.Env) {
+		if v := s.Env[k]; guard.namesSecret(v) || guard.secretValue(v) {
+			w = append(w, fmt.Sprintf("%s: ignoring %q: its value names or holds a secret, and a project file cannot pass secrets to a server",
+				path, "mcp_servers."+name+".env."+k))
+			delete(s.Env, k)
+		}
+	}
+	return w
+}
+
 // isTrustMarker reports a global entry that only carries auto_approve.
 func isTrustMarker(s mcpclient.ServerConfig) bool {
 	return s.Command == "" && s.URL == "" && s.AutoApprove
@@ -78,13 +104,17 @@ func (l *layer) servers() map[string]mcpclient.ServerConfig {
 
 // mergeServers combines the global and the project servers. A project
 // server never carries auto_approve and never replaces a global server.
-func mergeServers(global, project *layer, globalPath, dir string) ([]MCPServer, []string, error) {
+func mergeServers(global, project *layer, globalPath, dir string, guard *secretGuard) ([]MCPServer, []string, error) {
 	var out []MCPServer
 	var warns []string
-	markers := map[string]bool{}
+	markers, off := map[string]bool{}, map[string]bool{}
 	gs := global.servers()
 	for _, name := range sortedKeys(gs) {
 		s := gs[name]
+		if validServerName(name) && isOffSwitch(s) {
+			off[name] = true // switches a project server of that name off
+			continue
+		}
 		if validServerName(name) && isTrustMarker(s) {
 			markers[name] = true
 			continue
@@ -106,6 +136,10 @@ func mergeServers(global, project *layer, globalPath, dir string) ([]MCPServer, 
 			warns = append(warns, fmt.Sprintf("%s: ignoring %q: a project file cannot approve its own MCP servers (only %s can)",
 				project.path, "mcp_servers."+name+".auto_approve", globalPath))
 			s.AutoApprove = false
+		}
+		warns = append(warns, stripProjectSecrets(&s, name, project.path, globalPath, guard)...)
+		if off[name] {
+			continue
 		}
 		if g, ok := gs[name]; ok && !isTrustMarker(g) {
 			warns = append(warns, fmt.Sprintf("%s: ignoring %q: %s defines a server of that name, and a project file cannot replace it",
