@@ -168,6 +168,18 @@ var (
 	schemas   = map[string]*jsonschema.Schema{}
 )
 
+// schemaDir is docs/schema: relative to the package in the test process,
+// from the environment in the scripts' odek processes (which run in $WORK).
+func schemaDir() string {
+	if d := os.Getenv(schemaDirEnv); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "docs", "schema")
+}
+
+// schemaDirEnv carries the absolute docs/schema into the scripts.
+const schemaDirEnv = "STREAMCHECK_SCHEMA_DIR"
+
 // publishedSchema compiles docs/schema/<name>.schema.json once per process;
 // compiling also checks the schema against its metaschema.
 func publishedSchema(name string) (*jsonschema.Schema, error) {
@@ -178,7 +190,7 @@ func publishedSchema(name string) (*jsonschema.Schema, error) {
 	}
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
-	s, err := c.Compile(filepath.Join("..", "..", "docs", "schema", name+".schema.json"))
+	s, err := c.Compile(filepath.Join(schemaDir(), name+".schema.json"))
 	if err != nil {
 		return nil, err
 	}

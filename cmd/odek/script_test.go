@@ -18,11 +18,11 @@ import (
 // TestMain lets the test binary act as the odek binary inside scripts.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"odek": main,
+		"odek": func() { os.Exit(checkedRun()) },
 		// odek-exit is odek that also prints "[exit N]" as its last stderr
 		// line, so scripts can assert the exact exit code.
 		"odek-exit": func() {
-			code := run()
+			code := checkedRun()
 			fmt.Fprintf(os.Stderr, "[exit %d]\n", code)
 			os.Exit(code)
 		},
@@ -46,7 +46,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("MCP_FIXTURE", fixture)
 			env.Setenv("WORDCOUNT", wordcount)
 			env.Values[fakeKey{}] = &fakeHolder{}
-			return nil
+			return failOnViolations(env)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"fakellm":          cmdFakeLLM,

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// violationsFile collects, per script, every published-schema violation of
+// a stream odek wrote; the script fails at its end when it exists. A file
+// rather than an exit code, so `! exec odek` cannot swallow a violation.
+const violationsFile = ".schema-violations"
+
+// checkedRun is run for the scripts' odek: every event file it wrote
+// (--events-jsonl), every run report it printed (--output json) and every
+// `odek tools --json` listing is validated against docs/schema with the
+// real validator, whatever the script itself checks.
+func checkedRun() int {
+	args := os.Args[1:]
+	eventsPath := flagArg(args, "--events-jsonl")
+	stdoutSchema := ""
+	switch {
+	case len(args) == 0:
+	case (args[0] == "run" || args[0] == "continue") && flagArg(args, "--output") == "json":
+		stdoutSchema = "run-report"
+	case args[0] == "tools" && slices.Contains(args, "--json"):
+		stdoutSchema = "tools"
+	}
+	var before int64
+	if eventsPath != "" {
+		if fi, err := os.Stat(eventsPath); err == nil {
+			before = fi.Size() // the file is appended to: check this run's lines only
+		}
+	}
+	var out *bytes.Buffer
+	var done chan struct{}
+	if stdoutSchema != "" {
+		out, done = teeStdout()
+	}
+	code := run()
+	var problems []string
+	if stdoutSchema != "" {
+		os.Stdout.Close()
+		<-done
+		problems = append(problems, checkValues("stdout", stdoutSchema, out.Bytes())...)
+	}
+	if eventsPath != "" {
+		if b, err := os.ReadFile(eventsPath); err == nil && int64(len(b)) >= before {
+			problems = append(problems, checkValues(eventsPath, "event", b[before:])...)
+		}
+	}
+	if len(problems) > 0 {
+		recordViolations(strings.Join(os.Args, " "), problems)
+	}
+	return code
+}
+
+// teeStdout replaces os.Stdout with a pipe whose bytes reach the real
+// stdout and a buffer; done closes once the pipe is drained.
+func teeStdout() (*bytes.Buffer, chan struct{}) {
+	real := os.Stdout
+	r, w, err := os.Pipe()
+	if err != nil {
+		panic(err)
+	}
+	os.Stdout = w
+	var buf bytes.Buffer
+	done := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.MultiWriter(real, &buf), r)
+		close(done)
+	}()
+	return &buf, done
+}
+
+// checkValues validates every JSON value of data against a published schema.
+func checkValues(what, schema string, data []byte) []string {
+	sch, err := publishedSchema(schema)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	var problems []string
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for n := 1; ; n++ {
+		var v any
+		if err := dec.Decode(&v); err == io.EOF {
+			break
+		} else if err != nil {
+			return append(problems, fmt.Sprintf("%s: value %d is not JSON: %v", what, n, err))
+		}
+		if err := sch.Validate(v); err != nil {
+			problems = append(problems, fmt.Sprintf("%s: value %d does not match the %s schema: %v", what, n, schema, err))
+		}
+	}
+	return problems
+}
+
+// flagArg is the value of a --name value or --name=value argument.
+func flagArg(args []string, name string) string {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(a, name+"="); ok {
+			return v
+		}
+		if a == name && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return ""
+}
+
+func recordViolations(cmdline string, problems []string) {
+	path := filepath.Join(os.Getenv("WORK"), violationsFile)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "streamcheck: %v\n", err)
+		return
+	}
+	defer f.Close()
+	w := bufio.NewWriter(f)
+	fmt.Fprintf(w, "%s\n", cmdline)
+	for _, p := range problems {
+		fmt.Fprintf(w, "  %s\n", p)
+	}
+	_ = w.Flush()
+}
+
+// failOnViolations makes a script fail at its end when odek wrote a stream
+// that does not match the published schemas.
+func failOnViolations(env *testscript.Env) error {
+	dir, err := filepath.Abs(schemaDir())
+	if err != nil {
+		return err
+	}
+	env.Setenv(schemaDirEnv, dir)
+	env.Defer(func() {
+		if b, err := os.ReadFile(filepath.Join(env.WorkDir, violationsFile)); err == nil {
+			env.T().Fatal("odek wrote streams that do not match docs/schema:\n" + string(b))
+		}
+	})
+	return nil
+}
