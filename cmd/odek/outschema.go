@@ -39,7 +39,7 @@ func loadOutputSchema(cfg *config.Config) (*outputSchema, error) {
 	}
 	o := &outputSchema{guard: outschema.NewGuard(s, cfg.OutputSchemaRetries)}
 	if cfg.LLM.ResponseFormat {
-		o.format = &llm.ResponseFormat{Name: s.Name(), Schema: s.JSON(), Strict: s.Strict()}
+		o.format = &llm.ResponseFormat{Name: s.Name(), Schema: s.ResponseSchema(), Strict: s.Strict()}
 	}
 	return o, nil
 }

@@ -36,6 +36,7 @@ import (
 type Schema struct {
 	file   string
 	raw    json.RawMessage // the document, compacted
+	format json.RawMessage // raw without the root $schema, for response_format
 	sum    string
 	name   string
 	strict bool
@@ -119,7 +120,7 @@ func Compile(file string, data []byte) (*Schema, error) {
 	_ = json.Compact(&compact, data) // data decoded above, so it is valid JSON
 	sum := sha256.Sum256(data)
 	return &Schema{
-		file: file, raw: compact.Bytes(), sum: hex.EncodeToString(sum[:]),
+		file: file, raw: compact.Bytes(), format: withoutKey(compact.Bytes(), "$schema"), sum: hex.EncodeToString(sum[:]),
 		name: nameFor(obj, file), strict: strictEligible(obj), sch: sch,
 	}, nil
 }
@@ -141,6 +142,11 @@ func (s *Schema) File() string { return s.file }
 
 // JSON is the schema document, compacted (for response_format).
 func (s *Schema) JSON() json.RawMessage { return s.raw }
+
+// ResponseSchema is the document for response_format: JSON without its root
+// $schema, which says how odek reads the schema but is not a keyword every
+// structured-output endpoint accepts.
+func (s *Schema) ResponseSchema() json.RawMessage { return s.format }
 
 // SHA256 is the hex SHA-256 of the schema file's bytes.
 func (s *Schema) SHA256() string { return s.sum }
@@ -182,4 +188,34 @@ func unwrapPathError(err error) string {
 func quoteJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// withoutKey returns a compact JSON object without one top-level member,
+// the other members' bytes and order untouched.
+func withoutKey(obj []byte, key string) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if _, err := dec.Token(); err != nil { // '{'
+		return obj
+	}
+	out := []byte{'{'}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return obj
+		}
+		var val json.RawMessage
+		if err := dec.Decode(&val); err != nil {
+			return obj
+		}
+		k := tok.(string)
+		if k == key {
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		kb, _ := json.Marshal(k)
+		out = append(append(append(out, kb...), ':'), val...)
+	}
+	return append(out, '}')
 }

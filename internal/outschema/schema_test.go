@@ -72,6 +72,9 @@ func TestLoad(t *testing.T) {
 	if s.File() != p || string(s.JSON()) != `{"title":"CI verdict","type":"object"}` || s.Name() != "CI_verdict" {
 		t.Fatalf("File %q JSON %s Name %q", s.File(), s.JSON(), s.Name())
 	}
+	if string(s.ResponseSchema()) != string(s.JSON()) {
+		t.Fatalf("ResponseSchema %s", s.ResponseSchema())
+	}
 	_, err = Load(filepath.Join(dir, "missing.json"))
 	if err == nil || err.Error() != "output schema "+filepath.Join(dir, "missing.json")+": no such file or directory" {
 		t.Fatalf("missing file: %v", err)
@@ -129,5 +132,17 @@ func TestNameAndStrict(t *testing.T) {
 		if s.Name() != tt.name || s.Strict() != tt.strict {
 			t.Errorf("%s: name %q strict %v, want %q %v", tt.doc, s.Name(), s.Strict(), tt.name, tt.strict)
 		}
+	}
+}
+
+func TestResponseSchemaDropsRootSchemaKeyword(t *testing.T) {
+	s := mustCompile(t, `{"title": "t", "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+	  "properties": {"$schema": {"const": {"$schema": "kept: not the root"}}}}`)
+	want := `{"title":"t","type":"object","properties":{"$schema":{"const":{"$schema":"kept: not the root"}}}}`
+	if got := string(s.ResponseSchema()); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	if !strings.Contains(string(s.JSON()), `"$schema":"https://json-schema.org/draft/2020-12/schema"`) {
+		t.Fatalf("JSON lost $schema: %s", s.JSON())
 	}
 }
