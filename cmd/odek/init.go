@@ -17,13 +17,15 @@ func newInitCmd(ios *IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "init [--global] [--force]",
 		Short: "Write a commented config template (./odek.json, or ~/.odek/config.json with --global)",
-		Long: `Write a commented config template with mode 0600.
+		Long: `Write a commented config template, generated from the settings table.
 
-Without --global it writes ./odek.json, the project file, which a cloned
-repository may carry: it cannot set endpoints, keys or the system prompt, and
-may only lower limits. With --global it writes $ODEK_HOME/config.json
-(default ~/.odek/config.json), the operator's trusted file.
-An existing file is never overwritten unless --force is given.`,
+Without --global it writes ./odek.json (mode 0644), the project file, which a
+cloned repository may carry: it holds no secrets, cannot set endpoints, keys
+or the system prompt, may only lower limits, and shows a commented example MCP
+server. With --global it writes $ODEK_HOME/config.json (default
+~/.odek/config.json, mode 0600), the operator's trusted file.
+An existing file is never overwritten unless --force is given.
+Every setting is described in docs/CONFIG.md.`,
 		Example: "  odek init\n  odek init --global\n  odek init --force",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/odek-run/odek/internal/config"
 	"github.com/spf13/cobra"
 )
@@ -14,6 +16,7 @@ type runFlagValues struct {
 }
 
 func (f *runFlagValues) register(cmd *cobra.Command) {
+	registerConfigFlag(cmd, &f.overrides)
 	for _, s := range config.Settings() {
 		if s.Flag == "" || !s.Supported {
 			continue
@@ -39,6 +42,31 @@ func flagUsage(s *config.Setting) string {
 		u += " (default " + d + ")"
 	}
 	return u
+}
+
+// registerConfigFlag adds -c/--config key=value, which sets any setting for
+// one run with the same checks as its file value; it is operator-trusted,
+// like a flag. Every command that loads the config takes it.
+func registerConfigFlag(cmd *cobra.Command, o *config.Overrides) {
+	cmd.Flags().VarP(&configFlag{o: o}, "config", "c",
+		"set a setting for this run, e.g. -c llm.idle_timeout_seconds=30 (repeatable; keys in docs/CONFIG.md)")
+}
+
+// configFlag is the pflag.Value of -c.
+type configFlag struct {
+	o     *config.Overrides
+	pairs []string
+}
+
+func (v *configFlag) String() string { return strings.Join(v.pairs, ",") }
+func (v *configFlag) Type() string   { return "key=value" }
+
+func (v *configFlag) Set(pair string) error {
+	if err := v.o.SetPair(pair); err != nil {
+		return err
+	}
+	v.pairs = append(v.pairs, pair)
+	return nil
 }
 
 // settingFlag is a pflag.Value that records into Overrides.

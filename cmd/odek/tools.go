@@ -58,7 +58,8 @@ func toolOffered(name string, enabled, disabled []string) bool {
 }
 
 type toolsOptions struct {
-	json bool
+	json      bool
+	overrides config.Overrides
 }
 
 func newToolsCmd(ios *IOStreams) *cobra.Command {
@@ -78,11 +79,12 @@ not approved, like a run would.`,
 		},
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print names, descriptions and input schemas as JSON")
+	registerConfigFlag(cmd, &o.overrides)
 	return cmd
 }
 
 func runTools(ctx context.Context, ios *IOStreams, o toolsOptions) error {
-	cfg, err := loadConfig(ios, config.Overrides{})
+	cfg, err := loadConfig(ios, o.overrides)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package config
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"reflect"
 	"sort"
 	"strconv"
@@ -17,7 +16,7 @@ import (
 type decoder struct {
 	l       *layer
 	lookup  func(string) (string, bool) // ${VAR} expansion
-	unknown []string                    // unknown keys, as dotted paths
+	unknown []unknownKey
 	warns   []string
 }
 
@@ -41,10 +40,12 @@ func decodeFile(kind layerKind, path string, data []byte, lookup func(string) (s
 	if err := d.object("", top); err != nil {
 		return nil, nil, err
 	}
-	sort.Strings(d.unknown)
+	sort.Slice(d.unknown, func(i, j int) bool {
+		return d.unknown[i].prefix+d.unknown[i].name < d.unknown[j].prefix+d.unknown[j].name
+	})
 	w := make([]string, 0, len(d.unknown)+len(d.warns))
-	for _, k := range d.unknown {
-		w = append(w, fmt.Sprintf("unknown key %q in %s", k, path))
+	for _, u := range d.unknown {
+		w = append(w, u.warning(path))
 	}
 	return d.l, append(w, d.warns...), nil
 }
@@ -63,7 +64,7 @@ func (d *decoder) object(prefix string, obj []member) error {
 			continue
 		}
 		if !sections[key] {
-			d.unknown = append(d.unknown, key)
+			d.unknown = append(d.unknown, unknownKey{prefix, m.key, children()[prefix]})
 			continue
 		}
 		sub, err := d.section(key, raw)
@@ -125,7 +126,7 @@ func (d *decoder) value(s *Setting, raw json.RawMessage) (any, error) {
 		if !ok {
 			return nil, d.typeError(s.Key, reflect.TypeFor[string](), raw, 0)
 		}
-		return Expand(str, d.lookup), nil
+		return d.expand(str), nil
 	case Bool:
 		switch string(raw) {
 		case "true":
@@ -154,7 +155,7 @@ func (d *decoder) value(s *Setting, raw json.RawMessage) (any, error) {
 			return nil, d.innerError(strings.Split(s.Key, "."), s.Key, raw, err)
 		}
 		for j := range list {
-			list[j] = Expand(list[j], d.lookup)
+			list[j] = d.expand(list[j])
 		}
 		return list, nil
 	case Object:
@@ -169,7 +170,7 @@ func (d *decoder) seconds(s *Setting, raw json.RawMessage) (any, error) {
 		return ParseSeconds(strconv.FormatInt(n, 10))
 	}
 	if str, ok := jsonString(raw); ok {
-		if v, err := ParseSeconds(Expand(str, d.lookup)); err == nil {
+		if v, err := ParseSeconds(d.expand(str)); err == nil {
 			return v, nil
 		}
 	}
@@ -177,6 +178,15 @@ func (d *decoder) seconds(s *Setting, raw json.RawMessage) (any, error) {
 }
 
 var durationType = reflect.TypeFor[time.Duration]()
+
+// expand applies ${VAR} substitution to a file's string; values given on
+// the command line (no lookup) are taken as they are.
+func (d *decoder) expand(s string) string {
+	if d.lookup == nil {
+		return s
+	}
+	return Expand(s, d.lookup)
+}
 
 // jsonString decodes a JSON string, without encoding/json for the common
 // case of plain ASCII without escapes.

@@ -38,7 +38,7 @@ func (d *decoder) objectValue(s *Setting, raw json.RawMessage) (any, error) {
 			return nil, err
 		}
 	}
-	if bytes.IndexByte(raw, '$') >= 0 {
+	if d.lookup != nil && bytes.IndexByte(raw, '$') >= 0 {
 		expandReflect(v, d.lookup)
 	}
 	out := v.Interface()
@@ -70,7 +70,7 @@ func (d *decoder) decodeInto(t reflect.Type, segs []string, raw json.RawMessage,
 		if known[m.key] || isComment(m.key) || contains(s.extraFields, m.key) {
 			kept[m.key] = m.raw
 		} else {
-			d.unknown = append(d.unknown, key+"."+m.key)
+			d.unknown = append(d.unknown, unknownKey{key + ".", m.key, fieldNames(t)})
 		}
 	}
 	if err := json.Unmarshal(raw, p.Interface()); err != nil {
@@ -114,6 +114,11 @@ func jsonFields(t reflect.Type) map[string]bool {
 	}
 	fieldCache.Store(t, m)
 	return m
+}
+
+// fieldNames lists a struct's JSON names, for did-you-mean hints.
+func fieldNames(t reflect.Type) []string {
+	return sortedKeys(jsonFields(t))
 }
 
 var serverConfigType = reflect.TypeFor[mcpclient.ServerConfig]()

@@ -1,6 +1,10 @@
 package config
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
 
 // readEnv builds the environment layer from each setting's variable. An
 // empty variable counts as unset, because CI systems often export empty
@@ -61,11 +65,11 @@ type override struct {
 func (o *Overrides) Set(key, text, origin string) error {
 	i, ok := index[key]
 	if !ok {
-		return fmt.Errorf("unknown setting %q", key)
+		return unknownSetting(key)
 	}
 	s := &table[i]
 	if s.NoOverride {
-		return fmt.Errorf("%s cannot be set on the command line", key)
+		return fmt.Errorf("cannot be set on the command line, where ps would show it; use %s or secrets.env", s.Env)
 	}
 	v, err := parseText(s, text)
 	if err != nil {
@@ -81,6 +85,33 @@ func (o *Overrides) Set(key, text, origin string) error {
 	}
 	o.vals = append(o.vals, override{i: i, v: v, origin: origin})
 	return nil
+}
+
+// SetPair records one -c key=value.
+func (o *Overrides) SetPair(pair string) error {
+	key, value, ok := strings.Cut(pair, "=")
+	if !ok || key == "" {
+		return errors.New("want key=value, e.g. -c max_iterations=20")
+	}
+	if err := o.Set(key, value, "-c "+key); err != nil {
+		if _, known := index[key]; known {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		return err
+	}
+	return nil
+}
+
+// unknownSetting is the error for a key not in the table.
+func unknownSetting(key string) error {
+	keys := make([]string, len(table))
+	for i := range table {
+		keys[i] = table[i].Key
+	}
+	if m := closest(key, keys); m != "" {
+		return fmt.Errorf("unknown setting %q; did you mean %q? (docs/CONFIG.md lists them all)", key, m)
+	}
+	return fmt.Errorf("unknown setting %q (docs/CONFIG.md lists them all)", key)
 }
 
 // layer validates the overrides into the flag layer.

@@ -129,10 +129,15 @@ func TestUnknownKeys(t *testing.T) {
 	  "tools": {"enable": []}, "mcp_servers": {"s": {"command": "c", "comand": "d", "type": "stdio", "//": "c"}},
 	  "planning": {"max_step": 3}, "maintenance": {"x": 1}, "subagent": {"whatever": 1}}`
 	_, w := fixture{global: global}.mustLoad(t)
-	var want []string
-	for _, k := range []string{"limits.max_tool_call", "limits.model_prices.m.input_cost", "maintenance.x",
-		"mcp_servers.s.comand", "modle", "planning.max_step", "subagent.whatever", "tools.enable"} {
-		want = append(want, `unknown key "`+k+`" in HOME/config.json`)
+	want := []string{
+		`unknown key "limits.max_tool_call" in HOME/config.json; did you mean "limits.max_tool_calls"?`,
+		`unknown key "limits.model_prices.m.input_cost" in HOME/config.json`,
+		`unknown key "maintenance.x" in HOME/config.json`,
+		`unknown key "mcp_servers.s.comand" in HOME/config.json; did you mean "mcp_servers.s.command"?`,
+		`unknown key "modle" in HOME/config.json; did you mean "model"?`,
+		`unknown key "planning.max_step" in HOME/config.json; did you mean "planning.max_steps"?`,
+		`unknown key "subagent.whatever" in HOME/config.json`,
+		`unknown key "tools.enable" in HOME/config.json; did you mean "tools.enabled"?`,
 	}
 	want = append(want, `HOME/config.json: "no_agents" is an upstream odek setting this odek does not implement; ignoring it`)
 	if diff := cmp.Diff(want, w); diff != "" {
@@ -146,8 +151,9 @@ func TestKeysAreCaseExact(t *testing.T) {
 	global := `{"Model": "m2", "mcp_servers": {"Srv": {"Command": "evil", "command": "good", "Auto_Approve": true,
 	  "env": {"LOG_LEVEL": "debug", "log_level": "x"}}}, "limits": {"model_prices": {"Qwen/Qwen2.5-7B-Instruct": {"input_cost_per_million_usd": 1}}}}`
 	c, w := fixture{global: global}.mustLoad(t)
-	want := []string{`unknown key "Model" in HOME/config.json`, `unknown key "mcp_servers.Srv.Auto_Approve" in HOME/config.json`,
-		`unknown key "mcp_servers.Srv.Command" in HOME/config.json`}
+	want := []string{`unknown key "Model" in HOME/config.json; did you mean "model"?`,
+		`unknown key "mcp_servers.Srv.Auto_Approve" in HOME/config.json; did you mean "mcp_servers.Srv.auto_approve"?`,
+		`unknown key "mcp_servers.Srv.Command" in HOME/config.json; did you mean "mcp_servers.Srv.command"?`}
 	if diff := cmp.Diff(want, w); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
@@ -160,6 +166,41 @@ func TestKeysAreCaseExact(t *testing.T) {
 	}
 	if _, ok := c.ModelPrices["Qwen/Qwen2.5-7B-Instruct"]; !ok {
 		t.Errorf("model_prices = %v", c.ModelPrices)
+	}
+}
+
+// TestUnknownKeyHints: issue 9 item 3. A typo names the key it is close
+// to; keys from other tools' config formats get an explicit answer.
+func TestUnknownKeyHints(t *testing.T) {
+	project := `{"mcpServers": {}, "max_iteratons": 5, "limts": {}, "xyz": 1,
+	  "mcp_servers": {"s": {"command": "c", "headers": {}, "disabled": true, "transport": "stdio", "cwd": "/",
+	    "autoApprove": true, "timeout": 5}}}`
+	_, w := fixture{project: project}.mustLoad(t)
+	want := []string{
+		`unknown key "limts" in DIR/odek.json; did you mean "limits"?`,
+		`unknown key "max_iteratons" in DIR/odek.json; did you mean "max_iterations"?`,
+		`unknown key "mcpServers" in DIR/odek.json: odek reads "mcp_servers" (the Claude Code name "mcpServers" is not read)`,
+		`unknown key "mcp_servers.s.autoApprove" in DIR/odek.json; did you mean "mcp_servers.s.auto_approve"?`,
+		`unknown key "mcp_servers.s.cwd" in DIR/odek.json: odek starts a server in the working directory; use an absolute command path`,
+		`unknown key "mcp_servers.s.disabled" in DIR/odek.json: odek reads "enabled": false`,
+		`unknown key "mcp_servers.s.headers" in DIR/odek.json: odek sends one Bearer token, read from the variable token_env names; other headers are not supported`,
+		`unknown key "mcp_servers.s.timeout" in DIR/odek.json`,
+		`unknown key "mcp_servers.s.transport" in DIR/odek.json: odek picks the transport from "command" (stdio) or "url" (Streamable HTTP)`,
+		`unknown key "xyz" in DIR/odek.json`,
+	}
+	if diff := cmp.Diff(want, w); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		d    int
+	}{{"", "", 0}, {"a", "", 1}, {"modle", "model", 1}, {"kitten", "sitting", 3}, {"é", "e", 1}, {"ab", "ba", 1}} {
+		if got := editDistance(tt.a, tt.b); got != tt.d {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.d)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -230,5 +231,55 @@ func TestSecretsEnv(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, w); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+// TestSetPair: -c key=value sets any setting with the same type checks as
+// its file value, and beats every other layer (issue 9 item 7).
+func TestSetPair(t *testing.T) {
+	var o Overrides
+	for _, pair := range []string{"model=flagged", "base_url=http://127.0.0.1:9/v1", "llm.idle_timeout_seconds=1m30s",
+		"limits.max_tool_calls=7", "tools.disabled=a,b", "tools.disabled=c", "max_iterations=3",
+		`dangerous={"denylist": ["rm -rf /"]}`} {
+		if err := o.SetPair(pair); err != nil {
+			t.Fatalf("SetPair(%q): %v", pair, err)
+		}
+	}
+	home, dir := t.TempDir(), t.TempDir()
+	c, _, err := Load(LoadOptions{Home: home, Dir: dir, Flags: o,
+		LookupEnv: mapLookup(map[string]string{"ODEK_MODEL": "env", "ODEK_MAX_ITER": "50"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []any{c.Model, c.BaseURL, c.LLM.IdleTimeout, c.Limits.MaxToolCalls, c.ToolsDisabled, c.MaxIterations,
+		c.Dangerous.Denylist, c.Source("model"), c.Source("max_iterations")}
+	want := []any{"flagged", "http://127.0.0.1:9/v1", 90 * time.Second, int64(7), []string{"a", "b", "c"}, 3,
+		[]string{"rm -rf /"}, "-c model", "-c max_iterations"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	tests := []struct{ pair, want string }{
+		{"max_iterations=x", "max_iterations: not an integer"},
+		{"stream=maybe", "stream: not a boolean (use true or false)"},
+		{"llm.idle_timeout_seconds=soon", "llm.idle_timeout_seconds: not a duration (use seconds or a duration such as 90, 90s, 10m or 1h30m)"},
+		{"llm.idle_timeout_seconds=1.5s", "llm.idle_timeout_seconds: 1.5s is not a whole number of seconds (use e.g. 90, 90s, 10m or 1h30m)"},
+		{"max_iteration=3", `unknown setting "max_iteration"; did you mean "max_iterations"? (docs/CONFIG.md lists them all)`},
+		{"zzz=1", `unknown setting "zzz" (docs/CONFIG.md lists them all)`},
+		{"novalue", "want key=value, e.g. -c max_iterations=20"},
+		{"api_key=sk-123", "api_key: cannot be set on the command line, where ps would show it; use ODEK_API_KEY or secrets.env"},
+		{"mcp_servers={}", "mcp_servers: cannot be set on the command line; set it in a config file"},
+		{`dangerous={"classes": []}`, `dangerous: "dangerous.classes" must be an object, got array`},
+		{`dangerous=[1]`, `dangerous: want a JSON object`},
+	}
+	for _, tt := range tests {
+		var o Overrides
+		if err := o.SetPair(tt.pair); err == nil || err.Error() != tt.want {
+			t.Errorf("SetPair(%q) = %v, want %q", tt.pair, err, tt.want)
+		}
+	}
+	// Range checks happen in Load, naming the -c key.
+	_, _, err = fixture{flags: []string{"planning.max_steps=-1"}}.load(t)
+	if err == nil || err.Error() != "-c planning.max_steps must be a non-negative number, got -1" {
+		t.Errorf("err = %v", err)
 	}
 }

@@ -23,7 +23,7 @@ var table = []Setting{
 		bind: func(c *Config) any { return &c.BaseURL }},
 	{Key: "api_key", Kind: String, Env: "ODEK_API_KEY", EnvAlt: "OPENAI_API_KEY", Trust: GlobalOnly,
 		NoOverride: true, Supported: true,
-		TrustNote: "ODEK_API_KEY, then OPENAI_API_KEY, beat it; no flag, which would leak it into ps",
+		TrustNote: "ODEK_API_KEY, then OPENAI_API_KEY, beat it; no flag and no -c, which would leak it into ps",
 		Help:      "API key; prefer the environment or secrets.env to writing it here",
 		bind:      func(c *Config) any { return &c.APIKey }},
 	{Key: "system", Kind: String, Env: "ODEK_SYSTEM", Flag: "system", Trust: GlobalOnly, Supported: true,
@@ -171,7 +171,8 @@ var table = []Setting{
 	{Key: "mcp_servers", Kind: Object, Env: NoEnv, Trust: ProjectMaySet, Supported: true, custom: true,
 		template: inGlobalTemplate | inProjectTemplate, Example: map[string]any{},
 		TrustNote: "a project server needs the operator's approval to start, cannot replace a global server " +
-			"of its name, and its auto_approve is ignored",
+			"of its name, and its auto_approve and token_env are ignored, as is an env value that names or holds " +
+			`a secret; a global {"enabled": false} entry switches the project server of that name off`,
 		Help:        "MCP servers by name: command/args/env (stdio) or url/token_env (HTTP), limits, enabled, auto_approve",
 		goType:      reflect.TypeFor[map[string]mcpclient.ServerConfig](),
 		extraFields: []string{"type"}},

@@ -156,8 +156,10 @@ func (n *tmplNode) write(b *bytes.Buffer, indent string) {
 	b.WriteString(indent + "}")
 }
 
-// WriteTemplate writes Template(global) to path with mode 0600, creating a
-// global file's parent directory with mode 0700. It refuses to replace an
+// WriteTemplate writes Template(global) to path, creating a global file's
+// parent directory with mode 0700. The global file gets mode 0600, because
+// it may hold a key; the project file 0644, because it travels with the
+// repository and may hold no secrets (its ${VAR} cannot read them). It refuses to replace an
 // existing file unless force is set, and never writes through a symlink,
 // even with force: a planted link must not redirect the write.
 func WriteTemplate(path string, global, force bool) error {
@@ -180,12 +182,16 @@ func WriteTemplate(path string, global, force bool) error {
 	case !force:
 		return fmt.Errorf("init: %s already exists (use --force to overwrite it)", path)
 	}
-	f, err := os.OpenFile(path, flags, 0o600)
+	mode := fs.FileMode(0o644)
+	if global {
+		mode = 0o600
+	}
+	f, err := os.OpenFile(path, flags, mode)
 	if err != nil {
 		return fmt.Errorf("init: %w", err)
 	}
-	// An overwritten file keeps its old mode; the template may later hold secrets.
-	if err := f.Chmod(0o600); err != nil {
+	// An overwritten file keeps its old mode, and the umask applies to a new one.
+	if err := f.Chmod(mode); err != nil {
 		f.Close()
 		return fmt.Errorf("init: %w", err)
 	}

@@ -26,9 +26,10 @@ func TestWriteTemplate(t *testing.T) {
 	checkMode(t, global, 0o600)
 	checkMode(t, filepath.Dir(global), 0o700|os.ModeDir)
 
-	// Refuses to overwrite; --force overwrites and tightens the mode.
+	// Refuses to overwrite; --force overwrites and sets the mode: 0644 for
+	// the project file, which may hold no secrets.
 	project := filepath.Join(root, "odek.json")
-	if err := os.WriteFile(project, []byte("old"), 0o644); err != nil {
+	if err := os.WriteFile(project, []byte("old"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	err := WriteTemplate(project, false, false)
@@ -38,7 +39,14 @@ func TestWriteTemplate(t *testing.T) {
 	if err := WriteTemplate(project, false, true); err != nil {
 		t.Fatal(err)
 	}
-	checkMode(t, project, 0o600)
+	checkMode(t, project, 0o644)
+	if err := os.Chmod(global, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteTemplate(global, true, true); err != nil {
+		t.Fatal(err)
+	}
+	checkMode(t, global, 0o600)
 	if got, _ := os.ReadFile(project); string(got) != string(Template(false)) {
 		t.Errorf("content = %q", got)
 	}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -62,8 +63,36 @@ func parseText(s *Setting, text string) (any, error) {
 		return ParseSeconds(text)
 	case StringList:
 		return commaList(text), nil
+	case Object:
+		if !s.custom {
+			return parseObject(s, text)
+		}
 	}
-	return nil, fmt.Errorf("%s cannot be set from text", s.Key)
+	return nil, errors.New("cannot be set on the command line; set it in a config file")
+}
+
+// parseObject reads an Object setting written as JSON on the command line.
+func parseObject(s *Setting, text string) (any, error) {
+	raw := json.RawMessage(strings.TrimSpace(text))
+	if !json.Valid(raw) || len(raw) == 0 || raw[0] != '{' {
+		return nil, errors.New("want a JSON object")
+	}
+	d := &decoder{l: newLayer(flagLayer, "value")}
+	d.l.data = raw
+	v, err := d.value(s, raw)
+	var pe *ParseError
+	if errors.As(err, &pe) {
+		return nil, errors.New(describeJSONError(pe.Err)) // no file to point into
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.check != nil {
+		if err := s.check(v); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
 }
 
 // commaList splits "a, b,,c" into [a b c].
