@@ -22,7 +22,11 @@ type RecordedRequest struct {
 	IncludeUsage        bool // stream_options.include_usage
 	MaxTokens           int
 	MaxCompletionTokens int
-	DecodeError         string // why Body did not parse, if it did not
+	ReasoningEffort     string
+	// ToolsField is true when the body has a "tools" key at all (models
+	// without tool support reject any, even an empty list).
+	ToolsField  bool
+	DecodeError string // why Body did not parse, if it did not
 }
 
 // RecordedMessage is one message of a recorded request. Content is the text,
@@ -35,6 +39,7 @@ type RecordedMessage struct {
 	Name             string
 	ToolCallID       string
 	ReasoningContent string
+	Reasoning        string // Ollama's name for reasoning_content
 	ToolCalls        []RecordedToolCall
 }
 
@@ -59,6 +64,7 @@ type wireRequest struct {
 		Name             string          `json:"name"`
 		ToolCallID       string          `json:"tool_call_id"`
 		ReasoningContent string          `json:"reasoning_content"`
+		Reasoning        string          `json:"reasoning"`
 		ToolCalls        []struct {
 			ID       string `json:"id"`
 			Type     string `json:"type"`
@@ -68,20 +74,23 @@ type wireRequest struct {
 			} `json:"function"`
 		} `json:"tool_calls"`
 	} `json:"messages"`
-	Tools []struct {
-		Type     string `json:"type"`
-		Function struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description"`
-			Parameters  json.RawMessage `json:"parameters"`
-		} `json:"function"`
-	} `json:"tools"`
-	Stream        bool `json:"stream"`
+	Tools         json.RawMessage `json:"tools"`
+	Stream        bool            `json:"stream"`
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
-	MaxTokens           int `json:"max_tokens"`
-	MaxCompletionTokens int `json:"max_completion_tokens"`
+	MaxTokens           int    `json:"max_tokens"`
+	MaxCompletionTokens int    `json:"max_completion_tokens"`
+	ReasoningEffort     string `json:"reasoning_effort"`
+}
+
+type wireTool struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"function"`
 }
 
 // contentText flattens a message content: a string, or text parts.
@@ -118,15 +127,21 @@ func record(r *http.Request, body []byte) RecordedRequest {
 	rec.Model, rec.Stream = w.Model, w.Stream
 	rec.MaxTokens, rec.MaxCompletionTokens = w.MaxTokens, w.MaxCompletionTokens
 	rec.IncludeUsage = w.StreamOptions != nil && w.StreamOptions.IncludeUsage
+	rec.ReasoningEffort, rec.ToolsField = w.ReasoningEffort, len(w.Tools) > 0
 	for _, m := range w.Messages {
-		rm := RecordedMessage{Role: m.Role, Name: m.Name, ToolCallID: m.ToolCallID, ReasoningContent: m.ReasoningContent}
+		rm := RecordedMessage{Role: m.Role, Name: m.Name, ToolCallID: m.ToolCallID, ReasoningContent: m.ReasoningContent, Reasoning: m.Reasoning}
 		rm.Content, rm.ContentPresent = contentText(m.Content)
 		for _, tc := range m.ToolCalls {
 			rm.ToolCalls = append(rm.ToolCalls, RecordedToolCall{ID: tc.ID, Type: tc.Type, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 		}
 		rec.Messages = append(rec.Messages, rm)
 	}
-	for _, t := range w.Tools {
+	var tools []wireTool
+	if err := json.Unmarshal(w.Tools, &tools); len(w.Tools) > 0 && err != nil {
+		rec.DecodeError = "tools: " + err.Error()
+		return rec
+	}
+	for _, t := range tools {
 		rec.Tools = append(rec.Tools, RecordedTool{Type: t.Type, Name: t.Function.Name, Description: t.Function.Description, Parameters: t.Function.Parameters})
 	}
 	return rec

@@ -23,12 +23,15 @@ const (
 	FaultContextLength  = "context_length"   // 400 context_length_exceeded
 	FaultUnauthorized   = "unauthorized"     // 401 invalid_api_key
 	FaultHang           = "hang"             // no answer until the client goes away or the server closes
+	FaultKeepAliveOnly  = "keepalive_only"   // streaming: headers, then only ": keep-alive" comments every fault_arg ms (default 20)
+	FaultStallMidStream = "stall_mid_stream" // streaming: fault_arg chunks (default: half), then silence with the connection open
 )
 
 var knownFaults = map[string]bool{
 	FaultRateLimit: true, FaultServerError: true, FaultBadGateway: true, FaultStatus: true,
 	FaultSlowFirstToken: true, FaultDropMidStream: true, FaultMalformedSSE: true,
 	FaultContextLength: true, FaultUnauthorized: true, FaultHang: true,
+	FaultKeepAliveOnly: true, FaultStallMidStream: true,
 }
 
 // DefaultChunkSize is the streaming chunk size when a turn sets none.
@@ -49,9 +52,16 @@ type Script struct {
 // Turn is one scripted answer (or fault). See the package documentation for
 // the JSON form.
 type Turn struct {
-	Content          string       `json:"content,omitempty"`
-	ReasoningContent string       `json:"reasoning_content,omitempty"`
-	ToolCalls        []ScriptCall `json:"tool_calls,omitempty"`
+	Content          string `json:"content,omitempty"`
+	ReasoningContent string `json:"reasoning_content,omitempty"`
+	// Reasoning is reasoning text sent under Ollama's name, "reasoning".
+	Reasoning string       `json:"reasoning,omitempty"`
+	ToolCalls []ScriptCall `json:"tool_calls,omitempty"`
+	// WholeCalls streams each tool call whole in one chunk (id, index, name
+	// and all the arguments), as Ollama does.
+	WholeCalls bool `json:"whole_calls,omitempty"`
+	// NoIDs sends the tool calls without ids, as some local servers do.
+	NoIDs bool `json:"no_ids,omitempty"`
 	// Usage is reported as given. When nil, plausible numbers are generated
 	// (prompt ≈ request bytes/4, completion ≈ output bytes/4) unless NoUsage.
 	Usage *ScriptUsage `json:"-"`
@@ -113,7 +123,10 @@ func (c ScriptCall) ArgumentsText() string {
 type turnJSON struct {
 	Content          string          `json:"content,omitempty"`
 	ReasoningContent string          `json:"reasoning_content,omitempty"`
+	Reasoning        string          `json:"reasoning,omitempty"`
 	ToolCalls        []ScriptCall    `json:"tool_calls,omitempty"`
+	WholeCalls       bool            `json:"whole_calls,omitempty"`
+	NoIDs            bool            `json:"no_ids,omitempty"`
 	Usage            json.RawMessage `json:"usage,omitempty"`
 	FinishReason     string          `json:"finish_reason,omitempty"`
 	Fault            string          `json:"fault,omitempty"`
@@ -134,7 +147,8 @@ func (t *Turn) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*t = Turn{
-		Content: w.Content, ReasoningContent: w.ReasoningContent, ToolCalls: w.ToolCalls,
+		Content: w.Content, ReasoningContent: w.ReasoningContent, Reasoning: w.Reasoning,
+		ToolCalls: w.ToolCalls, WholeCalls: w.WholeCalls, NoIDs: w.NoIDs,
 		FinishReason: w.FinishReason, Fault: w.Fault, Match: w.Match,
 		DelayMs: w.DelayMs, ChunkDelayMs: w.ChunkDelayMs, ChunkSize: w.ChunkSize, Interleave: w.Interleave,
 	}
@@ -170,7 +184,8 @@ func (t *Turn) UnmarshalJSON(b []byte) error {
 // MarshalJSON encodes a turn in the form ParseScript reads.
 func (t Turn) MarshalJSON() ([]byte, error) {
 	w := turnJSON{
-		Content: t.Content, ReasoningContent: t.ReasoningContent, ToolCalls: t.ToolCalls,
+		Content: t.Content, ReasoningContent: t.ReasoningContent, Reasoning: t.Reasoning,
+		ToolCalls: t.ToolCalls, WholeCalls: t.WholeCalls, NoIDs: t.NoIDs,
 		FinishReason: t.FinishReason, Fault: t.Fault, Match: t.Match,
 		DelayMs: t.DelayMs, ChunkDelayMs: t.ChunkDelayMs, ChunkSize: t.ChunkSize, Interleave: t.Interleave,
 	}
@@ -310,7 +325,7 @@ func (t *Turn) validate() error {
 		if err != nil || code < 200 || code > 599 {
 			return fmt.Errorf("fault %q needs fault_arg: an HTTP status (200-599), got %q", t.Fault, t.FaultArg)
 		}
-	case FaultDropMidStream, FaultSlowFirstToken:
+	case FaultDropMidStream, FaultSlowFirstToken, FaultKeepAliveOnly, FaultStallMidStream:
 		if t.FaultArg != "" {
 			if n, err := strconv.Atoi(t.FaultArg); err != nil || n < 0 {
 				return fmt.Errorf("fault %q: fault_arg must be a non-negative integer, got %q", t.Fault, t.FaultArg)

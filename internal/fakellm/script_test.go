@@ -68,7 +68,7 @@ func TestParseScriptErrors(t *testing.T) {
 		{`{"turn": [{"content":"a"}]}`, `unknown field "turn"`},
 		{"{\n  \"turns\": [\n    {\"content\": \"a\",}\n  ]\n}", "line 3, column"},
 		{`{"turns": [{"content": "a"}, {"contnet": "b"}]}`, `turn 2: unknown field "contnet"`},
-		{`{"turns": [{"fault": "rate_limt"}]}`, `turn 1: unknown fault "rate_limt" (known: bad_gateway, context_length, drop_mid_stream, hang, malformed_sse, rate_limit, server_error, slow_first_token, status, unauthorized)`},
+		{`{"turns": [{"fault": "rate_limt"}]}`, `turn 1: unknown fault "rate_limt" (known: bad_gateway, context_length, drop_mid_stream, hang, keepalive_only, malformed_sse, rate_limit, server_error, slow_first_token, stall_mid_stream, status, unauthorized)`},
 		{`{"turns": [{"fault": "status"}]}`, `turn 1: fault "status" needs fault_arg`},
 		{`{"turns": [{"fault": "status", "fault_arg": 42}]}`, `needs fault_arg: an HTTP status`},
 		{`{"turns": [{"fault": "drop_mid_stream", "fault_arg": "x"}]}`, `non-negative integer`},

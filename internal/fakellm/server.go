@@ -279,10 +279,14 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, rec *RecordedRe
 			"invalid_request_error", "invalid_api_key")
 		return
 	case FaultHang:
-		select {
-		case <-ctx.Done():
-		case <-s.done:
+		s.hold(ctx)
+		return
+	case FaultKeepAliveOnly:
+		if rec.Stream {
+			s.keepAlive(ctx, w, t)
+			return
 		}
+		s.hold(ctx)
 		return
 	case FaultMalformedSSE:
 		s.malformed(w, rec, t)
@@ -333,7 +337,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, rec *RecordedRe
 		return
 	}
 	limit := len(events)
-	if t.Fault == FaultDropMidStream {
+	if t.Fault == FaultDropMidStream || t.Fault == FaultStallMidStream {
 		limit = max(1, (len(events)-1)/2)
 		if t.FaultArg != "" {
 			limit, _ = strconv.Atoi(t.FaultArg)
@@ -350,12 +354,43 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, rec *RecordedRe
 		}
 		flush(w)
 	}
-	if t.Fault == FaultDropMidStream {
+	switch t.Fault {
+	case FaultDropMidStream:
 		drop(w)
+		return
+	case FaultStallMidStream:
+		s.hold(ctx)
 		return
 	}
 	io.WriteString(w, "data: [DONE]\n\n")
 	flush(w)
+}
+
+// hold keeps a request open until the client gives up or the server closes.
+func (s *Server) hold(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+	case <-s.done:
+	}
+}
+
+// keepAlive answers 200 with an event stream that carries only SSE comments,
+// one every fault_arg ms (default 20), until the client gives up or the
+// server closes: a stream that is busy but never says anything.
+func (s *Server) keepAlive(ctx context.Context, w http.ResponseWriter, t *Turn) {
+	every := 20 * time.Millisecond
+	if ms, err := strconv.Atoi(t.FaultArg); err == nil && ms > 0 {
+		every = time.Duration(ms) * time.Millisecond
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	flush(w)
+	for s.wait(ctx, every) {
+		if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
+			return
+		}
+		flush(w)
+	}
 }
 
 // malformed answers 200 with a body that breaks the protocol.

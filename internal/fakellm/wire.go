@@ -105,7 +105,7 @@ func usageFor(rec *RecordedRequest, t *Turn) *usageJSON {
 			}{t.Usage.CachedTokens}
 		}
 	} else {
-		out := len(t.Content) + len(t.ReasoningContent)
+		out := len(t.Content) + len(t.ReasoningContent) + len(t.Reasoning)
 		for _, c := range t.ToolCalls {
 			out += len(c.Name) + len(c.ArgumentsText())
 		}
@@ -126,8 +126,13 @@ func finishReason(t *Turn) string {
 	return "stop"
 }
 
-func callID(c ScriptCall, turn, i int) string {
-	if c.ID != "" {
+// callID is the id of the turn's call i: as scripted, else generated, or
+// none with no_ids.
+func (t *Turn) callID(turn, i int) string {
+	switch c := t.ToolCalls[i]; {
+	case t.NoIDs:
+		return ""
+	case c.ID != "":
 		return c.ID
 	}
 	return fmt.Sprintf("call_%d_%d", turn, i+1)
@@ -151,10 +156,13 @@ func completionBody(t *Turn, n int, model string, u *usageJSON, now time.Time) [
 	if t.ReasoningContent != "" {
 		msg["reasoning_content"] = t.ReasoningContent
 	}
+	if t.Reasoning != "" {
+		msg["reasoning"] = t.Reasoning
+	}
 	if len(t.ToolCalls) > 0 {
 		calls := make([]toolCallJSON, len(t.ToolCalls))
 		for i, c := range t.ToolCalls {
-			calls[i].ID, calls[i].Type = callID(c, n, i), "function"
+			calls[i].ID, calls[i].Type = t.callID(n, i), "function"
 			calls[i].Function.Name, calls[i].Function.Arguments = c.Name, c.ArgumentsText()
 		}
 		msg["tool_calls"] = calls
@@ -192,6 +200,7 @@ type deltaJSON struct {
 	Role             string         `json:"role,omitempty"`
 	Content          *string        `json:"content,omitempty"`
 	ReasoningContent string         `json:"reasoning_content,omitempty"`
+	Reasoning        string         `json:"reasoning,omitempty"` // Ollama's name
 	ToolCalls        []toolCallJSON `json:"tool_calls,omitempty"`
 }
 
@@ -217,6 +226,9 @@ func streamEvents(t *Turn, n int, model string, u *usageJSON, includeUsage bool,
 	for _, p := range split(t.ReasoningContent, size) {
 		emit(deltaJSON{ReasoningContent: p}, nil)
 	}
+	for _, p := range split(t.Reasoning, size) {
+		emit(deltaJSON{Reasoning: p}, nil)
+	}
 	for _, p := range split(t.Content, size) {
 		emit(deltaJSON{Content: &p}, nil)
 	}
@@ -235,11 +247,20 @@ func streamEvents(t *Turn, n int, model string, u *usageJSON, includeUsage bool,
 		tc := toolCallJSON{Index: &idx}
 		if header {
 			c := t.ToolCalls[i]
-			tc.ID, tc.Type = callID(c, n, i), "function"
+			tc.ID, tc.Type = t.callID(n, i), "function"
 			tc.Function.Name = c.Name
 		}
 		tc.Function.Arguments = piece
 		emit(deltaJSON{ToolCalls: []toolCallJSON{tc}}, nil)
+	}
+	if t.WholeCalls {
+		for i, c := range t.ToolCalls {
+			idx := i
+			tc := toolCallJSON{Index: &idx, ID: t.callID(n, i), Type: "function"}
+			tc.Function.Name, tc.Function.Arguments = c.Name, c.ArgumentsText()
+			emit(deltaJSON{ToolCalls: []toolCallJSON{tc}}, nil)
+		}
+		queue = nil
 	}
 	if t.Interleave {
 		for _, p := range queue {

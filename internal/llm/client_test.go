@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -450,8 +451,13 @@ func TestNotRetried(t *testing.T) {
 		}},
 		{"404", fakellm.Turn{Fault: fakellm.FaultStatus, FaultArg: "404"}, func(t *testing.T, err error) {
 			var se *llm.StatusError
-			if !errors.As(err, &se) || se.Status != 404 || !strings.HasPrefix(err.Error(), "llm: Not Found (status 404): ") {
+			if !errors.As(err, &se) || se.Status != 404 {
 				t.Fatalf("err = %v", err)
+			}
+			want := regexp.MustCompile(`^llm: Not Found \(status 404\) from http://127\.0\.0\.1:\d+/v1/chat/completions for model "test-model": ` +
+				`fakellm: scripted HTTP 404 \(Not Found\); check base_url and model$`)
+			if !want.MatchString(err.Error()) {
+				t.Errorf("text = %q", err.Error())
 			}
 		}},
 		{"422", fakellm.Turn{Fault: fakellm.FaultStatus, FaultArg: "422"}, func(t *testing.T, err error) {
@@ -469,13 +475,10 @@ func TestNotRetried(t *testing.T) {
 				t.Errorf("text = %q", err.Error())
 			}
 		}},
-		{"malformed SSE", fakellm.Turn{Fault: fakellm.FaultMalformedSSE}, func(t *testing.T, err error) {
+		{"not a stream", fakellm.Turn{Fault: fakellm.FaultMalformedSSE, FaultArg: "<html>Welcome to nginx!</html>\n"}, func(t *testing.T, err error) {
 			var me *llm.MalformedResponseError
-			if !errors.As(err, &me) || me.What != "SSE chunk" || !errors.Is(err, llm.ErrMalformedResponse) {
+			if !errors.As(err, &me) || me.What != "SSE stream" || !errors.Is(err, llm.ErrMalformedResponse) {
 				t.Fatalf("err = %#v", err)
-			}
-			if !strings.HasPrefix(err.Error(), "llm: malformed SSE chunk: ") {
-				t.Errorf("text = %q", err.Error())
 			}
 		}},
 	}
@@ -513,16 +516,45 @@ func TestAuthErrorWithoutKey(t *testing.T) {
 	}
 }
 
-func TestMalformedJSONNonStream(t *testing.T) {
-	srv := startFake(t, fakellm.Turn{Fault: fakellm.FaultMalformedSSE}, fakellm.Turn{Content: "unused"})
-	_, err := newClient(srv, &recorder{}, nonStream).Complete(context.Background(), simpleRequest())
-	var me *llm.MalformedResponseError
-	if !errors.As(err, &me) || me.What != "response JSON" {
-		t.Fatalf("err = %#v", err)
+// A bad SSE data line, or a JSON body cut short, is retried like a dropped
+// stream; a body that is not the protocol at all (an HTML page) is not.
+func TestMalformedRetried(t *testing.T) {
+	for _, stream := range []bool{true, false} {
+		t.Run(map[bool]string{true: "stream", false: "json"}[stream], func(t *testing.T) {
+			srv := startFake(t, fakellm.Turn{Fault: fakellm.FaultMalformedSSE}, fakellm.Turn{Content: "recovered"})
+			rec := &recorder{}
+			resp, err := newClient(srv, rec, func(o *llm.Options) { o.Stream = stream }).Complete(context.Background(), simpleRequest())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Message.Content != "recovered" || resp.Attempts != 2 {
+				t.Errorf("content %q attempts %d", resp.Message.Content, resp.Attempts)
+			}
+			var me *llm.MalformedResponseError
+			what := map[bool]string{true: "SSE chunk", false: "response JSON"}[stream]
+			if r := rec.Retries(); len(r) != 1 || !errors.As(r[0], &me) || me.What != what || !me.Transient {
+				t.Errorf("retried errors = %v", r)
+			}
+		})
 	}
-	if n := len(srv.Requests()); n != 1 {
-		t.Errorf("%d attempts", n)
-	}
+	t.Run("html", func(t *testing.T) {
+		srv := startFake(t, fakellm.Turn{Fault: fakellm.FaultMalformedSSE, FaultArg: "<html>502</html>"}, fakellm.Turn{Content: "unused"})
+		_, err := newClient(srv, &recorder{}, nonStream).Complete(context.Background(), simpleRequest())
+		var me *llm.MalformedResponseError
+		if !errors.As(err, &me) || me.What != "response JSON" || me.Transient {
+			t.Fatalf("err = %#v", err)
+		}
+		if n := len(srv.Requests()); n != 1 {
+			t.Errorf("%d attempts", n)
+		}
+	})
+	t.Run("exhausted", func(t *testing.T) {
+		srv := startFake(t, fakellm.Turn{Fault: fakellm.FaultMalformedSSE}, fakellm.Turn{Fault: fakellm.FaultMalformedSSE})
+		_, err := newClient(srv, &recorder{}, func(o *llm.Options) { o.MaxAttempts = 2 }).Complete(context.Background(), simpleRequest())
+		if err == nil || !strings.Contains(err.Error(), "retry exhausted (2 attempts) calling ") || !strings.Contains(err.Error(), ": malformed SSE chunk: ") {
+			t.Fatalf("err = %v", err)
+		}
+	})
 }
 
 func TestRetryExhausted(t *testing.T) {
@@ -538,7 +570,7 @@ func TestRetryExhausted(t *testing.T) {
 		if !errors.As(err, &re) || re.Attempts != 4 {
 			t.Fatalf("err = %#v", err)
 		}
-		want := "llm: retry exhausted (4 attempts): llm: Internal Server Error (status 500): The server had an error while processing your request (fakellm)."
+		want := "llm: retry exhausted (4 attempts) calling " + srv.URL() + "/chat/completions: Internal Server Error (status 500): The server had an error while processing your request (fakellm)."
 		if err.Error() != want {
 			t.Errorf("text:\n got %q\nwant %q", err.Error(), want)
 		}
@@ -559,7 +591,7 @@ func TestRetryExhausted(t *testing.T) {
 		if !errors.As(err, &re) || re.Attempts != 2 || !errors.Is(err, llm.ErrRateLimited) {
 			t.Fatalf("err = %v", err)
 		}
-		if !strings.HasPrefix(err.Error(), "llm: retry exhausted (2 attempts): llm: Too Many Requests (status 429): Rate limit reached") {
+		if !strings.HasPrefix(err.Error(), "llm: retry exhausted (2 attempts) calling "+srv.URL()+"/chat/completions: Too Many Requests (status 429): Rate limit reached") {
 			t.Errorf("text = %q", err.Error())
 		}
 	})
@@ -682,7 +714,7 @@ func TestTruncatedStreamWithoutFinishRetried(t *testing.T) {
 	body := `data: {"choices":[{"index":0,"delta":{"content":"partial"},"finish_reason":null}]}` + "\n\n"
 	_, err := bodyClient(body, true, &recorder{}).Complete(context.Background(), simpleRequest())
 	var ne *llm.NetworkError
-	if !errors.As(err, &ne) || !ne.MidStream || !strings.Contains(err.Error(), "retry exhausted (2 attempts)") {
+	if !errors.As(err, &ne) || !ne.MidStream || !strings.Contains(err.Error(), "retry exhausted (2 attempts) calling http://fake.invalid/v1/chat/completions: connection lost before the response was complete: stream ended before any finish_reason") {
 		t.Fatalf("err = %v", err)
 	}
 	// With a finish_reason and no [DONE], the answer is accepted.
@@ -712,7 +744,8 @@ func TestToolCallsWithoutIndexOrID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []llm.ToolCall{{ID: "call_0", Type: "function", Function: llm.FunctionCall{Name: "a", Arguments: `{"x":1}`}}}
+	// No id: the loop names it; the client never invents one (it would repeat).
+	want := []llm.ToolCall{{ID: "", Type: "function", Function: llm.FunctionCall{Name: "a", Arguments: `{"x":1}`}}}
 	if !reflect.DeepEqual(resp.Message.ToolCalls, want) {
 		t.Errorf("calls = %+v", resp.Message.ToolCalls)
 	}

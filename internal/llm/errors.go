@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/odek-run/odek/internal/errclass"
 )
 
 // Sentinels for errors.Is. Each typed error below answers Is for its sentinel,
@@ -20,16 +22,24 @@ var (
 	ErrContextLength = errors.New("llm: context length exceeded")
 	// ErrMalformedResponse matches a *MalformedResponseError.
 	ErrMalformedResponse = errors.New("llm: malformed response")
+	// ErrTimeout matches a *TimeoutError.
+	ErrTimeout = errors.New("llm: timeout")
 )
 
 // maxErrorBodyInMessage caps how much of a provider's error body goes into an
 // error message.
 const maxErrorBodyInMessage = 512
 
+// Every typed error says its error_class (events.Classifier): provider_auth
+// for an *AuthError, rate_limited for HTTP 429, error for a request odek
+// could not build, provider_error for everything else the provider did.
+
 // RetryError is returned when a retryable failure persisted through every
-// attempt. Err is the last attempt's error.
+// attempt. Err is the last attempt's error; the message says the endpoint,
+// the attempts and that cause on one line.
 type RetryError struct {
 	Attempts int
+	Endpoint string
 	Err      error
 }
 
@@ -38,10 +48,23 @@ func (e *RetryError) Error() string {
 	if e.Attempts == 1 {
 		noun = "attempt"
 	}
-	return fmt.Sprintf("llm: retry exhausted (%d %s): %v", e.Attempts, noun, e.Err)
+	at := ""
+	if e.Endpoint != "" {
+		at = " calling " + e.Endpoint
+	}
+	return fmt.Sprintf("llm: retry exhausted (%d %s)%s: %s", e.Attempts, noun, at, strings.TrimPrefix(e.Err.Error(), "llm: "))
 }
 
 func (e *RetryError) Unwrap() error { return e.Err }
+
+// ErrorClass is the last attempt's class.
+func (e *RetryError) ErrorClass() string {
+	var c interface{ ErrorClass() string }
+	if errors.As(e.Err, &c) {
+		return c.ErrorClass()
+	}
+	return errclass.ProviderError
+}
 
 // AuthError is an HTTP 401 or 403. It names where the key came from (KeySource,
 // e.g. "ODEK_API_KEY" or "config api_key") and never carries the key itself or
@@ -66,6 +89,9 @@ func (e *AuthError) Error() string {
 
 func (e *AuthError) Is(target error) bool { return target == ErrAuth }
 
+// ErrorClass implements events.Classifier.
+func (e *AuthError) ErrorClass() string { return errclass.ProviderAuth }
+
 // ContextLengthError means the provider rejected the request because the
 // prompt (plus max_tokens) does not fit the model's context window. The loop
 // trims history and tries again.
@@ -84,17 +110,22 @@ func (e *ContextLengthError) Error() string {
 
 func (e *ContextLengthError) Is(target error) bool { return target == ErrContextLength }
 
+// ErrorClass implements events.Classifier.
+func (e *ContextLengthError) ErrorClass() string { return errclass.ProviderError }
+
 // StatusError is any other HTTP error status. Body is the provider's error
 // message when the body was an OpenAI-style error object, else the raw body
-// (both capped).
+// (both capped). A 404 also names the endpoint and the model.
 type StatusError struct {
 	Status     int
 	Body       string
 	RetryAfter time.Duration // parsed Retry-After (capped at MaxRetryAfter); see HasRetryAfter
-
 	// HasRetryAfter is true when the response carried a readable Retry-After
 	// (which may be 0: "retry now").
 	HasRetryAfter bool
+	// Endpoint and Model are set for a 404: a wrong base_url or an unknown
+	// model, and the message must say which was asked for.
+	Endpoint, Model string
 }
 
 func (e *StatusError) Error() string {
@@ -102,16 +133,31 @@ func (e *StatusError) Error() string {
 	if text == "" {
 		text = "HTTP error"
 	}
-	body := capString(strings.Join(strings.Fields(e.Body), " "), maxErrorBodyInMessage)
-	if body == "" {
-		return fmt.Sprintf("llm: %s (status %d)", text, e.Status)
+	head := fmt.Sprintf("llm: %s (status %d)", text, e.Status)
+	if e.Endpoint != "" {
+		head += fmt.Sprintf(" from %s for model %q", e.Endpoint, e.Model)
 	}
-	return fmt.Sprintf("llm: %s (status %d): %s", text, e.Status, body)
+	body := capString(strings.Join(strings.Fields(e.Body), " "), maxErrorBodyInMessage)
+	if body != "" {
+		head += ": " + body
+	}
+	if e.Status == http.StatusNotFound {
+		head += "; check base_url and model"
+	}
+	return head
 }
 
 // Is reports ErrRateLimited for HTTP 429.
 func (e *StatusError) Is(target error) bool {
 	return target == ErrRateLimited && e.Status == http.StatusTooManyRequests
+}
+
+// ErrorClass implements events.Classifier.
+func (e *StatusError) ErrorClass() string {
+	if e.Status == http.StatusTooManyRequests {
+		return errclass.RateLimited
+	}
+	return errclass.ProviderError
 }
 
 // NetworkError is a transport failure: the connection could not be made, was
@@ -131,6 +177,45 @@ func (e *NetworkError) Error() string {
 
 func (e *NetworkError) Unwrap() error { return e.Err }
 
+// ErrorClass implements events.Classifier.
+func (e *NetworkError) ErrorClass() string { return errclass.ProviderError }
+
+// TimeoutError is an attempt that one of the Timeouts ended. It is retried
+// like a network error; the message names the timeout, its limit and the
+// config key that sets it.
+type TimeoutError struct {
+	Phase string // PhaseConnect, PhaseFirstByte, PhaseIdle or PhaseRequest
+	Limit time.Duration
+}
+
+// timeoutKeys are the config keys of the timeouts, for messages.
+var timeoutKeys = map[string]string{
+	PhaseConnect:   "llm.connect_timeout_seconds",
+	PhaseFirstByte: "llm.first_byte_timeout_seconds",
+	PhaseIdle:      "llm.idle_timeout_seconds",
+	PhaseRequest:   "llm.request_timeout_seconds",
+}
+
+func (e *TimeoutError) Error() string {
+	var what string
+	switch e.Phase {
+	case PhaseConnect:
+		what = "no connection within " + e.Limit.String()
+	case PhaseFirstByte:
+		what = "no response within " + e.Limit.String() + " of sending the request"
+	case PhaseIdle:
+		what = "the response sent nothing for " + e.Limit.String()
+	default:
+		what = "the call was still running after " + e.Limit.String()
+	}
+	return fmt.Sprintf("llm: %s timeout: %s (%s)", e.Phase, what, timeoutKeys[e.Phase])
+}
+
+func (e *TimeoutError) Is(target error) bool { return target == ErrTimeout }
+
+// ErrorClass implements events.Classifier: the provider did not answer in time.
+func (e *TimeoutError) ErrorClass() string { return errclass.ProviderError }
+
 // ProviderError is an error object the provider sent with a 200 status:
 // inside an SSE stream (for example "overloaded" mid-stream) or as the whole
 // non-streaming body. It is retried like a server error, unless it is a
@@ -143,15 +228,18 @@ func (e *ProviderError) Error() string {
 	return "llm: provider error in a 200 response: " + e.Message
 }
 
+// ErrorClass implements events.Classifier.
+func (e *ProviderError) ErrorClass() string { return errclass.ProviderError }
+
 // MalformedResponseError is a 2xx response that is not what the protocol says:
-// an SSE stream with a chunk that is not JSON, a stream with no data events, a
-// non-streaming body that is not a chat completion. It is NOT retried: a
-// malformed body is almost always a protocol mismatch (a wrong base_url, a
-// proxy's HTML page) that a retry does not fix, and truncation, the transient
-// case, is reported as a *NetworkError instead.
+// an SSE chunk that is not JSON, a stream with no data events, a body that is
+// not a chat completion. Transient ones (a bad data: line, a JSON body cut
+// short) are retried like a dropped stream; the others are a protocol
+// mismatch (a wrong base_url, a proxy's HTML page) that a retry does not fix.
 type MalformedResponseError struct {
-	What string // e.g. "SSE stream", "SSE chunk", "response JSON"
-	Err  error
+	What      string // e.g. "SSE stream", "SSE chunk", "response JSON"
+	Transient bool
+	Err       error
 }
 
 func (e *MalformedResponseError) Error() string {
@@ -162,8 +250,11 @@ func (e *MalformedResponseError) Unwrap() error { return e.Err }
 
 func (e *MalformedResponseError) Is(target error) bool { return target == ErrMalformedResponse }
 
+// ErrorClass implements events.Classifier.
+func (e *MalformedResponseError) ErrorClass() string { return errclass.ProviderError }
+
 // RequestError is a request that could not be sent at all (it failed to
-// marshal, or the wire library rejected it). It is not retried.
+// marshal, or go-openai rejected it). It is not retried.
 type RequestError struct {
 	Err error
 }
@@ -171,6 +262,39 @@ type RequestError struct {
 func (e *RequestError) Error() string { return fmt.Sprintf("llm: invalid request: %v", e.Err) }
 
 func (e *RequestError) Unwrap() error { return e.Err }
+
+// ErrorClass implements events.Classifier: odek's side failed, not the provider.
+func (e *RequestError) ErrorClass() string { return errclass.Error }
+
+// statusError maps an HTTP error status to a typed error. msg and apiCode
+// come from an OpenAI-style error object, body when there was none.
+func (c *Client) statusError(code int, msg, apiCode, body, retryAfter string) error {
+	if code == http.StatusUnauthorized || code == http.StatusForbidden {
+		return &AuthError{Status: code, KeySource: c.keySource}
+	}
+	text := msg
+	if text == "" {
+		text = body
+	}
+	if code >= 400 && code < 500 && code != http.StatusTooManyRequests &&
+		isContextLengthText(msg, apiCode, body) {
+		return &ContextLengthError{Status: code, Message: capString(text, maxErrorBodyInMessage)}
+	}
+	se := &StatusError{Status: code, Body: capString(text, maxErrorBodyInMessage)}
+	se.RetryAfter, se.HasRetryAfter = parseRetryAfter(retryAfter, c.now())
+	return se
+}
+
+// providerError maps an error object sent with status 200.
+func providerError(msg, code string) error {
+	if isContextLengthText(msg, code) {
+		return &ContextLengthError{Message: capString(msg, maxErrorBodyInMessage)}
+	}
+	if msg == "" {
+		msg = "(no message)"
+	}
+	return &ProviderError{Message: capString(msg, maxErrorBodyInMessage)}
+}
 
 // contextLengthMarkers are matched case-insensitively against provider error
 // text (message, code and body).

@@ -83,11 +83,11 @@ func TestContextLengthMarkers(t *testing.T) {
 	}
 	// A 429 that mentions tokens is a rate limit, not a context-length error.
 	c := &Client{keySource: "X", now: time.Now}
-	err := c.statusError(429, "too many tokens per minute", "", nil, "")
+	err := c.statusError(429, "too many tokens per minute", "", "", "")
 	if !errors.Is(err, ErrRateLimited) || errors.Is(err, ErrContextLength) {
 		t.Errorf("429 → %v", err)
 	}
-	err = c.statusError(413, "", "", []byte(`{"detail":"Input is too long for requested model."}`), "")
+	err = c.statusError(413, "", "", `{"detail":"Input is too long for requested model."}`, "")
 	if !errors.Is(err, ErrContextLength) {
 		t.Errorf("413 → %v", err)
 	}
@@ -151,11 +151,9 @@ func TestAssemblerSplitNamesAndNewIDs(t *testing.T) {
 		`{"choices":[{"index":0,"delta":{"reasoning":"r1","reasoning_content":"r2"},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":3,"completion_tokens":4,"cache_creation_input_tokens":9,"cache_read_input_tokens":1}}`,
 	}
 	for _, r := range raw {
-		var c streamChunk
-		if err := decodeChunk([]byte(r), &c); err != nil {
+		if _, err := a.add([]byte(r)); err != nil {
 			t.Fatal(err)
 		}
-		a.add(&c)
 	}
 	m := a.message()
 	if len(m.ToolCalls) != 2 || m.ToolCalls[0].Function.Name != "read_file" || m.ToolCalls[0].Function.Arguments != "{}" ||
@@ -165,7 +163,7 @@ func TestAssemblerSplitNamesAndNewIDs(t *testing.T) {
 	if m.Content != "" || m.ReasoningContent != "r2r1" {
 		t.Errorf("content %q reasoning %q", m.Content, m.ReasoningContent)
 	}
-	if u := a.usage.toUsage(); u != (Usage{InputTokens: 3, OutputTokens: 4, CacheReadTokens: 1, CacheCreationTokens: 9, Present: true}) {
+	if u := usageOf(a.usage, a.dropped); u != (Usage{InputTokens: 3, OutputTokens: 4, CacheReadTokens: 1, CacheCreationTokens: 9, Present: true}) {
 		t.Errorf("usage = %+v", u)
 	}
 }

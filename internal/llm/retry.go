@@ -14,9 +14,11 @@ import (
 //
 // Retried: network errors (refused, reset, dropped mid-stream — the caller sees
 // nothing until a response is fully assembled, so a drop loses nothing),
+// timeouts (Timeouts), a bad SSE data line or a JSON body cut short,
 // provider errors sent inside a stream, and HTTP 429, 500, 502, 503, 504.
 // Not retried: every other 4xx (400, 401, 403, 404, ...), context-length
-// errors, malformed responses, invalid requests, and cancellation.
+// errors, a body that is not the protocol at all (an HTML page), invalid
+// requests, and cancellation (including a --max-runtime deadline).
 //
 // Wait before attempt n+1 (n = failed attempts so far):
 //   - when the response carried Retry-After (delta-seconds or HTTP-date), that
@@ -90,11 +92,16 @@ func isRetryable(err error) bool {
 		return retryableStatus(se.Status)
 	}
 	var ne *NetworkError
-	if errors.As(err, &ne) {
-		return true
-	}
+	var te *TimeoutError
 	var pe *ProviderError
-	return errors.As(err, &pe)
+	var me *MalformedResponseError
+	switch {
+	case errors.As(err, &ne), errors.As(err, &te), errors.As(err, &pe):
+		return true
+	case errors.As(err, &me):
+		return me.Transient
+	}
+	return false
 }
 
 // sleepCtx waits d or until ctx is done.

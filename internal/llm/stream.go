@@ -1,76 +1,92 @@
 package llm
 
 import (
+	"bytes"
 	"encoding/json"
 	"sort"
-	"strconv"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// streamChunk is one SSE data payload. It is decoded here rather than through
-// go-openai's ChatCompletionStreamResponse so that provider extensions
-// (reasoning, cache-creation usage) survive and malformed chunks get a clear
-// error.
-type streamChunk struct {
+// droppedChunk holds the stream-chunk fields that go-openai's
+// ChatCompletionStreamResponse has no place for. Only these are decoded by
+// hand, and only from a chunk that mentions them:
+//   - choices[].delta.reasoning: the name Ollama, OpenRouter and vLLM give
+//     what DeepSeek and go-openai call reasoning_content;
+//   - usage's cache fields (see droppedUsage).
+type droppedChunk struct {
 	Choices []struct {
 		Index int `json:"index"`
 		Delta struct {
-			Content          string            `json:"content"`
-			ReasoningContent string            `json:"reasoning_content"`
-			Reasoning        string            `json:"reasoning"` // OpenRouter and some local servers
-			ToolCalls        []openai.ToolCall `json:"tool_calls"`
+			Reasoning string `json:"reasoning"`
 		} `json:"delta"`
-		FinishReason openai.FinishReason `json:"finish_reason"`
 	} `json:"choices"`
-	Usage *wireUsage `json:"usage"`
+	Usage *droppedUsage `json:"usage"`
 }
 
-// wireUsage is the usage object of a chunk or a response, with the cache
-// fields of the providers that report them.
-type wireUsage struct {
-	PromptTokens        int64 `json:"prompt_tokens"`
-	CompletionTokens    int64 `json:"completion_tokens"`
+// droppedResponse is the same for a non-streaming body, where the reasoning
+// sits in choices[].message.reasoning, plus the presence of usage (go-openai's
+// Usage is a value, so an absent usage and a zero one look alike).
+type droppedResponse struct {
+	Choices []struct {
+		Index   int `json:"index"`
+		Message struct {
+			Reasoning string `json:"reasoning"`
+		} `json:"message"`
+	} `json:"choices"`
+	Usage *droppedUsage `json:"usage"`
+}
+
+// droppedUsage holds the usage fields go-openai's Usage drops: cache-creation
+// tokens (prompt_tokens_details.cache_creation_tokens), and the
+// Anthropic-style cache fields some OpenAI-compatible gateways send.
+type droppedUsage struct {
 	PromptTokensDetails *struct {
-		CachedTokens        int64 `json:"cached_tokens"`
 		CacheCreationTokens int64 `json:"cache_creation_tokens"`
 	} `json:"prompt_tokens_details"`
-	// Anthropic-style fields, sent by some OpenAI-compatible gateways.
 	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
 	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
 }
 
-func (u *wireUsage) toUsage() Usage {
+// mentionsDropped reports whether a raw chunk may carry a dropped field.
+func mentionsDropped(raw []byte) bool {
+	return bytes.Contains(raw, []byte(`"reasoning"`)) || bytes.Contains(raw, []byte(`cache_`))
+}
+
+// usageOf combines go-openai's usage with the dropped cache fields.
+func usageOf(u *openai.Usage, x *droppedUsage) Usage {
 	if u == nil {
 		return Usage{}
 	}
-	out := Usage{
-		InputTokens:         u.PromptTokens,
-		OutputTokens:        u.CompletionTokens,
-		CacheReadTokens:     u.CacheReadInputTokens,
-		CacheCreationTokens: u.CacheCreationInputTokens,
-		Present:             true,
-	}
+	out := Usage{InputTokens: int64(u.PromptTokens), OutputTokens: int64(u.CompletionTokens), Present: true}
 	if d := u.PromptTokensDetails; d != nil {
-		if d.CachedTokens > 0 {
-			out.CacheReadTokens = d.CachedTokens
+		out.CacheReadTokens = int64(d.CachedTokens)
+	}
+	if d := u.CompletionTokensDetails; d != nil {
+		out.ReasoningTokens = int64(d.ReasoningTokens)
+	}
+	if x != nil {
+		if out.CacheReadTokens == 0 {
+			out.CacheReadTokens = x.CacheReadInputTokens
 		}
-		if d.CacheCreationTokens > 0 {
+		out.CacheCreationTokens = x.CacheCreationInputTokens
+		if d := x.PromptTokensDetails; d != nil && d.CacheCreationTokens > 0 {
 			out.CacheCreationTokens = d.CacheCreationTokens
 		}
 	}
 	return out
 }
 
-// assembler accumulates stream deltas into one assistant message.
+// assembler accumulates stream chunks into one assistant message.
 type assembler struct {
 	content   strings.Builder
 	reasoning strings.Builder
 	calls     map[int]*callBuilder
 	lastIndex int // index of the most recent tool-call delta, for deltas without one
 	finish    string
-	usage     *wireUsage
+	usage     *openai.Usage
+	dropped   *droppedUsage
 	chunks    int  // data events decoded
 	choices   bool // some chunk carried a choice
 }
@@ -80,12 +96,22 @@ type callBuilder struct {
 	args     strings.Builder
 }
 
-// add folds one decoded chunk in. It reports whether the chunk carried a
-// token (content, reasoning or a tool-call delta), for time-to-first-token.
-func (a *assembler) add(c *streamChunk) (token bool) {
+// add decodes one raw chunk and folds it in. It reports whether the chunk
+// carried a token (text, reasoning or a tool-call piece).
+func (a *assembler) add(raw []byte) (token bool, err error) {
+	var c openai.ChatCompletionStreamResponse
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return false, err
+	}
+	var x droppedChunk
+	if mentionsDropped(raw) {
+		if err := json.Unmarshal(raw, &x); err != nil {
+			return false, err
+		}
+	}
 	a.chunks++
 	if c.Usage != nil {
-		a.usage = c.Usage
+		a.usage, a.dropped = c.Usage, x.Usage
 	}
 	for i := range c.Choices {
 		ch := &c.Choices[i]
@@ -94,11 +120,16 @@ func (a *assembler) add(c *streamChunk) (token bool) {
 		}
 		a.choices = true
 		d := &ch.Delta
-		if d.Content != "" {
-			a.content.WriteString(d.Content)
+		// A refusal is the model's answer in OpenAI's own field.
+		if text := d.Content + d.Refusal; text != "" {
+			a.content.WriteString(text)
 			token = true
 		}
-		if r := d.ReasoningContent + d.Reasoning; r != "" {
+		r := d.ReasoningContent
+		if i < len(x.Choices) && x.Choices[i].Index == 0 {
+			r += x.Choices[i].Delta.Reasoning
+		}
+		if r != "" {
 			a.reasoning.WriteString(r)
 			token = true
 		}
@@ -110,7 +141,7 @@ func (a *assembler) add(c *streamChunk) (token bool) {
 			a.finish = string(ch.FinishReason)
 		}
 	}
-	return token
+	return token, nil
 }
 
 func (a *assembler) addToolCall(tc openai.ToolCall) {
@@ -158,39 +189,24 @@ func (a *assembler) maxIndex() int {
 	return m
 }
 
-// message returns the assembled assistant message. Tool calls are ordered by
-// index; a call without an id gets "call_<index>".
+// message returns the assembled assistant message, tool calls ordered by
+// index. A call without an id keeps it empty: the loop gives it one that is
+// unique in the run.
 func (a *assembler) message() Message {
-	m := Message{
-		Role:             RoleAssistant,
-		Content:          a.content.String(),
-		ReasoningContent: a.reasoning.String(),
+	m := Message{Role: RoleAssistant, Content: a.content.String(), ReasoningContent: a.reasoning.String()}
+	if len(a.calls) == 0 {
+		return m
 	}
-	if len(a.calls) > 0 {
-		idx := make([]int, 0, len(a.calls))
-		for k := range a.calls {
-			idx = append(idx, k)
-		}
-		sort.Ints(idx)
-		m.ToolCalls = make([]ToolCall, 0, len(idx))
-		for _, k := range idx {
-			b := a.calls[k]
-			id := b.id
-			if id == "" {
-				id = "call_" + strconv.Itoa(k)
-			}
-			m.ToolCalls = append(m.ToolCalls, ToolCall{
-				ID:       id,
-				Type:     string(openai.ToolTypeFunction),
-				Function: FunctionCall{Name: b.name, Arguments: b.args.String()},
-			})
-		}
+	idx := make([]int, 0, len(a.calls))
+	for k := range a.calls {
+		idx = append(idx, k)
+	}
+	sort.Ints(idx)
+	m.ToolCalls = make([]ToolCall, 0, len(idx))
+	for _, k := range idx {
+		b := a.calls[k]
+		m.ToolCalls = append(m.ToolCalls, ToolCall{ID: b.id, Type: string(openai.ToolTypeFunction),
+			Function: FunctionCall{Name: b.name, Arguments: b.args.String()}})
 	}
 	return m
-}
-
-// decodeChunk decodes one SSE data payload.
-func decodeChunk(raw []byte, c *streamChunk) error {
-	*c = streamChunk{}
-	return json.Unmarshal(raw, c)
 }

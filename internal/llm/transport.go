@@ -17,158 +17,114 @@ const MaxResponseBytes = 50 << 20
 // maxResponseBytes is MaxResponseBytes, lowered by tests.
 var maxResponseBytes int64 = MaxResponseBytes
 
-// maxErrorBodyKept bounds how much of an error body is kept for messages and
-// context-length detection.
-const maxErrorBodyKept = 64 << 10
-
 // errBodyTooLarge is returned by a capped body once MaxResponseBytes is passed.
 var errBodyTooLarge = fmt.Errorf("response body exceeds the %d MB limit", MaxResponseBytes>>20)
 
-// capture records what go-openai does not expose about one attempt's HTTP
-// exchange. One capture exists per attempt and travels in the request context,
-// so concurrent Complete calls sharing a Client never see each other's data.
-type capture struct {
-	teeBody bool   // keep a 2xx body (non-streaming calls parse usage from it)
-	body    []byte // the request body to send in place of go-openai's shell
+// exchange records what one attempt's HTTP exchange showed that go-openai
+// does not pass on: whether the request left, the Retry-After and
+// Content-Type headers, a body read error, and for a non-streaming call the
+// body itself (to read the fields go-openai's response type drops). It
+// travels in the attempt's context, so concurrent calls never mix.
+type exchange struct {
+	keepBody bool
+	dog      *watchdog
 
-	mu         sync.Mutex
-	sent       bool          // the request reached the transport
-	status     int           // 0 when no response arrived
-	retryAfter string        // raw Retry-After header
-	ctype      string        // response Content-Type
-	errBody    []byte        // first maxErrorBodyKept bytes of a >= 400 body
-	tee        *bytes.Buffer // the 2xx body as read so far, when teeBody
-	bodyEOF    bool          // the body ended cleanly (underlying io.EOF)
-	bodyErr    error         // the body failed with a non-EOF error
+	mu          sync.Mutex
+	sent        bool
+	status      int
+	retryAfter  string
+	contentType string
+	bodyErr     error // a read error other than io.EOF
+	body        bytes.Buffer
 }
 
-func (c *capture) snapshot() (status int, retryAfter string, errBody []byte, bodyEOF bool, bodyErr error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.status, c.retryAfter, c.errBody, c.bodyEOF, c.bodyErr
+type exchangeKey struct{}
+
+func withExchange(ctx context.Context, ex *exchange) context.Context {
+	return context.WithValue(ctx, exchangeKey{}, ex)
 }
 
-func (c *capture) contentType() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.ctype
+func (ex *exchange) snapshot() (sent bool, status int, retryAfter, contentType string, bodyErr error) {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	return ex.sent, ex.status, ex.retryAfter, ex.contentType, ex.bodyErr
 }
 
-func (c *capture) wasSent() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.sent
+// kept is the non-streaming body as received; read it after the call.
+func (ex *exchange) kept() []byte {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	return ex.body.Bytes()
 }
 
-func (c *capture) teed() []byte {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.tee == nil {
-		return nil
-	}
-	return c.tee.Bytes()
-}
-
-type captureKey struct{}
-
-func withCapture(ctx context.Context, c *capture) context.Context {
-	return context.WithValue(ctx, captureKey{}, c)
-}
-
-// captureTransport wraps the caller's RoundTripper: it records status and
-// Retry-After and bounds the body. Requests without a capture in their context
-// (for example after a redirect the caller's client re-issues) still get a
-// bounded body.
-type captureTransport struct {
+// observer wraps the HTTP transport. It only watches: it never changes a
+// request, and passes every response on with its body bounded and counted
+// (each read feeds the idle timeout).
+type observer struct {
 	base http.RoundTripper
 }
 
-func (t *captureTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	c, _ := req.Context().Value(captureKey{}).(*capture)
-	if c != nil && c.body != nil {
-		req = withBody(req, c.body)
+func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
+	ex, _ := req.Context().Value(exchangeKey{}).(*exchange)
+	if ex != nil {
+		ex.mu.Lock()
+		ex.sent = true
+		ex.mu.Unlock()
 	}
-	if c != nil {
-		c.mu.Lock()
-		c.sent = true
-		c.mu.Unlock()
-	}
-	resp, err := t.base.RoundTrip(req)
+	resp, err := o.base.RoundTrip(req)
 	if err != nil || resp == nil {
 		return resp, err
 	}
-	cb := &cappedBody{rc: resp.Body, limit: maxResponseBytes, c: c}
-	if c != nil {
-		c.mu.Lock()
-		c.status = resp.StatusCode
-		c.retryAfter = resp.Header.Get("Retry-After")
-		c.ctype = resp.Header.Get("Content-Type")
-		switch {
-		case resp.StatusCode >= 400:
-			cb.keepErr = true
-		case c.teeBody:
-			c.tee = &bytes.Buffer{}
-			cb.tee = c.tee
-		}
-		c.mu.Unlock()
+	ob := &observedBody{rc: resp.Body, left: maxResponseBytes, ex: ex}
+	if ex != nil {
+		ex.mu.Lock()
+		ex.status = resp.StatusCode
+		ex.retryAfter = resp.Header.Get("Retry-After")
+		ex.contentType = resp.Header.Get("Content-Type")
+		ob.keep = ex.keepBody && resp.StatusCode < 300
+		ex.mu.Unlock()
 	}
-	resp.Body = cb
+	resp.Body = ob
 	return resp, nil
 }
 
-// withBody returns a copy of req that sends body.
-func withBody(req *http.Request, body []byte) *http.Request {
-	r := req.Clone(req.Context())
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
-	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	return r
+// observedBody bounds a response body and reports its reads to the exchange.
+type observedBody struct {
+	rc   io.ReadCloser
+	left int64
+	ex   *exchange // nil for requests without one (a redirect the client follows)
+	keep bool
 }
 
-// cappedBody bounds a response body and reports how it ended to the capture.
-type cappedBody struct {
-	rc      io.ReadCloser
-	limit   int64
-	n       int64
-	c       *capture
-	keepErr bool
-	tee     *bytes.Buffer
-}
-
-func (b *cappedBody) Read(p []byte) (int, error) {
-	if b.n > b.limit {
+func (b *observedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
 		return 0, errBodyTooLarge
 	}
-	if room := b.limit + 1 - b.n; int64(len(p)) > room {
-		p = p[:room]
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
 	}
 	n, err := b.rc.Read(p)
-	b.n += int64(n)
-	if b.n > b.limit {
-		n -= int(b.n - b.limit)
-		err = errBodyTooLarge
+	b.left -= int64(n)
+	if b.left < 0 {
+		n, err = n+int(b.left), errBodyTooLarge
 	}
-	if b.c != nil && (n > 0 || err != nil) {
-		b.c.mu.Lock()
-		if b.keepErr && len(b.c.errBody) < maxErrorBodyKept {
-			keep := min(n, maxErrorBodyKept-len(b.c.errBody))
-			b.c.errBody = append(b.c.errBody, p[:keep]...)
+	if b.ex == nil {
+		return n, err
+	}
+	if n > 0 {
+		b.ex.dog.touch()
+	}
+	if (b.keep && n > 0) || (err != nil && !errors.Is(err, io.EOF)) {
+		b.ex.mu.Lock()
+		if b.keep {
+			b.ex.body.Write(p[:n])
 		}
-		if b.tee != nil && n > 0 {
-			b.tee.Write(p[:n])
+		if err != nil && !errors.Is(err, io.EOF) && b.ex.bodyErr == nil {
+			b.ex.bodyErr = err
 		}
-		switch {
-		case err == nil:
-		case errors.Is(err, io.EOF):
-			b.c.bodyEOF = true
-		default:
-			if b.c.bodyErr == nil {
-				b.c.bodyErr = err
-			}
-		}
-		b.c.mu.Unlock()
+		b.ex.mu.Unlock()
 	}
 	return n, err
 }
 
-func (b *cappedBody) Close() error { return b.rc.Close() }
+func (b *observedBody) Close() error { return b.rc.Close() }

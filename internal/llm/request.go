@@ -2,7 +2,6 @@ package llm
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -22,12 +21,20 @@ const EmptyContentPlaceholder = "(empty)"
 // object schema.
 var defaultParameters = json.RawMessage(`{"type":"object","properties":{}}`)
 
-// toOpenAI maps an odek Request to go-openai's wire request.
-func toOpenAI(req Request, stream bool) (openai.ChatCompletionRequest, error) {
+// toOpenAI builds go-openai's request for req.
+//
+// Reasoning goes back to the provider by one rule: only on an assistant
+// message that carries tool calls (the turn is still running, and DeepSeek's
+// thinking mode requires the reasoning of its tool-call turns back), and
+// only as reasoning_content, the one name go-openai's message type has.
+// Servers that name it "reasoning" (Ollama) ignore the field; a final
+// answer's reasoning is never sent back.
+func toOpenAI(req Request, stream bool) openai.ChatCompletionRequest {
 	out := openai.ChatCompletionRequest{
-		Model:    req.Model,
-		Messages: make([]openai.ChatCompletionMessage, 0, len(req.Messages)),
-		Stream:   stream,
+		Model:           req.Model,
+		Messages:        make([]openai.ChatCompletionMessage, len(req.Messages)),
+		Stream:          stream,
+		ReasoningEffort: req.ReasoningEffort,
 	}
 	if stream {
 		out.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
@@ -43,53 +50,52 @@ func toOpenAI(req Request, stream bool) (openai.ChatCompletionRequest, error) {
 			out.MaxTokens = req.MaxTokens
 		}
 	}
-	for i, m := range req.Messages {
-		om := openai.ChatCompletionMessage{
-			Role:             m.Role,
-			Content:          m.Content,
-			Name:             m.Name,
-			ToolCallID:       m.ToolCallID,
-			ReasoningContent: m.ReasoningContent,
-		}
-		for j, tc := range m.ToolCalls {
-			if tc.Function.Name == "" {
-				return out, fmt.Errorf("message %d: tool call %d has no function name", i, j)
+	for i := range req.Messages {
+		out.Messages[i] = toOpenAIMessage(&req.Messages[i])
+	}
+	if len(req.Tools) > 0 { // no tools: no "tools" field, for models without tool support
+		out.Tools = make([]openai.Tool, len(req.Tools))
+		for i, t := range req.Tools {
+			params := t.Parameters
+			if s := strings.TrimSpace(string(params)); s == "" || s == "null" {
+				params = defaultParameters
 			}
+			out.Tools[i] = openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+				Name: t.Name, Description: t.Description, Parameters: params,
+			}}
+		}
+	}
+	return out
+}
+
+func toOpenAIMessage(m *Message) openai.ChatCompletionMessage {
+	om := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, Name: m.Name, ToolCallID: m.ToolCallID}
+	if len(m.ToolCalls) > 0 {
+		om.ReasoningContent = m.ReasoningContent
+		om.ToolCalls = make([]openai.ToolCall, len(m.ToolCalls))
+		for j, tc := range m.ToolCalls {
 			typ := openai.ToolType(tc.Type)
 			if typ == "" {
 				typ = openai.ToolTypeFunction
 			}
-			om.ToolCalls = append(om.ToolCalls, openai.ToolCall{
-				ID:   tc.ID,
-				Type: typ,
-				Function: openai.FunctionCall{
-					Name:      tc.Function.Name,
-					Arguments: tc.Function.Arguments,
-				},
-			})
+			om.ToolCalls[j] = openai.ToolCall{ID: tc.ID, Type: typ,
+				Function: openai.FunctionCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments}}
 		}
-		if om.Content == "" && len(om.ToolCalls) == 0 {
-			om.Content = EmptyContentPlaceholder
-		}
-		out.Messages = append(out.Messages, om)
+	} else if om.Content == "" {
+		om.Content = EmptyContentPlaceholder
 	}
-	for _, t := range req.Tools {
-		params := t.Parameters
-		if len(strings.TrimSpace(string(params))) == 0 || strings.TrimSpace(string(params)) == "null" {
-			params = defaultParameters
-		} else if !json.Valid(params) {
-			return out, fmt.Errorf("tool %q: parameters are not valid JSON", t.Name)
+	return om
+}
+
+// invalidToolSchema names the first tool whose parameters are not JSON, to
+// explain a request go-openai could not marshal.
+func invalidToolSchema(tools []ToolSpec) string {
+	for _, t := range tools {
+		if s := strings.TrimSpace(string(t.Parameters)); s != "" && s != "null" && !json.Valid(t.Parameters) {
+			return t.Name
 		}
-		out.Tools = append(out.Tools, openai.Tool{
-			Type: openai.ToolTypeFunction,
-			Function: &openai.FunctionDefinition{
-				Name:        t.Name,
-				Description: t.Description,
-				Parameters:  params,
-			},
-		})
 	}
-	return out, nil
+	return ""
 }
 
 // usesMaxCompletionTokens reports whether model is one of OpenAI's reasoning
@@ -116,22 +122,16 @@ func usesMaxCompletionTokens(model string) bool {
 	return false
 }
 
-// fromOpenAIToolCalls maps wire tool calls to odek's.
+// fromOpenAIToolCalls maps a non-streaming reply's tool calls. A call without
+// an id keeps it empty: the loop gives it one that is unique in the run.
 func fromOpenAIToolCalls(in []openai.ToolCall) []ToolCall {
 	if len(in) == 0 {
 		return nil
 	}
-	out := make([]ToolCall, 0, len(in))
+	out := make([]ToolCall, len(in))
 	for i, tc := range in {
-		id := tc.ID
-		if id == "" {
-			id = "call_" + strconv.Itoa(i)
-		}
-		out = append(out, ToolCall{
-			ID:       id,
-			Type:     string(openai.ToolTypeFunction),
-			Function: FunctionCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments},
-		})
+		out[i] = ToolCall{ID: tc.ID, Type: string(openai.ToolTypeFunction),
+			Function: FunctionCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments}}
 	}
 	return out
 }
