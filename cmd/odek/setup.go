@@ -34,6 +34,8 @@ type runState struct {
 	view    *progressView
 	schema  *outputSchema // nil without --output-schema
 	warn    func(string)  // prints a warning, above the status line on a TTY
+
+	reasoningEffort string // sent as reasoning_effort; "" sends none
 }
 
 // odekHome is $ODEK_HOME, else ~/.odek.
@@ -120,6 +122,9 @@ func setUp(ctx context.Context, ios *IOStreams, o runOptions) (s *runState, err 
 		BaseURL: s.cfg.BaseURL, APIKey: s.cfg.APIKey, KeySource: s.cfg.APIKeySource, Stream: s.cfg.Stream,
 		OnRetry: s.view.retry,
 	})
+	var warns []string
+	s.reasoningEffort, warns = llm.ReasoningEffort(s.cfg.Model, s.cfg.Thinking, "")
+	printWarnings(ios, warns)
 	return s, nil
 }
 
@@ -159,7 +164,7 @@ func (s *runState) loopOptions(o runOptions) loop.Options {
 		Model: s.model, ModelName: s.cfg.Model, Tools: s.tools, System: s.schema.system(s.cfg.System),
 		MaxIterations: s.cfg.MaxIterations, MaxToolParallel: s.cfg.MaxToolParallel,
 		Budget: s.tracker, Events: s.emitter, IncludeArgs: o.eventsIncludeArgs,
-		Progress: s.view.update,
+		Progress: s.view.update, ReasoningEffort: s.reasoningEffort,
 	}
 	s.schema.apply(&lo, s.warn)
 	return lo

@@ -17,19 +17,40 @@ import (
 
 // buildTools assembles the one registry the loop takes tools from: built-in
 // tools, then every approved MCP tool, filtered by tools.enabled/disabled.
+// artifact_read joins them only when one of them can produce an artifact.
 // serverLog receives the servers' own stderr lines (nil drops them; the tail
 // still reaches error messages).
 func (s *runState) buildTools(ios *IOStreams, store *artifact.Store, serverLog io.Writer) (*loop.Registry, error) {
-	builtins := []loop.Tool{artifact.NewReadTool(store)}
+	reader := artifact.NewReadTool(store)
+	var builtins []loop.Tool
 	offered := func(name string) bool { return toolOffered(name, s.cfg.ToolsEnabled, s.cfg.ToolsDisabled) }
-	set, mcpTools, err := startMCP(s.ctx, ios, s.cfg, store, toolNames(builtins), offered, serverLog)
+	// artifact_read's name stays reserved: no MCP tool may shadow it.
+	set, mcpTools, err := startMCP(s.ctx, ios, s.cfg, store, append(toolNames(builtins), reader.Name()), offered, serverLog)
 	s.servers = set
 	if err != nil {
 		return nil, err
 	}
 	all := filterTools(append(builtins, mcpTools...), s.cfg.ToolsEnabled, s.cfg.ToolsDisabled)
+	if producesArtifacts(all) {
+		all = append(all, filterTools([]loop.Tool{reader}, s.cfg.ToolsEnabled, s.cfg.ToolsDisabled)...)
+	}
 	reg, err := loop.NewRegistry(all...)
 	return reg, asSetup(err)
+}
+
+// artifactProducer is a tool whose results can hold run artifacts (MCP
+// tools: a result cut by max_result_chars is kept whole).
+type artifactProducer interface{ ProducesArtifacts() bool }
+
+// producesArtifacts reports whether some tool can produce an artifact, so
+// that artifact_read has something to read.
+func producesArtifacts(tools []loop.Tool) bool {
+	for _, t := range tools {
+		if p, ok := t.(artifactProducer); ok && p.ProducesArtifacts() {
+			return true
+		}
+	}
+	return false
 }
 
 func toolNames(tools []loop.Tool) []string {

@@ -37,7 +37,8 @@ type LoadOptions struct {
 // setting by its key; the table in table.go binds keys to these fields.
 type Config struct {
 	Model, BaseURL, APIKey string
-	// APIKeySource is "ODEK_API_KEY", "OPENAI_API_KEY", "global config api_key" or "".
+	// APIKeySource is "ODEK_API_KEY", "OPENAI_API_KEY" (either with " from
+	// <home>/secrets.env" when that file set it), "global config api_key" or "".
 	APIKeySource    string
 	Stream          bool
 	System          string

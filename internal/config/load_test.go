@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,14 +79,16 @@ func TestBaseURLAndAPIKey(t *testing.T) {
 		{"OPENAI_*", fixture{global: g, env: map[string]string{"OPENAI_BASE_URL": "https://o/v1", "OPENAI_API_KEY": "ok"}}, "https://o/v1", "ok", "OPENAI_API_KEY"},
 		{"ODEK_* beat OPENAI_*", fixture{global: g, env: map[string]string{"OPENAI_BASE_URL": "https://o/v1", "OPENAI_API_KEY": "ok", "ODEK_BASE_URL": "https://e/v1", "ODEK_API_KEY": "ek"}}, "https://e/v1", "ek", "ODEK_API_KEY"},
 		{"flag beats env", fixture{env: map[string]string{"ODEK_BASE_URL": "https://e/v1"}, flags: []string{"base_url=http://f/v1"}}, "http://f/v1", "", ""},
-		{"secrets.env supplies key", fixture{secrets: "ODEK_API_KEY=sk\n"}, DefaultBaseURL, "sk", "ODEK_API_KEY"},
+		{"secrets.env supplies key", fixture{secrets: "ODEK_API_KEY=sk\n"}, DefaultBaseURL, "sk", "ODEK_API_KEY from HOME/secrets.env"},
+		{"env beats secrets.env", fixture{secrets: "ODEK_API_KEY=sk\n", env: map[string]string{"ODEK_API_KEY": "ek"}}, DefaultBaseURL, "ek", "ODEK_API_KEY"},
 		{"global key expands ${VAR}", fixture{global: `{"api_key":"${MY_KEY}"}`, env: map[string]string{"MY_KEY": "mk"}}, DefaultBaseURL, "mk", "global config api_key"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, _ := tt.fx.mustLoad(t)
-			if c.BaseURL != tt.url || c.APIKey != tt.key || c.APIKeySource != tt.keySource {
-				t.Errorf("got (%q, %q, %q), want (%q, %q, %q)", c.BaseURL, c.APIKey, c.APIKeySource, tt.url, tt.key, tt.keySource)
+			source := strings.Replace(c.APIKeySource, c.Home, "HOME", 1)
+			if c.BaseURL != tt.url || c.APIKey != tt.key || source != tt.keySource {
+				t.Errorf("got (%q, %q, %q), want (%q, %q, %q)", c.BaseURL, c.APIKey, source, tt.url, tt.key, tt.keySource)
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"time"
 )
@@ -195,6 +196,9 @@ func (c *Config) resolveAPIKey(src string) {
 	case c.APIKey == "":
 	case src == "ODEK_API_KEY" || src == "OPENAI_API_KEY":
 		c.APIKeySource = src
+		if _, fromFile := c.Env[src]; fromFile { // an auth error must point at the file
+			c.APIKeySource = src + " from " + filepath.Join(c.Home, "secrets.env")
+		}
 	default:
 		c.APIKeySource = "global config api_key"
 	}

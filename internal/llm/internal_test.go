@@ -167,3 +167,26 @@ func TestAssemblerSplitNamesAndNewIDs(t *testing.T) {
 		t.Errorf("usage = %+v", u)
 	}
 }
+
+func TestReasoningEffortRule(t *testing.T) {
+	cases := []struct {
+		model, thinking, effort string
+		want                    string
+		warns                   int
+	}{
+		{"gpt-5", "", "", "", 0},
+		{"gpt-5", "high", "", "high", 0},
+		{"gpt-5", "low", "medium", "medium", 0},
+		{"qwen3:8b", "medium", "", "medium", 0},
+		{"deepseek-reasoner", "enabled", "", "", 1},
+		{"o3-mini", "disabled", "high", "high", 1},
+		{"gpt-4o", "high", "", "", 1},
+		{"openai/gpt-4.1-mini", "", "low", "", 1},
+	}
+	for _, c := range cases {
+		got, warns := ReasoningEffort(c.model, c.thinking, c.effort)
+		if got != c.want || len(warns) != c.warns {
+			t.Errorf("ReasoningEffort(%q, %q, %q) = %q, %q", c.model, c.thinking, c.effort, got, warns)
+		}
+	}
+}

@@ -8,7 +8,8 @@ import (
 )
 
 // Timeouts bound each attempt of a call, so no provider can keep odek
-// waiting forever. A zero field takes its default. Each fires as a
+// waiting forever. A zero field takes its default; a negative one (the
+// config's 0, "no limit") disables that timeout. Each fires as a
 // *TimeoutError, which is retried like a network error.
 type Timeouts struct {
 	// Connect bounds the wait for a connection (DNS, TCP, TLS).
@@ -31,13 +32,13 @@ type Timeouts struct {
 const (
 	DefaultConnectTimeout   = 10 * time.Second
 	DefaultFirstByteTimeout = 120 * time.Second
-	DefaultIdleTimeout      = 120 * time.Second
+	DefaultIdleTimeout      = 90 * time.Second
 	DefaultRequestTimeout   = 600 * time.Second
 )
 
 func (t Timeouts) withDefaults() Timeouts {
 	def := func(d *time.Duration, v time.Duration) {
-		if *d <= 0 {
+		if *d == 0 {
 			*d = v
 		}
 	}
@@ -79,7 +80,10 @@ type watchdog struct {
 // cancelled with a *TimeoutError when a phase runs too long. stop releases
 // it and must be called when the attempt is done.
 func startAttempt(ctx context.Context, t Timeouts) (actx context.Context, dog *watchdog, stop func()) {
-	ctx, cancelReq := context.WithTimeoutCause(ctx, t.Request, &TimeoutError{Phase: PhaseRequest, Limit: t.Request})
+	cancelReq := context.CancelFunc(func() {})
+	if t.Request > 0 {
+		ctx, cancelReq = context.WithTimeoutCause(ctx, t.Request, &TimeoutError{Phase: PhaseRequest, Limit: t.Request})
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	dog = &watchdog{cancel: cancel, limits: t}
 	dog.timer = time.AfterFunc(time.Hour, dog.fire)
@@ -95,7 +99,8 @@ func startAttempt(ctx context.Context, t Timeouts) (actx context.Context, dog *w
 	}
 }
 
-// arm starts phase with its limit, replacing the running one.
+// arm starts phase with its limit, replacing the running one; a limit <= 0
+// runs the phase unbounded.
 func (w *watchdog) arm(phase string, limit time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -103,6 +108,11 @@ func (w *watchdog) arm(phase string, limit time.Duration) {
 		return // a late trace event (a redirect's second connection) cannot rewind
 	}
 	w.phase, w.limit = phase, limit
+	if limit <= 0 {
+		w.deadline = time.Time{}
+		w.timer.Stop()
+		return
+	}
 	w.deadline = time.Now().Add(limit)
 	w.timer.Reset(limit)
 }

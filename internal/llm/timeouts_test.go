@@ -96,10 +96,10 @@ func TestFirstByteTimeout(t *testing.T) {
 // Keep-alive comments reset the idle timeout, but the request timeout still
 // ends a stream that never says anything.
 func TestCommentsOnlyStreamHitsRequestTimeout(t *testing.T) {
-	const limit = 300 * time.Millisecond
+	const limit = 500 * time.Millisecond
 	ka := fakellm.Turn{Fault: fakellm.FaultKeepAliveOnly, FaultArg: "10"}
 	srv := startFake(t, ka, ka, ka)
-	runTimeout(t, srv.URL(), true, llm.Timeouts{Idle: 100 * time.Millisecond, Request: limit}, llm.PhaseRequest, limit)
+	runTimeout(t, srv.URL(), true, llm.Timeouts{Idle: 200 * time.Millisecond, Request: limit}, llm.PhaseRequest, limit)
 }
 
 func TestStreamStoppedMidwayHitsIdleTimeout(t *testing.T) {
@@ -155,4 +155,13 @@ func TestCallerDeadlineIsNotRetried(t *testing.T) {
 	if !errors.Is(err, cause) || errors.Is(err, llm.ErrTimeout) || len(rec.Retries()) != 0 {
 		t.Fatalf("err = %v, retries %v", err, rec.Retries())
 	}
+}
+
+// A disabled timeout (negative: the config's 0) lets its phase run on; the
+// others still end the call.
+func TestDisabledTimeout(t *testing.T) {
+	const limit = 200 * time.Millisecond
+	hang := fakellm.Turn{Fault: fakellm.FaultHang}
+	srv := startFake(t, hang, hang, hang)
+	runTimeout(t, srv.URL(), true, llm.Timeouts{FirstByte: -1, Request: limit}, llm.PhaseRequest, limit)
 }

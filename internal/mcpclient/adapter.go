@@ -32,6 +32,11 @@ func (a *ToolAdapter) Description() string { return a.Desc }
 // Schema returns the input schema, {"type":"object"} when the server gave none.
 func (a *ToolAdapter) Schema() json.RawMessage { return rawJSONSchema(a.ParamSchema) }
 
+// ProducesArtifacts is true: a result over max_result_chars is kept whole as
+// a run artifact, and servers may return artifact refs (so the run offers
+// artifact_read).
+func (a *ToolAdapter) ProducesArtifacts() bool { return true }
+
 // Call invokes the tool; the result text is already wrapped as untrusted.
 func (a *ToolAdapter) Call(ctx context.Context, args json.RawMessage) (string, error) {
 	r, err := a.Client.CallToolResult(ctx, a.ToolName, args)
