@@ -52,6 +52,11 @@
 //
 //   - content, reasoning_content: the assistant's text (reasoning is streamed
 //     first, as reasoning_content deltas).
+//   - reasoning: reasoning text under Ollama's name, "reasoning" (streamed
+//     after reasoning_content, or as message.reasoning).
+//   - whole_calls: stream each tool call whole in one chunk (id, index, name
+//     and all the arguments), as Ollama does; no_ids: send tool calls without
+//     ids.
 //   - tool_calls: [{id?, name, arguments}]; id defaults to "call_<turn>_<n>";
 //     arguments is a JSON object (sent compacted) or a JSON string (its value
 //     is sent as is, e.g. to send invalid JSON arguments).
@@ -93,6 +98,18 @@
 //	                  ...","type":"invalid_request_error","code":"context_length_exceeded"}}
 //	unauthorized      401 {"error":{...,"code":"invalid_api_key"}}
 //	hang              no response until the client goes away or the server is closed
+//	keepalive_only    streaming: headers, then only ": keep-alive" SSE comments every fault_arg
+//	                  ms (default 20) until the client goes away; non-streaming: like hang
+//	stall_mid_stream  streaming: fault_arg chunks (default about half), then silence with the
+//	                  connection open until the client goes away
+//
+// A streamed usage chunk has "choices": [] and comes after the finish_reason
+// chunk, as OpenAI and Ollama send it.
+//
+// # Stalled connects
+//
+// StallConnects returns a StalledListener (Linux): an address where a TCP
+// connect never completes, for connect-timeout tests.
 //
 // # Command
 //

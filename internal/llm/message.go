@@ -1,9 +1,19 @@
 // Package llm is odek's client for OpenAI-compatible chat-completion endpoints.
 //
-// It speaks the wire format through sashabaranov/go-openai, streams by default
-// (assembling tool-call deltas), reports per-call usage and timing, and retries
-// transient failures with jittered exponential backoff. Errors that callers act
-// on (authentication, context length, exhausted retries) are typed; see errors.go.
+// It is go-openai used as the library it is: requests are its
+// ChatCompletionRequest, sent with CreateChatCompletionStream (the default)
+// or CreateChatCompletion, and HTTP and API errors come from its error types.
+// This package adds what a long-running agent needs around one call:
+// assembling streamed tool calls, per-call usage and timing, four timeouts
+// on every attempt (timeouts.go) so no endpoint can hang a run, retries of
+// transient failures with jittered backoff (retry.go), and typed errors that
+// name their error_class (errors.go). The only fields decoded by hand are the
+// ones go-openai's response types drop (stream.go).
+//
+// Invariants: a request is never rewritten on its way out (the one
+// RoundTripper only observes); a Response is returned only when the
+// provider said the reply finished (a finish_reason); a cancelled ctx is
+// never retried.
 //
 // The message types below are odek's own so that the loop, sessions and events
 // never depend on the wire library.
