@@ -120,12 +120,27 @@ func setUp(ctx context.Context, ios *IOStreams, o runOptions) (s *runState, err 
 	}
 	s.model = llm.New(llm.Options{
 		BaseURL: s.cfg.BaseURL, APIKey: s.cfg.APIKey, KeySource: s.cfg.APIKeySource, Stream: s.cfg.Stream,
-		OnRetry: s.view.retry,
+		Timeouts: llmTimeouts(s.cfg.LLM), OnRetry: s.view.retry,
 	})
 	var warns []string
-	s.reasoningEffort, warns = llm.ReasoningEffort(s.cfg.Model, s.cfg.Thinking, "")
+	s.reasoningEffort, warns = llm.ReasoningEffort(s.cfg.Model, s.cfg.Thinking, s.cfg.ReasoningEffort)
 	printWarnings(ios, warns)
 	return s, nil
+}
+
+// llmTimeouts maps the config's timeouts, where 0 means no limit, to the
+// client's, where a negative value does.
+func llmTimeouts(c config.LLM) llm.Timeouts {
+	limit := func(d time.Duration) time.Duration {
+		if d == 0 {
+			return -1
+		}
+		return d
+	}
+	return llm.Timeouts{
+		Connect: limit(c.ConnectTimeout), FirstByte: limit(c.FirstByteTimeout),
+		Idle: limit(c.IdleTimeout), Request: limit(c.RequestTimeout),
+	}
 }
 
 // openEvents opens the JSONL sink (a setup error if it cannot) and the emitter.

@@ -6,10 +6,10 @@ import "time"
 type LLM struct {
 	// ConnectTimeout bounds dialling and the TLS handshake.
 	ConnectTimeout time.Duration
-	// FirstByteTimeout bounds the wait for the response headers or the
-	// first streamed chunk.
+	// FirstByteTimeout bounds the wait, once connected, for the first byte
+	// of the response.
 	FirstByteTimeout time.Duration
-	// IdleTimeout bounds the silence between two streamed chunks.
+	// IdleTimeout bounds each silence while the response arrives.
 	IdleTimeout time.Duration
 	// RequestTimeout bounds one whole request, retries excluded.
 	RequestTimeout time.Duration
