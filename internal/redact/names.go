@@ -1,36 +1,79 @@
 package redact
 
-import "strings"
+import "bytes"
 
-// secretNameWords mark a variable name as credential-bearing once the name
-// is uppercased and stripped of '-' and '_' (so api_key, API-KEY and ApiKey
-// all match).
-var secretNameWords = []string{
-	"APIKEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "CREDS", "PRIVATEKEY",
-	"ACCESSKEY", "PASSWD", "PASSPHRASE", "COOKIE", "AUTHORIZATION",
+// secretNameWords make a name secret-looking once it is uppercased and
+// stripped of '-' and '_' (so api_key, API-KEY and ApiKey all match APIKEY).
+// It is the one list behind IsSecretName, which config's ${VAR} expansion
+// and the MCP child environment both use.
+var secretNameWords = [][]byte{
+	[]byte("APIKEY"), []byte("TOKEN"), []byte("SECRET"), []byte("PASSWORD"),
+	[]byte("CREDENTIAL"), []byte("CREDS"), []byte("PRIVATEKEY"), []byte("ACCESSKEY"),
+	[]byte("PASSWD"), []byte("PASSPHRASE"), []byte("COOKIE"), []byte("AUTHORIZATION"),
 }
 
-// IsSecretName reports whether an environment variable name looks like it
-// carries a credential. It is the one list odek uses for names: the MCP
-// child environment drops such variables, and a project config file may not
-// expand or name them.
+// SecretNameWords returns the words IsSecretName looks for, for docs and tests.
+func SecretNameWords() []string {
+	out := make([]string, len(secretNameWords))
+	for i, w := range secretNameWords {
+		out[i] = string(w)
+	}
+	return out
+}
+
+// stackName is the name length normalized without a heap allocation.
+const stackName = 256
+
+// IsSecretName reports whether an environment variable or field name looks
+// like it carries a credential: uppercased and stripped of '-' and '_', it
+// contains one of the words of SecretNameWords. Such names never reach an MCP
+// server's environment and are never expanded from a project file.
 func IsSecretName(name string) bool {
-	var b strings.Builder
-	b.Grow(len(name))
+	var buf [stackName]byte
+	dst := buf[:0]
+	if len(name) > stackName {
+		dst = make([]byte, 0, len(name))
+	}
+	return containsWord(normalizeName(dst, name), secretNameIndex)
+}
+
+// normalizeName appends name to dst uppercased (ASCII; the names that
+// matter, of real environment variables, are ASCII), without '-' and '_'.
+func normalizeName(dst []byte, name string) []byte {
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		switch {
 		case c == '-' || c == '_':
 			continue
-		case c >= 'a' && c <= 'z':
+		case 'a' <= c && c <= 'z':
 			c -= 'a' - 'A'
 		}
-		b.WriteByte(c)
+		dst = append(dst, c)
 	}
-	n := b.String()
-	for _, w := range secretNameWords {
-		if strings.Contains(n, w) {
-			return true
+	return dst
+}
+
+// wordIndex lists words by their first byte, so a name is compared only
+// where a word could start.
+type wordIndex [256][][]byte
+
+func indexWords(words [][]byte) *wordIndex {
+	var ix wordIndex
+	for _, w := range words {
+		ix[w[0]] = append(ix[w[0]], w)
+	}
+	return &ix
+}
+
+var secretNameIndex = indexWords(secretNameWords)
+
+// containsWord reports whether the normalized name n contains a word of ix.
+func containsWord(n []byte, ix *wordIndex) bool {
+	for i, c := range n {
+		for _, w := range ix[c] {
+			if bytes.HasPrefix(n[i:], w) {
+				return true
+			}
 		}
 	}
 	return false
