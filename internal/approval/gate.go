@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/odek-run/odek/internal/mcpclient"
 )
@@ -19,12 +20,15 @@ type Options struct {
 	ApproveAll bool
 	// Confirmer asks the operator; nil when nobody can answer (fail closed).
 	Confirmer Confirmer
+	// Now stamps new grants; nil = time.Now.
+	Now func() time.Time
 }
 
 // Gate implements mcpclient.Gate with stored grants and the operator's answers.
 type Gate struct {
 	all   bool
 	ask   Confirmer
+	now   func() time.Time
 	spawn *Store
 	tools *Store
 }
@@ -32,7 +36,10 @@ type Gate struct {
 // New opens the approvals files under o.Home. A file that cannot be read or
 // parsed is an error naming it: a broken store is never treated as empty.
 func New(o Options) (*Gate, error) {
-	g := &Gate{all: o.ApproveAll, ask: o.Confirmer}
+	g := &Gate{all: o.ApproveAll, ask: o.Confirmer, now: o.Now}
+	if g.now == nil {
+		g.now = time.Now
+	}
 	var spawnPath, toolPath string
 	if o.Home != "" {
 		spawnPath = filepath.Join(o.Home, SpawnFile)
@@ -56,53 +63,88 @@ func trusted(s mcpclient.ServerSpec) bool {
 }
 
 // Spawn grants a project-level server the right to be started; global
-// servers need no spawn grant.
+// servers need no spawn grant. The grant is keyed on the server's definition
+// and the content of the project files its command line names. Declined at
+// a prompt, the run goes on without the server (a warning); with nobody to
+// ask, a missing grant fails the start.
 func (g *Gate) Spawn(ctx context.Context, spec mcpclient.ServerSpec) (bool, []string, error) {
 	if !spec.Project || g.all || trusted(spec) {
 		return true, nil, nil
 	}
-	key := SpawnKey(spec.Dir, spec.Name, spec.Config)
+	files := BoundFiles(spec.Dir, spec.Config)
+	key := SpawnKey(spec.Dir, spec.Name, spec.Config, files)
+	rec := g.spawnRecord(spec, files)
 	if g.spawn.Has(key) {
+		g.upgrade(g.spawn, key, rec)
 		return true, nil, nil
 	}
 	if g.ask == nil {
 		return false, nil, newErr(spec.Name, fmt.Sprintf("project-level MCP server %q (%s) requires explicit approval; %s",
 			spec.Name, commandLine(spec.Config), approvalHint), ErrNotApproved)
 	}
-	ans, err := g.ask.Confirm(ctx, Question{Text: spawnQuestion(spec)})
+	ans, err := g.ask.Confirm(ctx, Question{Text: spawnQuestion(spec, files)})
 	if err != nil {
 		return false, nil, newErr(spec.Name, fmt.Sprintf("mcp approval: server %q: prompt failed: %v", spec.Name, err), err)
 	}
 	if ans == Deny {
-		return false, nil, newErr(spec.Name, fmt.Sprintf("mcp approval: server %q was not approved", spec.Name), ErrNotApproved)
+		return false, []string{fmt.Sprintf("mcp server %q was not approved; running without it", spec.Name)}, nil
 	}
-	if err := g.spawn.Grant(key); err != nil {
+	if err := g.spawn.Grant(key, rec); err != nil {
 		return false, nil, newErr(spec.Name, fmt.Sprintf("mcp approval: server %q: %v", spec.Name, err), err)
 	}
 	return true, nil, nil
 }
 
+func (g *Gate) spawnRecord(spec mcpclient.ServerSpec, files []FileDigest) Record {
+	r := Record{Kind: "spawn", Server: spec.Name, Dir: spec.Dir, Command: recordCommand(spec.Config), GrantedAt: g.now().UTC()}
+	if len(files) > 0 {
+		r.Files = make(map[string]string, len(files))
+		for _, f := range files {
+			r.Files[f.Path] = f.SHA256
+		}
+	}
+	return r
+}
+
+func (g *Gate) toolRecord(spec mcpclient.ServerSpec, t mcpclient.ToolDef) Record {
+	return Record{Kind: "tool", Server: spec.Name, Tool: t.Name, Dir: spec.Dir, Command: recordCommand(spec.Config),
+		SchemaSHA256: SchemaSHA256(t.InputSchema), GrantedAt: g.now().UTC()}
+}
+
+// upgrade gives a grant stored without a record (by an older odek) the
+// record of what it covers, so that approvals list and revoke can name it.
+// Best effort: the grant holds either way.
+func (g *Gate) upgrade(s *Store, key string, rec Record) {
+	if !s.hasRecord(key) {
+		_ = s.Grant(key, rec)
+	}
+}
+
 // Tools screens and grants the tools a server offers. Oversized or
 // injection-tainted schemas are skipped before anyone is asked; a tainted
 // description is replaced by mcpclient.DescriptionPlaceholder. A declined
-// tool is skipped; a tool nobody can grant fails the whole start.
+// tool is skipped; "every tool of this server" at a prompt grants the rest
+// of this server's tools without asking again (each still screened and
+// stored under its own key); a tool nobody can grant fails the whole start.
 func (g *Gate) Tools(ctx context.Context, spec mcpclient.ServerSpec, defs []mcpclient.ToolDef) ([]mcpclient.ToolDef, []string, error) {
 	var kept []mcpclient.ToolDef
 	var warns []string
+	serverWide := false
 	for _, orig := range defs {
 		t, warn, skip := screenTool(spec.Name, orig)
 		warns = append(warns, warn...)
 		if skip {
 			continue
 		}
-		ok, err := g.grantTool(ctx, spec, orig, t)
+		ans, err := g.grantTool(ctx, spec, orig, t, serverWide)
 		if err != nil {
 			return nil, warns, err
 		}
-		if !ok {
+		if ans == Deny {
 			warns = append(warns, fmt.Sprintf("mcp server %q: tool %q was not approved; skipped", spec.Name, t.Name))
 			continue
 		}
+		serverWide = serverWide || ans == ApproveServer
 		kept = append(kept, t)
 	}
 	return kept, warns, nil
@@ -129,30 +171,37 @@ func screenTool(server string, t mcpclient.ToolDef) (mcpclient.ToolDef, []string
 	return t, nil, false
 }
 
-// grantTool reports whether a tool may be registered. The key covers the
-// tool as the server sent it (orig); the prompt shows the screened copy,
-// whose description may be the placeholder.
-func (g *Gate) grantTool(ctx context.Context, spec mcpclient.ServerSpec, orig, t mcpclient.ToolDef) (bool, error) {
+// grantTool decides one tool. The key covers the tool as the server sent it
+// (orig); the prompt shows the screened copy, whose description may be the
+// placeholder. serverWide means the operator already approved every tool of
+// this server.
+func (g *Gate) grantTool(ctx context.Context, spec mcpclient.ServerSpec, orig, t mcpclient.ToolDef, serverWide bool) (Answer, error) {
 	if g.all || trusted(spec) {
-		return true, nil
+		return Approve, nil
 	}
 	key := ToolKey(spec.Dir, spec.Name, spec.Config, orig)
+	rec := g.toolRecord(spec, orig)
 	if g.tools.Has(key) {
-		return true, nil
+		g.upgrade(g.tools, key, rec)
+		return Approve, nil
 	}
-	if g.ask == nil {
-		return false, newErr(spec.Name, fmt.Sprintf("MCP tool %q from server %q requires explicit approval; %s",
-			t.Name, spec.Name, approvalHint), ErrNotApproved)
+	ans := ApproveServer
+	if !serverWide {
+		if g.ask == nil {
+			return Deny, newErr(spec.Name, fmt.Sprintf("MCP tool %q from server %q requires explicit approval; %s",
+				t.Name, spec.Name, approvalHint), ErrNotApproved)
+		}
+		var err error
+		ans, err = g.ask.Confirm(ctx, Question{Text: toolQuestion(spec.Name, t), AllowServer: true})
+		if err != nil {
+			return Deny, newErr(spec.Name, fmt.Sprintf("mcp approval: tool %q from server %q: prompt failed: %v", t.Name, spec.Name, err), err)
+		}
+		if ans == Deny {
+			return Deny, nil
+		}
 	}
-	ans, err := g.ask.Confirm(ctx, Question{Text: toolQuestion(spec.Name, t)})
-	if err != nil {
-		return false, newErr(spec.Name, fmt.Sprintf("mcp approval: tool %q from server %q: prompt failed: %v", t.Name, spec.Name, err), err)
+	if err := g.tools.Grant(key, rec); err != nil {
+		return Deny, newErr(spec.Name, fmt.Sprintf("mcp approval: tool %q from server %q: %v", t.Name, spec.Name, err), err)
 	}
-	if ans == Deny {
-		return false, nil
-	}
-	if err := g.tools.Grant(key); err != nil {
-		return false, newErr(spec.Name, fmt.Sprintf("mcp approval: tool %q from server %q: %v", t.Name, spec.Name, err), err)
-	}
-	return true, nil
+	return ans, nil
 }

@@ -14,11 +14,13 @@ import (
 
 // SpawnKey fingerprints what a project-level server will execute:
 // hex SHA-256 over dir\0name\0command, \0arg per argument, the env sorted
-// and length-prefixed, \0url:, \0token_env:, the three limits and the sorted
-// artifact roots. Limits enter with defaults and hard caps applied, so only
-// changes in behaviour change the key. auto_approve and enabled are trust
-// metadata, not execution, and are left out.
-func SpawnKey(dir, name string, cfg mcpclient.ServerConfig) string {
+// and length-prefixed, \0url:, \0token_env:, the three limits, the sorted
+// artifact roots and then, per bound project file (BoundFiles), \0file: with
+// its path and SHA-256 length-prefixed. Limits enter with defaults and hard
+// caps applied, so only changes in behaviour change the key. With no bound
+// files the key is what earlier odek versions computed. auto_approve and
+// enabled are trust metadata, not execution, and are left out.
+func SpawnKey(dir, name string, cfg mcpclient.ServerConfig, files []FileDigest) string {
 	h := sha256.New()
 	write := func(s string) { h.Write([]byte(s)) }
 	write(dir + "\x00" + name + "\x00" + cfg.Command)
@@ -38,6 +40,11 @@ func SpawnKey(dir, name string, cfg mcpclient.ServerConfig) string {
 	write("\x00max_result_chars:" + strconv.Itoa(maxChars))
 	for _, r := range sortedCopy(cfg.ArtifactRoots) {
 		write("\x00artifact_root:" + r)
+	}
+	for _, f := range files {
+		write("\x00file:")
+		writeLP(h, f.Path)
+		writeLP(h, f.SHA256)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -57,21 +57,33 @@ func cloneConfig(c mcpclient.ServerConfig) mcpclient.ServerConfig {
 
 var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
+// legacySpawnKey is SpawnKey("/proj", "s", baseConfig()) as odek computed it
+// before approvals were bound to file content.
+const legacySpawnKey = "0902d4628eaa9be3177cba4e874dc3c35b96391b370f4b25b5399094beceac5e"
+
 func TestApprovalKeys(t *testing.T) {
 	tool := mcpclient.ToolDef{Name: "t", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`)}
 	base := baseConfig()
-	spawn := SpawnKey("/proj", "s", base)
+	spawn := SpawnKey("/proj", "s", base, nil)
+	// The key of a server that names no project file is the one odek has
+	// always stored: grants given before files were bound stay valid.
+	if spawn != legacySpawnKey {
+		t.Fatalf("spawn key changed: %s", spawn)
+	}
+	if SpawnKey("/proj", "s", base, []FileDigest{{Path: "srv.py", SHA256: "x"}}) == spawn {
+		t.Fatal("bound files do not change the spawn key")
+	}
 	toolKey := ToolKey("/proj", "s", base, tool)
 	if !hex64.MatchString(spawn) || !hex64.MatchString(toolKey) || spawn == toolKey {
 		t.Fatalf("keys %q %q", spawn, toolKey)
 	}
-	if SpawnKey("/proj", "s", baseConfig()) != spawn || ToolKey("/proj", "s", baseConfig(), tool) != toolKey {
+	if SpawnKey("/proj", "s", baseConfig(), nil) != spawn || ToolKey("/proj", "s", baseConfig(), tool) != toolKey {
 		t.Fatal("keys are not stable")
 	}
 	for name, mut := range keyMutations {
 		c := cloneConfig(base)
 		mut(&c)
-		if SpawnKey("/proj", "s", c) == spawn {
+		if SpawnKey("/proj", "s", c, nil) == spawn {
 			t.Errorf("%s: spawn key unchanged", name)
 		}
 		if ToolKey("/proj", "s", c, tool) == toolKey {
@@ -81,11 +93,11 @@ func TestApprovalKeys(t *testing.T) {
 	for name, mut := range keyNeutral {
 		c := cloneConfig(base)
 		mut(&c)
-		if SpawnKey("/proj", "s", c) != spawn || ToolKey("/proj", "s", c, tool) != toolKey {
+		if SpawnKey("/proj", "s", c, nil) != spawn || ToolKey("/proj", "s", c, tool) != toolKey {
 			t.Errorf("%s: key changed", name)
 		}
 	}
-	if SpawnKey("/other", "s", base) == spawn || SpawnKey("/proj", "s2", base) == spawn {
+	if SpawnKey("/other", "s", base, nil) == spawn || SpawnKey("/proj", "s2", base, nil) == spawn {
 		t.Error("spawn key ignores dir or name")
 	}
 	toolMuts := map[string]func(*mcpclient.ToolDef, *string, *string){
@@ -125,7 +137,7 @@ func TestApprovalStore(t *testing.T) {
 	if err != nil || s.Has("k1") {
 		t.Fatalf("missing file: %v", err)
 	}
-	if err := s.Grant("k1"); err != nil {
+	if err := s.Grant("k1", Record{Kind: "spawn", Server: "a"}); err != nil {
 		t.Fatal(err)
 	}
 	info, err := os.Stat(path)
@@ -136,12 +148,13 @@ func TestApprovalStore(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"k1":true,"k2":true}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Grant("k3"); err != nil {
+	if err := s.Grant("k3", Record{Kind: "tool", Server: "b", Tool: "t"}); err != nil {
 		t.Fatal(err)
 	}
-	var got map[string]bool
+	var got map[string]json.RawMessage
 	data, _ := os.ReadFile(path)
-	if err := json.Unmarshal(data, &got); err != nil || len(got) != 3 || !got["k2"] {
+	if err := json.Unmarshal(data, &got); err != nil || len(got) != 3 || string(got["k2"]) != "true" || string(got["k1"]) != "true" ||
+		!strings.Contains(string(got["k3"]), `"server": "b"`) {
 		t.Fatalf("file = %s (%v)", data, err)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(path))
@@ -159,7 +172,7 @@ func TestApprovalStore(t *testing.T) {
 		t.Fatalf("unparseable file: %v", err)
 	}
 	mem, _ := OpenStore("")
-	if err := mem.Grant("x"); err != nil || !mem.Has("x") {
+	if err := mem.Grant("x", Record{}); err != nil || !mem.Has("x") {
 		t.Fatal("in-memory store")
 	}
 }

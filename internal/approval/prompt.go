@@ -21,6 +21,9 @@ const (
 	Deny Answer = iota
 	// Approve grants what the question is about.
 	Approve
+	// ApproveServer grants this tool and every other tool the same server
+	// offers in this start (tool questions with AllowServer only).
+	ApproveServer
 )
 
 // Question is one thing the operator is asked to approve.
@@ -28,6 +31,8 @@ type Question struct {
 	// Text describes what would be granted, one fact per line, every
 	// untrusted part already escaped; it ends with a newline.
 	Text string
+	// AllowServer offers ApproveServer as an answer.
+	AllowServer bool
 }
 
 // Confirmer asks the operator. The Gate needs nothing else from a terminal;
@@ -51,17 +56,27 @@ func NewPrompter(in io.Reader, out io.Writer) *Prompter {
 	return &Prompter{in: bufio.NewReader(in), out: out}
 }
 
-const approveQuestion = "Approve? [y/N] "
+// The answer lines of the two kinds of question.
+const (
+	approveQuestion       = "Approve? [y/N] "
+	approveServerQuestion = "Approve? [y] this tool, [a] every tool of this server, [N] no: "
+)
 
-// Confirm writes the question followed by "Approve? [y/N] " and reads one
-// line; only "y" or "yes" (any case) approves. End of input declines. When
+// Confirm writes the question followed by its answer line and reads one
+// line: "y" or "yes" (any case) approves, "a" or "all" approves every tool
+// of the server where the question allows it, anything else (an empty line,
+// end of input) declines. When
 // ctx ends first the abandoned read is left to finish or die with the
 // process: a terminal read cannot be interrupted portably, and after ctx
 // ends nothing else is asked.
 func (p *Prompter) Confirm(ctx context.Context, q Question) (Answer, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, err := io.WriteString(p.out, q.Text+approveQuestion); err != nil {
+	choices := approveQuestion
+	if q.AllowServer {
+		choices = approveServerQuestion
+	}
+	if _, err := io.WriteString(p.out, q.Text+choices); err != nil {
 		return Deny, err
 	}
 	type answer struct {
@@ -90,38 +105,91 @@ func (p *Prompter) Confirm(ctx context.Context, q Question) (Answer, error) {
 	switch strings.ToLower(strings.TrimSpace(a.line)) {
 	case "y", "yes":
 		return Approve, nil
+	case "a", "all":
+		if q.AllowServer {
+			return ApproveServer, nil
+		}
 	}
 	return Deny, nil
 }
 
-// spawnQuestion shows everything the server will execute with. Every value
-// comes from a project file, so each is shown on one line, control
-// characters neutralised.
-func spawnQuestion(spec mcpclient.ServerSpec) string {
+// promptWidth is where long lines of a question wrap; continuation lines
+// are indented further, so a wrapped value still reads as one.
+const promptWidth = 100
+
+// spawnQuestion shows everything the server will execute with, in full:
+// the command and every argument as Go-quoted strings (so control, bidi and
+// invisible characters are escaped and nothing hides after padding), the env
+// values, limits, artifact roots and the project files the grant binds by
+// content. Long lines wrap instead of being cut.
+func spawnQuestion(spec mcpclient.ServerSpec, files []FileDigest) string {
 	cfg := spec.Config
 	timeout, maxResp, maxChars := keyLimits(cfg)
 	var b strings.Builder
-	fmt.Fprintf(&b, "Project-level MCP server %q wants to run:\n", untrusted.OneLine(spec.Name, 64))
+	line := func(format string, a ...any) { b.WriteString(wrapLine(fmt.Sprintf(format, a...), promptWidth)) }
+	line("Project-level MCP server %s wants to run:", strconv.Quote(spec.Name))
 	if spec.Dir != "" {
-		fmt.Fprintf(&b, "  defined in: %s\n", untrusted.OneLine(spec.Dir, 512))
+		line("  defined in: %s", plainOrQuoted(spec.Dir))
 	}
 	if cfg.URL != "" {
-		fmt.Fprintf(&b, "  url: %s\n", untrusted.OneLine(cfg.URL, 512))
+		line("  url: %s", plainOrQuoted(cfg.URL))
 		if cfg.TokenEnv != "" {
-			fmt.Fprintf(&b, "  token_env: %s\n", untrusted.OneLine(cfg.TokenEnv, 128))
+			line("  token_env: %s", plainOrQuoted(cfg.TokenEnv))
 		}
 	} else {
-		fmt.Fprintf(&b, "  command: %s\n", untrusted.OneLine(cfg.Command, 512))
+		line("  command: %s", plainOrQuoted(cfg.Command))
 	}
 	for i, a := range cfg.Args {
-		fmt.Fprintf(&b, "  arg[%d]: %s\n", i, strconv.Quote(untrusted.OneLine(a, 512)))
+		line("  arg[%d]: %s", i, strconv.Quote(a))
 	}
 	for _, k := range sortedKeys(cfg.Env) {
-		fmt.Fprintf(&b, "  env: %s=%s\n", untrusted.OneLine(k, 128), strconv.Quote(untrusted.OneLine(cfg.Env[k], 512)))
+		line("  env: %s=%s", plainOrQuoted(k), strconv.Quote(cfg.Env[k]))
 	}
-	fmt.Fprintf(&b, "  limits: timeout_seconds=%d max_response_bytes=%d max_result_chars=%d\n", timeout, maxResp, maxChars)
+	line("  limits: timeout_seconds=%d max_response_bytes=%d max_result_chars=%d", timeout, maxResp, maxChars)
 	for _, r := range sortedCopy(cfg.ArtifactRoots) {
-		fmt.Fprintf(&b, "  artifact_root: %s\n", untrusted.OneLine(r, 512))
+		line("  artifact_root: %s", plainOrQuoted(r))
+	}
+	for _, f := range files {
+		line("  bound to the content of: %s (sha256 %s)", plainOrQuoted(f.Path), shortHash(f.SHA256))
+	}
+	return b.String()
+}
+
+func shortHash(h string) string {
+	if len(h) > 16 {
+		return h[:16] + "…"
+	}
+	return h
+}
+
+// plainOrQuoted shows s bare when it is made of characters that cannot
+// mislead (letters, digits and common path punctuation), Go-quoted otherwise.
+func plainOrQuoted(s string) string {
+	if s == "" {
+		return `""`
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_-./:@+=,~%", r)) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+// wrapLine ends s with a newline, breaking it every width runes; the
+// continuation lines are indented by six spaces. s has no newline of its
+// own (every value in it is quoted).
+func wrapLine(s string, width int) string {
+	r := []rune(s)
+	if len(r) <= width {
+		return s + "\n"
+	}
+	var b strings.Builder
+	b.WriteString(string(r[:width]) + "\n")
+	for r = r[width:]; len(r) > 0; {
+		n := min(len(r), width-6)
+		b.WriteString("      " + string(r[:n]) + "\n")
+		r = r[n:]
 	}
 	return b.String()
 }
@@ -143,6 +211,24 @@ func commandLine(cfg mcpclient.ServerConfig) string {
 		cmd = cfg.URL
 	}
 	return untrusted.OneLine(cmd, 256) + " " + strconv.Quote(untrusted.OneLine(strings.Join(cfg.Args, " "), 256))
+}
+
+// maxRecordCommand caps the command line kept in a grant's Record; the key
+// covers all of it.
+const maxRecordCommand = 4096
+
+// recordCommand is the one-line, escaped command line kept for `odek
+// approvals list`: the command (or URL) and each argument Go-quoted when
+// needed, capped at maxRecordCommand runes.
+func recordCommand(cfg mcpclient.ServerConfig) string {
+	words := []string{plainOrQuoted(cfg.Command)}
+	if cfg.URL != "" {
+		words = []string{plainOrQuoted(cfg.URL)}
+	}
+	for _, a := range cfg.Args {
+		words = append(words, plainOrQuoted(a))
+	}
+	return untrusted.OneLine(strings.Join(words, " "), maxRecordCommand)
 }
 
 // schemaSize is the size of the schema as the server sent it.

@@ -93,7 +93,8 @@ func TestStartPromptsAndRemembers(t *testing.T) {
 	if !strings.Contains(strings.Join(warns, "\n"), `mcp server "p": tool "echo" was not approved; skipped`) {
 		t.Fatalf("warnings %q", warns)
 	}
-	if !strings.HasPrefix(out.String(), `Project-level MCP server "p" wants to run:`) || strings.Count(out.String(), "Approve? [y/N] ") != 1+len(fixtureToolNames) {
+	if !strings.HasPrefix(out.String(), `Project-level MCP server "p" wants to run:`) || strings.Count(out.String(), approveQuestion) != 1 ||
+		strings.Count(out.String(), approveServerQuestion) != len(fixtureToolNames) {
 		t.Fatalf("prompts: %q", out.String())
 	}
 	_ = set.Close()
@@ -119,5 +120,45 @@ func TestNewBadApprovalFile(t *testing.T) {
 	_, err := New(Options{Home: home, ApproveAll: true})
 	if err == nil || !strings.Contains(err.Error(), filepath.Join(home, ToolFile)) || !errors.Is(err, ErrStore) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// "a" at a tool prompt approves that tool and every later tool of the
+// server without asking again; each grant is stored under its own key.
+func TestStartApproveEveryToolOfServer(t *testing.T) {
+	home := t.TempDir()
+	var out strings.Builder
+	set, _, err := startWith(t, home, false, NewPrompter(strings.NewReader("y\na\n"), &out), fixtureSpec(t, "g"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(set.Tools()); n != len(fixtureToolNames) {
+		t.Fatalf("%d tools", n)
+	}
+	if n := strings.Count(out.String(), approveServerQuestion); n != 2 {
+		t.Fatalf("%d tool prompts, want 2: %q", n, out.String())
+	}
+	s, err := OpenStore(filepath.Join(home, ToolFile))
+	if err != nil || len(s.Entries()) != len(fixtureToolNames) {
+		t.Fatalf("stored %d grants (%v)", len(s.Entries()), err)
+	}
+	_ = set.Close()
+	if _, _, err := startWith(t, home, false, nil, fixtureSpec(t, "g")); err == nil || !strings.Contains(err.Error(), "requires explicit approval") {
+		// A new -root argument is a new definition: nothing carries over.
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// Declining a project server on a terminal runs without it.
+func TestStartDeclinedProjectServerRunsWithout(t *testing.T) {
+	project := fixtureSpec(t, "p")
+	project.Project, project.Dir = true, t.TempDir()
+	var out strings.Builder
+	set, warns, err := startWith(t, t.TempDir(), false, NewPrompter(strings.NewReader("n\na\n"), &out), project, fixtureSpec(t, "g"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Clients()) != 1 || set.Clients()[0].Name() != "g" || !strings.Contains(strings.Join(warns, "\n"), `mcp server "p" was not approved; running without it`) {
+		t.Fatalf("clients %d, warnings %q", len(set.Clients()), warns)
 	}
 }

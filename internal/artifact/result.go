@@ -74,10 +74,11 @@ func RenderResult(items []Content, o ResultOptions) (*Rendered, error) {
 	return &Rendered{Text: untrusted.Wrap(o.source(), text), ArtifactCount: count, Truncated: p.Truncated}, nil
 }
 
-// RenderError renders an isError result: its items joined, capped at
-// MaxChars with the standard notice, wrapped as untrusted.
+// RenderError renders an isError result: its items joined and sanitised as
+// a successful result's text is (hidden runes, lines that mimic metadata),
+// capped at MaxChars with the standard notice, wrapped as untrusted.
 func RenderError(items []Content, o ResultOptions) string {
-	text := strings.Join(contentLines(items), "\n")
+	text := cleanText(strings.Join(contentLines(items), "\n"))
 	limit := o.MaxChars
 	if limit <= 0 {
 		limit = DefaultMaxChars

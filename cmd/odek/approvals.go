@@ -1,0 +1,176 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/odek-run/odek/internal/approval"
+	"github.com/spf13/cobra"
+)
+
+func newApprovalsCmd(ios *IOStreams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "approvals",
+		Short: "Show or revoke the stored MCP approvals",
+		Long: `Show or revoke the MCP approvals stored in $ODEK_HOME (mcp_approvals.json for
+project servers allowed to start, mcp_tool_approvals.json for tools allowed
+to register), with the command line each grant was given for.`,
+		Example: "  odek approvals list\n  odek approvals revoke fs\n  odek approvals revoke --all",
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	var asJSON bool
+	list := &cobra.Command{
+		Use:   "list [--json]",
+		Short: "List the stored approvals and what each covers",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, args []string) error { return runApprovalsList(ios, asJSON) },
+	}
+	list.Flags().BoolVar(&asJSON, "json", false, "print the approvals as a JSON array")
+	var all bool
+	revoke := &cobra.Command{
+		Use:   "revoke <server> | --all",
+		Short: "Remove every stored approval of a server (or all of them)",
+		Long: `Remove every stored approval of a server, its spawn grant and its tool grants,
+so that the next run asks again (or, without a terminal, refuses). --all
+empties both stores, grants stored by older odek versions included.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if all == (len(args) == 1) || len(args) > 1 {
+				return errors.New("revoke: give one server name or --all")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			server := ""
+			if len(args) == 1 {
+				server = args[0]
+			}
+			return runApprovalsRevoke(ios, server)
+		},
+	}
+	revoke.Flags().BoolVar(&all, "all", false, "remove every stored approval")
+	cmd.AddCommand(list, revoke)
+	usageArgs(list)
+	usageArgs(revoke)
+	return cmd
+}
+
+// approvalStores opens the two stores under the odek home, spawn first.
+func approvalStores(ios *IOStreams) ([2]*approval.Store, [2]string, error) {
+	var stores [2]*approval.Store
+	home, err := odekHome(ios)
+	if err != nil {
+		return stores, [2]string{}, asSetup(err)
+	}
+	paths := [2]string{filepath.Join(home, approval.SpawnFile), filepath.Join(home, approval.ToolFile)}
+	for i, p := range paths {
+		if stores[i], err = approval.OpenStore(p); err != nil {
+			return stores, paths, asSetup(err)
+		}
+	}
+	return stores, paths, nil
+}
+
+type approvalJSON struct {
+	File string `json:"file"`
+	Key  string `json:"key"`
+	// Legacy marks a grant stored before odek recorded what grants cover.
+	Legacy bool `json:"legacy,omitempty"`
+	*approval.Record
+}
+
+func runApprovalsList(ios *IOStreams, asJSON bool) error {
+	stores, paths, err := approvalStores(ios)
+	if err != nil {
+		return err
+	}
+	var rows []approvalJSON
+	for i, s := range stores {
+		for _, e := range s.Entries() {
+			rows = append(rows, approvalJSON{File: paths[i], Key: e.Key, Legacy: e.Record == nil, Record: e.Record})
+		}
+	}
+	if asJSON {
+		if rows == nil {
+			rows = []approvalJSON{}
+		}
+		b, err := json.MarshalIndent(rows, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(ios.Out, "%s\n", termTextIfTTY(ios, string(b)))
+		return err
+	}
+	if len(rows) == 0 {
+		fmt.Fprintf(ios.Out, "no stored MCP approvals in %s\n", termLine(filepath.Dir(paths[0])))
+		return nil
+	}
+	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KIND\tSERVER\tTOOL\tGRANTED\tDIR\tCOMMAND")
+	for _, r := range rows {
+		if r.Record == nil {
+			fmt.Fprintf(tw, "legacy\t-\t-\t-\t-\t(key %s…, stored before odek recorded what grants cover; revoke with --all)\n", r.Key[:min(12, len(r.Key))])
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termLine(r.Kind), termLine(r.Server), dash(termLine(r.Tool)),
+			r.GrantedAt.Format("2006-01-02 15:04 UTC"), dash(termLine(r.Dir)), termLine(r.Command)+boundFiles(r.Files))
+	}
+	return tw.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// boundFiles names the project files a spawn grant is bound to.
+func boundFiles(files map[string]string) string {
+	if len(files) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(files))
+	for f := range files {
+		names = append(names, termLine(f))
+	}
+	slices.Sort(names)
+	return " (bound to the content of " + strings.Join(names, ", ") + ")"
+}
+
+func termTextIfTTY(ios *IOStreams, s string) string {
+	if ios.StdoutTTY {
+		return termText(s)
+	}
+	return s
+}
+
+func runApprovalsRevoke(ios *IOStreams, server string) error {
+	stores, _, err := approvalStores(ios)
+	if err != nil {
+		return err
+	}
+	match := func(e approval.Entry) bool { return server == "" || e.Record != nil && e.Record.Server == server }
+	total := 0
+	for _, s := range stores {
+		n, err := s.Revoke(match)
+		if err != nil {
+			return err
+		}
+		total += n
+	}
+	switch {
+	case server == "":
+		fmt.Fprintf(ios.Out, "revoked %d stored approval(s)\n", total)
+	case total == 0:
+		return fmt.Errorf("approvals: no stored approvals for server %q (see odek approvals list)", server)
+	default:
+		fmt.Fprintf(ios.Out, "revoked %d stored approval(s) of server %q\n", total, server)
+	}
+	return nil
+}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// approvalIOS is a terminal session in dir whose operator types answers.
+func approvalIOS(dir, answers string, tty bool) (*IOStreams, *bytes.Buffer, *bytes.Buffer) {
+	var out, errOut bytes.Buffer
+	env := map[string]string{"ODEK_HOME": filepath.Join(dir, ".odek"), "HOME": dir}
+	return &IOStreams{In: strings.NewReader(answers), Out: &out, ErrOut: &errOut, StdinTTY: tty, StderrTTY: tty,
+		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		Getwd:     func() (string, error) { return dir, nil }, Now: time.Now, Width: func() int { return 80 }}, &out, &errOut
+}
+
+// Declining a project server at the terminal runs without it (a warning);
+// with nobody to ask, the same missing approval fails closed (exit 3).
+func TestDeclinedProjectServerRunsWithout(t *testing.T) {
+	dir := t.TempDir()
+	fixture := buildTestBinary(t, t.TempDir(), "mcpfixture", "./internal/mcpclient/testdata/artifact_server.go")
+	cfg := fmt.Sprintf(`{"mcp_servers": {"proj": {"command": %q, "args": ["-root", %q]}}}`, fixture, dir)
+	if err := os.WriteFile(filepath.Join(dir, "odek.json"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ios, out, errOut := approvalIOS(dir, "n\n", true)
+	if err := runTools(context.Background(), ios, toolsOptions{}); err != nil {
+		t.Fatalf("declined server on a terminal: %v\n%s", err, errOut)
+	}
+	if !strings.Contains(errOut.String(), `Project-level MCP server "proj" wants to run:`) ||
+		!strings.Contains(errOut.String(), `odek: warning: mcp server "proj" was not approved; running without it`) {
+		t.Fatalf("stderr:\n%s", errOut)
+	}
+	if strings.Contains(out.String(), "proj__") || !strings.Contains(out.String(), "artifact_read") {
+		t.Fatalf("tools:\n%s", out)
+	}
+	ios, _, _ = approvalIOS(dir, "", false)
+	err := runTools(context.Background(), ios, toolsOptions{})
+	if err == nil || exitCode(context.Background(), err) != exitSetup || !strings.Contains(err.Error(), "requires explicit approval") {
+		t.Fatalf("no terminal: %v", err)
+	}
+}
