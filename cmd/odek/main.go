@@ -20,12 +20,12 @@ func run() int {
 		os.Stderr.WriteString("odek: cannot make the process non-dumpable: " + err.Error() + "\n")
 		return exitSetup
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop() // the first Ctrl-C stops the run cleanly; a second one kills at once
-	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go onInterrupt(sigs, cancel, os.Stderr, os.Exit)
 	ios := systemIO()
 	err := newRootCmd(ios).ExecuteContext(ctx)
 	reportError(ios, err)

@@ -56,6 +56,8 @@ func TestScripts(t *testing.T) {
 			"event-types":      cmdEventTypes,
 			"events-normalize": cmdEventsNormalize,
 			"schema-check":     cmdSchemaCheck,
+			"wait-file":        cmdWaitFile,
+			"pid-dead":         cmdPidDead,
 			"sleep": func(ts *testscript.TestScript, neg bool, args []string) {
 				d, err := time.ParseDuration(args[0])
 				ts.Check(err)

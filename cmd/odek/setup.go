@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/odek-run/odek/internal/artifact"
@@ -34,6 +36,7 @@ type runState struct {
 	view    *progressView
 	schema  *outputSchema // nil without --output-schema
 	warn    func(string)  // prints a warning, above the status line on a TTY
+	errOut  io.Writer     // where closeServers says what an interrupt stopped
 
 	reasoningEffort string // sent as reasoning_effort; "" sends none
 }
@@ -81,7 +84,7 @@ func printWarnings(ios *IOStreams, warnings []string) {
 // setUp builds the run. On error, whatever was started is released and the
 // partial state is returned for the setup report.
 func setUp(ctx context.Context, ios *IOStreams, o runOptions) (s *runState, err error) {
-	s = &runState{start: ios.Now(), runID: events.NewRunID()}
+	s = &runState{start: ios.Now(), runID: events.NewRunID(), errOut: ios.ErrOut}
 	defer func() {
 		if err != nil {
 			s.close()
@@ -193,9 +196,7 @@ func (s *runState) close() {
 	if s == nil {
 		return
 	}
-	if s.servers != nil {
-		_ = s.servers.Close()
-	}
+	s.closeServers()
 	if s.emitter != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		_ = s.emitter.Close(ctx)
@@ -210,5 +211,27 @@ func (s *runState) close() {
 	}
 	if s.cancel != nil {
 		s.cancel()
+	}
+}
+
+// closeServers shuts the MCP servers down: gracefully after a normal run;
+// after an interrupt at once (about half a second, even for a server that
+// ignores its stdin closing and SIGTERM), saying which were stopped, so the
+// prompt is back within a second.
+func (s *runState) closeServers() {
+	if s.servers == nil {
+		return
+	}
+	if s.ctx == nil || !errors.Is(s.ctx.Err(), context.Canceled) {
+		_ = s.servers.Close()
+		return
+	}
+	var names []string
+	for _, c := range s.servers.Clients() {
+		names = append(names, c.Name())
+	}
+	_ = s.servers.CloseNow()
+	if len(names) > 0 && s.errOut != nil {
+		fmt.Fprintf(s.errOut, "odek: interrupted; stopped MCP servers: %s\n", strings.Join(names, ", "))
 	}
 }

@@ -109,7 +109,7 @@ func runTools(ctx context.Context, ios *IOStreams, o toolsOptions) error {
 	if err != nil {
 		return err
 	}
-	s := &runState{ctx: ctx, cfg: cfg}
+	s := &runState{ctx: ctx, cfg: cfg, errOut: ios.ErrOut}
 	defer s.close()
 	store := artifact.NewStore("") // never written: no tool runs here
 	reg, err := s.buildTools(ios, store, ios.ErrOut)

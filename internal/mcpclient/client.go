@@ -102,7 +102,7 @@ func (c *Client) startProcess() (transport, error) {
 	for _, k := range refused {
 		c.warn = append(c.warn, fmt.Sprintf("mcp server %q: env %q looks secret-bearing or invalid; not passed to the server", c.name, k))
 	}
-	t, err := startStdio(c.cfg, env, c.read, c.sink)
+	t, err := startStdio(c.name, c.cfg, env, c.read, c.sink)
 	if err != nil {
 		return nil, newError(c.name, "start "+c.cfg.Command, ClassSetup, err)
 	}
@@ -127,11 +127,32 @@ func (c *Client) StderrTail() string { return c.sink.tailString() }
 // grace), closes stdin, waits up to 5 s for the process to exit, then kills its
 // process group. Idempotent; no goroutine or process of this Client survives it.
 func (c *Client) Close() error {
+	return c.shutdown(grace{exit: exitGrace, term: termGrace})
+}
+
+// CloseNow is Close for an interrupted run: each step gets interruptGrace
+// (stdin closed, then SIGTERM, then the process group is killed), so the
+// whole shutdown takes about half a second even for a server that ignores
+// both. Idempotent with Close: whichever comes first decides.
+func (c *Client) CloseNow() error {
+	return c.shutdown(grace{exit: interruptGrace, term: interruptGrace})
+}
+
+func (c *Client) shutdown(g grace) error {
 	c.closeOnce.Do(func() {
-		c.conn.waitIdle(exitGrace)
-		c.closeErr = c.conn.stop()
+		c.conn.waitIdle(g.exit)
+		c.closeErr = c.conn.stop(g)
 	})
 	return c.closeErr
+}
+
+// closeFor closes c the way ctx asks: at once when ctx has ended (the run was
+// interrupted or timed out), gracefully otherwise.
+func (c *Client) closeFor(ctx context.Context) error {
+	if ctx.Err() != nil {
+		return c.CloseNow()
+	}
+	return c.Close()
 }
 
 // requestTimeout is the effective deadline of one request: the server's

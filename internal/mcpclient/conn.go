@@ -18,8 +18,10 @@ type transport interface {
 	// request; any other error means the connection is dead.
 	recv() ([]byte, error)
 	// close shuts the peer down and releases everything; it returns once no
-	// goroutine of the transport is left.
-	close() error
+	// goroutine of the transport is left. A stdio server gets g.exit to exit
+	// after its stdin closes and g.term after SIGTERM before its process
+	// group is killed.
+	close(g grace) error
 }
 
 // outQueueSize bounds the writer's queue; enqueueing waits (bounded by ctx)
@@ -290,13 +292,16 @@ func (c *conn) waitIdle(d time.Duration) {
 	}
 }
 
+// grace is how long a shutdown waits at each step before the next, harder one.
+type grace struct{ exit, term time.Duration }
+
 // stop ends the connection: the writer exits, the transport closes (which ends
 // the reader), and pending calls fail with ErrClosed. Idempotent.
-func (c *conn) stop() error {
+func (c *conn) stop(g grace) error {
 	var err error
 	c.stopOnce.Do(func() {
 		close(c.quit)
-		err = c.t.close()
+		err = c.t.close(g)
 		c.wg.Wait()
 	})
 	return err

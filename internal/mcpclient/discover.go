@@ -40,14 +40,14 @@ type clientInfo struct {
 // a discovery bound closes the client: the server is rejected as a whole.
 func (c *Client) Discover(ctx context.Context) ([]ToolDef, error) {
 	if err := c.initialize(ctx); err != nil {
-		_ = c.Close()
+		_ = c.closeFor(ctx)
 		return nil, err
 	}
 	tools, err := c.listTools(ctx)
 	if err != nil {
 		var le *DiscoveryLimitError
 		if errors.As(err, &le) {
-			_ = c.Close()
+			_ = c.closeFor(ctx)
 		}
 		return nil, err
 	}

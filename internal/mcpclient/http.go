@@ -258,7 +258,7 @@ func (t *httpTransport) recv() ([]byte, error) {
 
 // close cancels every POST, waits for their goroutines, then ends the session
 // with a best-effort DELETE.
-func (t *httpTransport) close() error {
+func (t *httpTransport) close(g grace) error {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -270,20 +270,20 @@ func (t *httpTransport) close() error {
 	}
 	t.mu.Unlock()
 	t.wg.Wait()
-	t.deleteSession()
+	t.deleteSession(min(httpDeleteTimeout, g.exit))
 	close(t.quit)
 	t.client.CloseIdleConnections()
 	return nil
 }
 
-func (t *httpTransport) deleteSession() {
+func (t *httpTransport) deleteSession(timeout time.Duration) {
 	t.mu.Lock()
 	session := t.session
 	t.mu.Unlock()
 	if session == "" {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), httpDeleteTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, t.endpoint, nil)
 	if err != nil {

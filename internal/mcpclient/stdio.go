@@ -21,6 +21,9 @@ var (
 	termGrace = 500 * time.Millisecond
 	// exitReportWait bounds how long a dead stdout waits for the exit status.
 	exitReportWait = 2 * time.Second
+	// interruptGrace is each step of CloseNow: after stdin closes, and after
+	// SIGTERM, before the process group is killed.
+	interruptGrace = 250 * time.Millisecond
 )
 
 // stdioTransport owns a server process and speaks newline-delimited JSON-RPC
@@ -28,6 +31,7 @@ var (
 // cmd.StdoutPipe) so Wait never races the reader, and closing our read ends
 // unblocks the reader even if a grandchild keeps the write ends open.
 type stdioTransport struct {
+	name   string
 	cmd    *exec.Cmd
 	stdin  *os.File
 	stdout *os.File
@@ -42,7 +46,7 @@ type stdioTransport struct {
 	closeOnce  sync.Once
 }
 
-func startStdio(cfg ServerConfig, env []string, limit *readLimit, sink *stderrSink) (*stdioTransport, error) {
+func startStdio(name string, cfg ServerConfig, env []string, limit *readLimit, sink *stderrSink) (*stdioTransport, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -69,11 +73,12 @@ func startStdio(cfg ServerConfig, env []string, limit *readLimit, sink *stderrSi
 		return nil, err
 	}
 	t := &stdioTransport{
-		cmd: cmd, stdin: inW, stdout: outR, errR: errR,
+		name: name, cmd: cmd, stdin: inW, stdout: outR, errR: errR,
 		lr:     newLimitedLineReader(outR, limit),
 		sink:   sink,
 		exited: make(chan struct{}), stderrDone: make(chan struct{}),
 	}
+	live.add(t)
 	go func() {
 		t.waitErr = cmd.Wait()
 		close(t.exited)
@@ -152,20 +157,22 @@ func (t *stdioTransport) signal(sig syscall.Signal) {
 	}
 }
 
-// close: stdin EOF asks the server to exit; it gets exitGrace, then SIGTERM,
-// then SIGKILL. The group is killed in any case so no grandchild survives.
-func (t *stdioTransport) close() error {
+// close: stdin EOF asks the server to exit; it gets g.exit, then SIGTERM and
+// g.term, then SIGKILL. The group is killed in any case so no grandchild
+// survives.
+func (t *stdioTransport) close(g grace) error {
 	t.closeOnce.Do(func() {
 		t.closing.Store(true)
 		_ = t.stdin.Close()
-		if !waitFor(t.exited, exitGrace) {
+		if !waitFor(t.exited, g.exit) {
 			t.signal(syscall.SIGTERM)
-			if !waitFor(t.exited, termGrace) {
+			if !waitFor(t.exited, g.term) {
 				t.signal(syscall.SIGKILL)
 				<-t.exited
 			}
 		}
 		t.signal(syscall.SIGKILL)
+		live.remove(t)
 		waitFor(t.stderrDone, time.Second)
 		closeAll(t.stdout, t.errR)
 		<-t.stderrDone

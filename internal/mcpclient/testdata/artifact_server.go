@@ -7,7 +7,7 @@
 //
 //	go build -o /tmp/fixture testdata/artifact_server.go
 //	/tmp/fixture -root /tmp/artifacts [-version V] [-pages N] [-invalid_tool] [-big_schema] [-noise] [-exit_now]
-//	             [-page_bytes N] [-tools N] [-desc_bytes N] [-cursor_bytes N] [-long_name] [-hostile_stderr] [-hostile_desc] [-peek_parent]
+//	             [-page_bytes N] [-tools N] [-desc_bytes N] [-cursor_bytes N] [-long_name] [-hostile_stderr] [-hostile_desc] [-peek_parent] [-stubborn] [-pidfile F]
 //
 // The last group is the hostile discovery mode: pages padded to N bytes each
 // (a tool whose description is that long), many tools, a long description,
@@ -22,9 +22,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -44,6 +46,8 @@ var (
 	hostileErr  = flag.Bool("hostile_stderr", false, "write terminal escape sequences to stderr at start")
 	hostileDesc = flag.Bool("hostile_desc", false, "put terminal escape sequences in echo's description")
 	peekParent  = flag.Bool("peek_parent", false, "try to read the parent's /proc/<ppid>/environ at start; report on stderr")
+	stubborn    = flag.Bool("stubborn", false, "ignore SIGTERM and SIGINT, and keep running after stdin closes")
+	pidFile     = flag.String("pidfile", "", "write the server's pid to this file at start")
 )
 
 type msg struct {
@@ -85,6 +89,12 @@ func text(id json.RawMessage, s string, isError bool) {
 
 func main() {
 	flag.Parse()
+	if *pidFile != "" {
+		os.WriteFile(*pidFile, []byte(fmt.Sprint(os.Getpid())), 0o644)
+	}
+	if *stubborn {
+		signal.Ignore(syscall.SIGTERM, syscall.SIGINT)
+	}
 	if *peekParent {
 		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", os.Getppid()))
 		if err != nil {
@@ -110,6 +120,11 @@ func main() {
 			handle(line)
 		}
 		if err != nil {
+			if *stubborn {
+				for {
+					time.Sleep(time.Hour) // a server that does not notice stdin closing
+				}
+			}
 			return // stdin closed: exit like real servers do
 		}
 	}
