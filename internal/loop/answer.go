@@ -61,10 +61,10 @@ func (r *runner) complete(ctx context.Context, i int) (*llm.Response, error) {
 	r.progress(Progress{Kind: ProgressThinking, Iteration: i})
 	maxTokens, clamped := r.maxTokens()
 	req := llm.Request{
-		Model: r.o.ModelName, Messages: r.hist.Messages(), Tools: r.o.Tools.Specs(),
+		Model: r.o.ModelName, Tools: r.o.Tools.Specs(),
 		MaxTokens: maxTokens, ReasoningEffort: r.o.ReasoningEffort, ResponseFormat: r.o.ResponseFormat,
 	}
-	resp, err := r.o.Model.Complete(ctx, req)
+	resp, err := r.send(ctx, i, req) // the trimmed history; survival mode on a length rejection
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, cause(ctx)

@@ -56,6 +56,18 @@ type Options struct {
 	// sets (--output-schema); see AnswerChecker.
 	Answers AnswerChecker
 
+	// ContextWindow is the model's context size in tokens; 0 (unknown)
+	// turns proactive trimming off. Compaction adds a digest of what
+	// trimming drops (a side call). See trim.go.
+	ContextWindow int
+	Compaction    bool
+	// Plan renders the plan message ("" = no plan); the loop upserts it
+	// after each tool batch, before AfterBatch.
+	Plan func() string
+	// Warn receives warnings for the operator (a server that cut the
+	// prompt silently); nil drops them.
+	Warn func(string)
+
 	Budget      *budget.Tracker
 	Events      *events.Emitter
 	IncludeArgs bool // raw (redacted) args in tool_call_started
@@ -137,6 +149,9 @@ func (r *runner) iterate(ctx context.Context) (string, error) {
 		if err := r.checkStart(ctx); err != nil {
 			return "", err
 		}
+		if err := r.trimBefore(ctx, i); err != nil {
+			return "", err
+		}
 		resp, err := r.think(ctx, i)
 		if err != nil {
 			return "", err
@@ -164,6 +179,7 @@ func (r *runner) iterate(ctx context.Context) (string, error) {
 		r.ids.assign(i, calls)
 		r.cut = cutCalls(resp)
 		r.act(ctx, i, resp.Message)
+		r.refreshPlan()
 		r.afterBatch()
 		r.iterationDone(i, resp, len(calls))
 		if ctx.Err() != nil {

@@ -49,6 +49,12 @@ type runner struct {
 
 	ttftSum   time.Duration
 	ttftCount int
+
+	trim         *trimmer // what of the history each request shows (context.go)
+	sentEstimate int      // estimate of the last request, overheads included
+	sentText     int      // estimate of its text alone
+	warnedCut    bool     // the silent-truncation warning was given
+	digested     int      // groups the compaction digest covers
 }
 
 func newRunner(o Options) *runner {
@@ -64,7 +70,11 @@ func newRunner(o Options) *runner {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &runner{o: o}
+	r := &runner{o: o, trim: newTrimmer(o.ContextWindow, EstimateTools(o.Tools.Specs()))}
+	if o.Compaction {
+		r.trim.reserve = digestReserve
+	}
+	return r
 }
 
 func (r *runner) now() time.Time { return r.o.Now() }

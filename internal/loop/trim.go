@@ -36,6 +36,7 @@ type trimmer struct {
 	window     int     // context size in tokens; 0 = unknown: no proactive trimming
 	factor     float64 // share of the window a request may fill
 	toolTokens int     // estimate of the tool definitions
+	reserve    int     // tokens kept free besides the markers (the digest)
 
 	dropped     []bool      // by group of the history
 	cut         map[int]int // message index → bytes a truncation replaced
@@ -176,7 +177,7 @@ func (t *trimmer) proactive(h *History) (dropped []int, truncated int) {
 	if est <= budget {
 		return nil, 0
 	}
-	target := budget
+	target := budget - t.reserve
 	if !t.active() {
 		target -= markerReserve
 	}
