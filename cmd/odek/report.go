@@ -127,6 +127,9 @@ func (s *runState) report(ctx context.Context, ios *IOStreams, res *loop.Result,
 		rep.TTFTMS = res.TimeToFirstToken.Milliseconds()
 		rep.ReasoningChars, rep.ReasoningTokens = res.ReasoningChars, res.ReasoningTokens
 	}
+	if s.sess != nil {
+		rep.SessionID = s.sess.ID
+	}
 	rep.Artifacts = reportArtifacts(s.store)
 	if s.tracker != nil {
 		snap := s.tracker.Snapshot()

@@ -35,7 +35,8 @@ stdout, progress to stderr, and the exit code says how the run ended:
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return asSetup(fmt.Errorf("%w\nRun '%s --help' for usage", err, cmd.CommandPath()))
 	})
-	root.AddCommand(newRunCmd(ios), newInitCmd(ios), newVersionCmd(ios), newCompletionCmd(ios), newToolsCmd(ios), newApprovalsCmd(ios))
+	root.AddCommand(newRunCmd(ios), newInitCmd(ios), newVersionCmd(ios), newCompletionCmd(ios), newToolsCmd(ios), newApprovalsCmd(ios),
+		newContinueCmd(ios), newSessionCmd(ios))
 	for _, c := range root.Commands() {
 		usageArgs(c)
 	}

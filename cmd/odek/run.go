@@ -8,6 +8,7 @@ import (
 
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/loop"
+	"github.com/odek-run/odek/internal/session"
 	"github.com/spf13/cobra"
 )
 
@@ -19,11 +20,16 @@ type runOptions struct {
 	eventsIncludeArgs bool
 	output            string
 	quiet             bool
+
+	session bool                  // run --session: persist the conversation
+	refs    []session.ExternalRef // --external-ref
+	resume  *session.Session      // continue: the session to carry on
 }
 
 func newRunCmd(ios *IOStreams) *cobra.Command {
 	var o runOptions
 	var f runFlagValues
+	var sf sessionFlags
 	cmd := &cobra.Command{
 		Use:   "run [flags] <task>",
 		Short: "Run one agent task and print the final answer on stdout",
@@ -60,17 +66,32 @@ budget exhausted, 130 interrupted.`,
 				return asSetup(fmt.Errorf("run: --output must be text or json, got %q", o.output))
 			}
 			f.apply(cmd, &o.overrides)
+			if err := sf.apply(cmd, &o); err != nil {
+				return err
+			}
+			if len(o.refs) > 0 && !o.session {
+				fmt.Fprintln(ios.ErrOut, "odek: warning: --external-ref given without --session — refs will not be persisted")
+			}
 			return runRun(cmd.Context(), ios, o)
 		},
 	}
 	fl := cmd.Flags()
 	f.register(cmd)
+	registerRunOutputFlags(cmd, &o)
+	sf.register(cmd)
+	fl.BoolVar(&o.session, "session", false, "save the conversation as a session that odek continue can carry on")
+	fl.SetInterspersed(true)
+	return cmd
+}
+
+// registerRunOutputFlags are the events and output flags of run, which
+// continue shares (DECISION 3).
+func registerRunOutputFlags(cmd *cobra.Command, o *runOptions) {
+	fl := cmd.Flags()
 	fl.StringVar(&o.eventsPath, "events-jsonl", "", "append odek.event/v1 events to this file (0600; parent dir must exist)")
 	fl.BoolVar(&o.eventsIncludeArgs, "events-include-args", false, "include raw (redacted) tool arguments in tool_call_started events")
 	fl.StringVar(&o.output, "output", "text", "stdout format: text (the bare answer) or json (an odek.run-report/v1 object)")
 	fl.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing on stderr but errors and warnings")
-	fl.SetInterspersed(true)
-	return cmd
 }
 
 // runRun is the whole of `odek run`: set up, run the loop, report.
@@ -83,7 +104,19 @@ func runRun(ctx context.Context, ios *IOStreams, o runOptions) error {
 		return err
 	}
 	defer s.close()
-	res, runErr := loop.Run(s.ctx, s.loopOptions(o), o.task)
+	h, err := s.beginHistory(ios, o) // the task, a new session, or the one continued
+	if err != nil {
+		if o.output == "json" {
+			writeSetupReport(ctx, ios, s, err)
+		}
+		return err
+	}
+	opts := s.loopOptions(o)
+	s.sessionOptions(ios, &opts)
+	res, runErr := loop.Continue(s.ctx, opts, h)
 	s.stopProgress()
-	return s.finish(ctx, ios, o, res, runErr)
+	s.endSession(ios, res)
+	err = s.finish(ctx, ios, o, res, runErr)
+	s.sessionNote(ios, o)
+	return err
 }

@@ -48,7 +48,7 @@ func TestScripts(t *testing.T) {
 			env.Values[fakeKey{}] = &fakeHolder{}
 			return failOnViolations(env)
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		Cmds: withCmds(sessionCmds, map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"fakellm":          cmdFakeLLM,
 			"llm-requests":     cmdLLMRequests,
 			"llm-request":      cmdLLMRequest,
@@ -63,8 +63,16 @@ func TestScripts(t *testing.T) {
 				ts.Check(err)
 				time.Sleep(d)
 			},
-		},
+		}),
 	})
+}
+
+// withCmds adds more testscript commands to cmds.
+func withCmds(more, cmds map[string]func(ts *testscript.TestScript, neg bool, args []string)) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	for k, v := range more {
+		cmds[k] = v
+	}
+	return cmds
 }
 
 // buildTestBinary compiles a helper program (an MCP server) for the scripts.

@@ -16,7 +16,9 @@ import (
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/mcpclient"
+	"github.com/odek-run/odek/internal/plan"
 	"github.com/odek-run/odek/internal/redact"
+	"github.com/odek-run/odek/internal/session"
 )
 
 // runState is everything one run wires together; close releases it.
@@ -39,6 +41,11 @@ type runState struct {
 	errOut  io.Writer     // where closeServers says what an interrupt stopped
 
 	reasoningEffort string // sent as reasoning_effort; "" sends none
+
+	plan       *plan.Plan       // nil when planning is off
+	sessions   *session.Store   // with sess: the session this run saves
+	sess       *session.Session //
+	saveFailed bool             // the failed-save warning was given
 }
 
 // odekHome is $ODEK_HOME, else ~/.odek.

@@ -12,6 +12,7 @@ import (
 	"github.com/odek-run/odek/internal/artifact"
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/loop"
+	"github.com/odek-run/odek/internal/plan"
 	"github.com/spf13/cobra"
 )
 
@@ -23,9 +24,14 @@ import (
 func (s *runState) buildTools(ios *IOStreams, store *artifact.Store, serverLog io.Writer) (*loop.Registry, error) {
 	reader := artifact.NewReadTool(store)
 	var builtins []loop.Tool
+	if s.newPlan(); s.plan != nil {
+		builtins = append(builtins, s.plan)
+	}
 	offered := func(name string) bool { return toolOffered(name, s.cfg.ToolsEnabled, s.cfg.ToolsDisabled) }
-	// artifact_read's name stays reserved: no MCP tool may shadow it.
-	set, mcpTools, err := startMCP(s.ctx, ios, s.cfg, store, append(toolNames(builtins), reader.Name()), offered, serverLog)
+	// artifact_read's and plan's names stay reserved, plan's with planning off too:
+	// no MCP tool may shadow them.
+	reserved := append(toolNames(builtins), reader.Name(), plan.ToolName)
+	set, mcpTools, err := startMCP(s.ctx, ios, s.cfg, store, reserved, offered, serverLog)
 	s.servers = set
 	if err != nil {
 		return nil, err

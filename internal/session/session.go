@@ -83,6 +83,20 @@ func (s *Session) Update(msgs []llm.Message) {
 	s.Turns = max(s.Turns, countUsers(msgs))
 }
 
+// Changed reports whether msgs differs from the history the session last
+// took (by Update or from its file).
+func (s *Session) Changed(msgs []llm.Message) bool {
+	if len(msgs) != len(s.raw) {
+		return true
+	}
+	for i := range msgs {
+		if !sameMessage(msgs[i], s.raw[i]) {
+			return true
+		}
+	}
+	return false
+}
+
 // StoredCount is the number of messages the last save wrote (or the load
 // read): fewer than len(Messages) when the storage cap dropped some.
 func (s *Session) StoredCount() int { return s.stored }

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+func newContinueCmd(ios *IOStreams) *cobra.Command {
+	var o runOptions
+	var f runFlagValues
+	var sf sessionFlags
+	var id string
+	cmd := &cobra.Command{
+		Use:   "continue [--id <id>] [flags] <task>",
+		Short: "Carry on a saved session with a new task",
+		Long: `Carry on a session saved by odek run --session: the conversation so far,
+the plan, then the new task, with the same tools as run.
+
+Without --id the most recently updated session is continued. Budgets
+(--max-*) and events (--events-jsonl) apply to this run as to odek run
+(DECISION 3); the model is the session's unless --model says otherwise. The
+session is saved after every tool batch and when the run ends.
+
+Exit codes: as odek run; an invalid --id exits 3.`,
+		Example: `  odek run --session "Find the flaky test in ./internal/loop"
+  odek continue "Now fix it"
+  odek continue --id 20260807-0123456789abcdef0123456789abcdef --max-tool-calls 20 "And add a regression test"`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.task = strings.TrimSpace(strings.Join(args, " "))
+			if o.task == "" {
+				return asSetup(errors.New("continue: the task is empty; usage: odek continue [--id <id>] [flags] <task>"))
+			}
+			if o.output != "text" && o.output != "json" {
+				return asSetup(fmt.Errorf("continue: --output must be text or json, got %q", o.output))
+			}
+			f.apply(cmd, &o.overrides)
+			if err := sf.apply(cmd, &o); err != nil {
+				return err
+			}
+			sess, err := loadForContinue(ios, id, cmd.Flags().Changed("id"))
+			if err != nil {
+				return fmt.Errorf("continue: %w", err)
+			}
+			o.resume, o.session = sess, true
+			if o.overrides.Model == nil && sess.Model != "" {
+				o.overrides.Model = &sess.Model
+			}
+			return runRun(cmd.Context(), ios, o)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&id, "id", "", "the session to continue (default: the most recently updated)")
+	f.register(cmd)
+	registerRunOutputFlags(cmd, &o)
+	sf.register(cmd)
+	fl.SetInterspersed(true)
+	return cmd
+}

@@ -1,0 +1,229 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/llm"
+	"github.com/odek-run/odek/internal/loop"
+	"github.com/odek-run/odek/internal/plan"
+	"github.com/odek-run/odek/internal/redact"
+	"github.com/odek-run/odek/internal/session"
+	"github.com/spf13/cobra"
+)
+
+// sessionFlags are the flags run and continue share for sessions, planning
+// and compaction; apply turns them into runOptions.
+type sessionFlags struct {
+	refs                     []string
+	planning, noPlanning     bool
+	compaction, noCompaction bool
+}
+
+func (f *sessionFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.refs, "external-ref", nil, "store a pointer to outside state with the session, never fetched: kind=..,uri=..,created_by=..[,read_only=..] or kind=uri (repeatable)")
+	fl.BoolVar(&f.planning, "planning", true, "offer the plan tool (also planning.enabled, ODEK_PLANNING)")
+	fl.BoolVar(&f.noPlanning, "no-planning", false, "do not offer the plan tool")
+	fl.BoolVar(&f.compaction, "compaction", true, "summarise turns that context trimming drops (a side call; also compaction, ODEK_COMPACTION)")
+	fl.BoolVar(&f.noCompaction, "no-compaction", false, "drop trimmed turns without a summary")
+}
+
+// apply parses the refs (a malformed one is a setup error) and sets the
+// planning and compaction overrides; --no-* wins over its positive flag.
+func (f *sessionFlags) apply(cmd *cobra.Command, o *runOptions) error {
+	for _, s := range f.refs {
+		r, err := session.ParseExternalRef(s)
+		if err != nil {
+			return asSetup(fmt.Errorf("%s: --external-ref: %w", cmd.Name(), err))
+		}
+		o.refs = append(o.refs, r)
+	}
+	set := cmd.Flags().Changed
+	if set("no-planning") || set("planning") {
+		on := f.planning && !f.noPlanning
+		o.overrides.Planning = &on
+	}
+	if set("no-compaction") || set("compaction") {
+		on := f.compaction && !f.noCompaction
+		o.overrides.Compaction = &on
+	}
+	return nil
+}
+
+// sessionStore is the store under the odek home.
+func sessionStore(home string, ios *IOStreams) *session.Store {
+	return session.NewStore(session.Options{Dir: filepath.Join(home, "sessions"), Now: ios.Now, Redact: redact.String})
+}
+
+// newPlan builds the plan tool when planning is on; its changes become plan
+// events (counts and version only).
+func (s *runState) newPlan() {
+	p := s.cfg.Planning
+	if !p.Enabled {
+		return
+	}
+	s.plan = plan.New(plan.Options{MaxSteps: p.MaxSteps, MaxRenderChars: p.MaxRenderChars, OnChange: func(c plan.Change) {
+		s.emitter.Emit(events.Type(c.Event), 0, "", c.Data())
+	}})
+}
+
+// beginHistory is the history the loop starts from: the task alone, a new
+// session holding it (run --session), or a loaded session with the task
+// appended (continue).
+func (s *runState) beginHistory(ios *IOStreams, o runOptions) (*loop.History, error) {
+	var msgs []llm.Message
+	if o.resume == nil {
+		if s.cfg.System != "" {
+			msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: s.cfg.System})
+		}
+		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: o.task})
+		if !o.session {
+			return loop.NewHistory(msgs...), nil
+		}
+		return s.createSession(ios, o, msgs)
+	}
+	return s.resumeSession(ios, o)
+}
+
+func (s *runState) createSession(ios *IOStreams, o runOptions, msgs []llm.Message) (*loop.History, error) {
+	s.sessions = sessionStore(s.cfg.Home, ios)
+	sess, warns, err := s.sessions.Create(session.New{Model: s.cfg.Model, Provider: s.cfg.BaseURL, Task: o.task, Messages: msgs, Refs: o.refs})
+	printWarnings(ios, warns)
+	if err != nil {
+		return nil, asSetup(err)
+	}
+	s.sess = sess
+	s.emitter.SetSessionID(sess.ID)
+	s.note(ios, o, "odek: session %s created\n", sess.ID)
+	return loop.NewHistory(msgs...), nil
+}
+
+func (s *runState) resumeSession(ios *IOStreams, o runOptions) (*loop.History, error) {
+	s.sessions, s.sess = sessionStore(s.cfg.Home, ios), o.resume
+	if merged, added := session.MergeRefs(s.sess.ExternalRefs, o.refs, ios.Now()); added > 0 {
+		s.sess.ExternalRefs = merged
+		warns, err := s.sessions.Save(s.sess) // new refs are kept even if the run fails
+		printWarnings(ios, warns)
+		if err != nil {
+			return nil, err
+		}
+	}
+	s.emitter.SetSessionID(s.sess.ID)
+	s.note(ios, o, "odek: continuing session %s (turn %d → %d)\n", s.sess.ID, s.sess.Turns, s.sess.Turns+1)
+	h := loop.Regroup(restorePlan(s.plan, s.sess.Messages))
+	h.Append(llm.Message{Role: llm.RoleUser, Content: o.task})
+	return h, nil
+}
+
+// restorePlan restores the plan from the newest plan message that parses
+// and removes every other plan message (unparseable, cut, or older). With
+// planning off the transcript is left as it is.
+func restorePlan(p *plan.Plan, msgs []llm.Message) []llm.Message {
+	if p == nil {
+		return msgs
+	}
+	keep := -1
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if isPlanMessage(msgs[i]) && p.Restore(msgs[i].Content) == nil {
+			keep = i
+			break
+		}
+	}
+	out := make([]llm.Message, 0, len(msgs))
+	for i, m := range msgs {
+		if i == keep || !isPlanMessage(m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func isPlanMessage(m llm.Message) bool {
+	return m.Role == llm.RoleSystem && strings.HasPrefix(m.Content, plan.Prefix)
+}
+
+// saveBatch is the loop's AfterBatch: it saves the history (unless it is
+// shorter than what is stored) and emits session_saved. A failed save warns
+// once and the run goes on.
+func (s *runState) saveBatch(ios *IOStreams, h []llm.Message) {
+	if len(h) < s.sess.StoredCount() {
+		return
+	}
+	if err := s.save(ios, h); err != nil {
+		return
+	}
+	s.emitter.Emit(events.SessionSaved, 0, "", map[string]any{"message_count": s.sess.StoredCount()})
+}
+
+func (s *runState) save(ios *IOStreams, h []llm.Message) error {
+	s.sess.Update(h)
+	warns, err := s.sessions.Save(s.sess)
+	for _, w := range warns {
+		s.warn(w)
+	}
+	if err != nil && !s.saveFailed {
+		s.saveFailed = true
+		s.warn("session save failed: " + err.Error())
+	}
+	return err
+}
+
+// endSession saves what the run left (a failed, interrupted or stopped run
+// included; the loop never leaves a dangling tool call, and Regroup makes
+// sure).
+func (s *runState) endSession(ios *IOStreams, res *loop.Result) {
+	if s.sess == nil || res == nil {
+		return
+	}
+	h := loop.Regroup(res.History).Messages()
+	if s.sess.Changed(h) && len(h) >= s.sess.StoredCount() {
+		_ = s.save(ios, h)
+	}
+}
+
+// sessionNote tells how to go on.
+func (s *runState) sessionNote(ios *IOStreams, o runOptions) {
+	if s.sess != nil {
+		s.note(ios, o, "odek: session %s saved — continue with: odek continue --id %s \"...\"\n", s.sess.ID, s.sess.ID)
+	}
+}
+
+// sessionOptions wires sessions, the plan and context trimming into the loop.
+func (s *runState) sessionOptions(ios *IOStreams, opts *loop.Options) {
+	if s.sess != nil {
+		opts.AfterBatch = func(h []llm.Message) { s.saveBatch(ios, h) }
+	}
+	if s.plan != nil {
+		opts.Plan = s.plan.Message
+	}
+	opts.ContextWindow = loop.KnownContextWindow(s.cfg.Model)
+	opts.Compaction = s.cfg.Compaction
+	opts.Warn = s.warn
+}
+
+// note prints a session line on stderr unless --quiet.
+func (s *runState) note(ios *IOStreams, o runOptions, format string, args ...any) {
+	if !o.quiet {
+		fmt.Fprintf(ios.ErrOut, format, args...)
+	}
+}
+
+// loadForContinue finds the session `continue` resumes: --id (given, even
+// empty), else the newest. A malformed id is a usage error (exit 3).
+func loadForContinue(ios *IOStreams, id string, given bool) (*session.Session, error) {
+	home, err := odekHome(ios)
+	if err != nil {
+		return nil, asSetup(err)
+	}
+	store := sessionStore(home, ios)
+	if !given {
+		return store.Newest()
+	}
+	if err := session.ValidID(id); err != nil {
+		return nil, asSetup(err)
+	}
+	return store.Load(id)
+}

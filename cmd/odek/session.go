@@ -1,0 +1,249 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/odek-run/odek/internal/session"
+	"github.com/odek-run/odek/internal/untrusted"
+	"github.com/spf13/cobra"
+)
+
+// listCap is how many sessions `session list` shows (BEHAVIOR §1.1).
+const listCap = 20
+
+func newSessionCmd(ios *IOStreams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "session <list|show|delete|trim|cleanup>",
+		Short: "List, show, trim and delete saved sessions",
+		Long: `Manage the sessions odek run --session saves in $ODEK_HOME/sessions
+(~/.odek/sessions): one 0600 JSON file per session, secrets redacted.
+
+Session ids look like 20260807-0123456789abcdef0123456789abcdef; anything
+else is refused before it comes near a path (exit 3).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	var listJSON, showJSON bool
+	list := &cobra.Command{
+		Use: "list [--json]", Short: "The 20 most recently updated sessions", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return sessionList(ios, listJSON) },
+	}
+	list.Flags().BoolVar(&listJSON, "json", false, "print a JSON array of {id, title, created_at, updated_at, turns}")
+	show := &cobra.Command{
+		Use: "show [id] [--json]", Short: "One session: its fields, external refs and messages (default: the newest)",
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return sessionShow(ios, args, showJSON) },
+	}
+	show.Flags().BoolVar(&showJSON, "json", false, "print the session as JSON (without its auth token)")
+	del := &cobra.Command{
+		Use: "delete <id>", Short: "Delete a session and its sub-agent artifacts", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return sessionDelete(ios, args[0]) },
+	}
+	trim := &cobra.Command{
+		Use:   "trim <id> <n>",
+		Short: "Keep the task, the plan and the newest n messages (whole tool-call groups)",
+		Args:  cobra.ExactArgs(2),
+		RunE:  func(cmd *cobra.Command, args []string) error { return sessionTrim(ios, args[0], args[1]) },
+	}
+	cleanup := &cobra.Command{
+		Use: "cleanup <days>", Short: "Delete the sessions not updated for that many days", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return sessionCleanup(ios, args[0]) },
+	}
+	cmd.AddCommand(list, show, del, trim, cleanup)
+	for _, c := range cmd.Commands() {
+		usageArgs(c)
+	}
+	return cmd
+}
+
+// openSessions is the store of the odek home.
+func openSessions(ios *IOStreams) (*session.Store, string, error) {
+	home, err := odekHome(ios)
+	if err != nil {
+		return nil, "", asSetup(err)
+	}
+	return sessionStore(home, ios), home, nil
+}
+
+// loadSession loads the session named by args, the newest when there is
+// none; a malformed id (an empty one included) is a usage error.
+func loadSession(store *session.Store, args []string) (*session.Session, error) {
+	if len(args) == 0 {
+		return store.Newest()
+	}
+	id := args[0]
+	if err := session.ValidID(id); err != nil {
+		return nil, asSetup(err)
+	}
+	return store.Load(id)
+}
+
+func sessionList(ios *IOStreams, asJSON bool) error {
+	store, _, err := openSessions(ios)
+	if err != nil {
+		return err
+	}
+	list, warns, err := store.List()
+	printWarnings(ios, warns)
+	if err != nil {
+		return err
+	}
+	if len(list) > listCap {
+		list = list[:listCap]
+	}
+	if asJSON {
+		if list == nil {
+			list = []session.Summary{}
+		}
+		return writeIndented(ios, list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(ios.ErrOut, "odek: no sessions yet; start one with odek run --session")
+		return nil
+	}
+	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tUPDATED\tTURNS\tTITLE")
+	for _, s := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), s.Turns, s.Title)
+	}
+	return tw.Flush()
+}
+
+func writeIndented(ios *IOStreams, v any) error {
+	enc := json.NewEncoder(ios.Out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func sessionShow(ios *IOStreams, args []string, asJSON bool) error {
+	store, _, err := openSessions(ios)
+	if err != nil {
+		return err
+	}
+	sess, err := loadSession(store, args)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		pub := *sess
+		pub.AuthToken = ""
+		raw, err := json.Marshal(&pub)
+		if err != nil {
+			return err
+		}
+		var obj map[string]any
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			return err
+		}
+		delete(obj, "auth_token")
+		return writeIndented(ios, obj)
+	}
+	w := ios.Out
+	fmt.Fprintf(w, "id:        %s\ncreated:   %s\nupdated:   %s\nmodel:     %s\n", sess.ID,
+		sess.CreatedAt.Format(time.RFC3339), sess.UpdatedAt.Format(time.RFC3339), sess.Model)
+	if sess.Provider != "" {
+		fmt.Fprintf(w, "provider:  %s\n", sess.Provider)
+	}
+	fmt.Fprintf(w, "turns:     %d\nmessages:  %d\ntask:      %s\n", sess.Turns, len(sess.Messages), session.Title(sess.Task))
+	if len(sess.ExternalRefs) > 0 {
+		fmt.Fprintln(w, "external refs (stored, never fetched):")
+		for _, r := range sess.ExternalRefs {
+			ro := ""
+			if r.ReadOnly != nil && *r.ReadOnly {
+				ro = ", read-only"
+			}
+			fmt.Fprintf(w, "  %s %s (by %s%s, %s)\n", r.Kind, untrusted.OneLine(r.URI, 0), untrusted.OneLine(r.CreatedBy, 0), ro, r.CreatedAt.Format(time.RFC3339))
+		}
+	}
+	fmt.Fprintln(w, "conversation:")
+	for i, m := range sess.Messages {
+		line := untrusted.OneLine(m.Content, 100)
+		for _, c := range m.ToolCalls {
+			line += " → " + untrusted.OneLine(c.Function.Name, 64)
+		}
+		fmt.Fprintf(w, "  %3d %-9s %s\n", i+1, m.Role, strings.TrimSpace(line))
+	}
+	return nil
+}
+
+func sessionDelete(ios *IOStreams, id string) error {
+	store, home, err := openSessions(ios)
+	if err != nil {
+		return err
+	}
+	if err := session.ValidID(id); err != nil {
+		return asSetup(err)
+	}
+	if err := store.Delete(id); err != nil {
+		return err
+	}
+	removeSessionArtifacts(home, id)
+	fmt.Fprintf(ios.Out, "deleted session %s\n", id)
+	return nil
+}
+
+// removeSessionArtifacts removes the sub-agent artifacts filed under a
+// session (BEHAVIOR §8.3); id is valid, so the path stays under artifacts/.
+func removeSessionArtifacts(home, id string) {
+	_ = os.RemoveAll(filepath.Join(home, "artifacts", id))
+}
+
+func sessionTrim(ios *IOStreams, id, nArg string) error {
+	n, err := strconv.Atoi(nArg)
+	if err != nil || n < 0 {
+		return asSetup(fmt.Errorf("session trim: <n> is the number of newest messages to keep, a whole number ≥ 0; got %q", nArg))
+	}
+	store, _, err := openSessions(ios)
+	if err != nil {
+		return err
+	}
+	if err := session.ValidID(id); err != nil {
+		return asSetup(err)
+	}
+	sess, err := store.Load(id)
+	if err != nil {
+		return err
+	}
+	removed := sess.Trim(n)
+	if removed == 0 {
+		fmt.Fprintf(ios.Out, "session %s: nothing to trim (%d messages)\n", id, len(sess.Messages))
+		return nil
+	}
+	warns, err := store.Save(sess)
+	printWarnings(ios, warns)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(ios.Out, "session %s: removed %d message(s), %d left\n", id, removed, len(sess.Messages))
+	return nil
+}
+
+func sessionCleanup(ios *IOStreams, daysArg string) error {
+	days, err := strconv.Atoi(daysArg)
+	if err != nil || days < 1 {
+		return asSetup(fmt.Errorf("session cleanup: <days> is a whole number of days ≥ 1; got %q", daysArg))
+	}
+	store, home, err := openSessions(ios)
+	if err != nil {
+		return err
+	}
+	removed, err := store.Cleanup(time.Duration(days) * 24 * time.Hour)
+	for _, id := range removed {
+		removeSessionArtifacts(home, id)
+		fmt.Fprintf(ios.Out, "deleted session %s\n", id)
+	}
+	if err != nil {
+		return err
+	}
+	if len(removed) == 0 {
+		fmt.Fprintf(ios.Out, "no session is older than %d day(s)\n", days)
+	}
+	return nil
+}
