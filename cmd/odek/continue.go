@@ -46,8 +46,10 @@ Exit codes: as odek run; an invalid --id exits 3.`,
 				return fmt.Errorf("continue: %w", err)
 			}
 			o.resume, o.session = sess, true
-			if o.overrides.Model == nil && sess.Model != "" {
-				o.overrides.Model = &sess.Model
+			if !cmd.Flags().Changed("model") && sess.Model != "" {
+				if err := o.overrides.Set("model", sess.Model, "the session"); err != nil {
+					return asSetup(err)
+				}
 			}
 			return runRun(cmd.Context(), ios, o)
 		},

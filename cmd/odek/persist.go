@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/loop"
@@ -14,25 +15,23 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// sessionFlags are the flags run and continue share for sessions, planning
-// and compaction; apply turns them into runOptions.
+// sessionFlags are the flags run and continue share for sessions and the
+// negative forms of two table flags (--planning and --compaction come from
+// the settings table); apply turns them into runOptions.
 type sessionFlags struct {
 	refs                     []string
-	planning, noPlanning     bool
-	compaction, noCompaction bool
+	noPlanning, noCompaction bool
 }
 
 func (f *sessionFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.refs, "external-ref", nil, "store a pointer to outside state with the session, never fetched: kind=..,uri=..,created_by=..[,read_only=..] or kind=uri (repeatable)")
-	fl.BoolVar(&f.planning, "planning", true, "offer the plan tool (also planning.enabled, ODEK_PLANNING)")
-	fl.BoolVar(&f.noPlanning, "no-planning", false, "do not offer the plan tool")
-	fl.BoolVar(&f.compaction, "compaction", true, "summarise turns that context trimming drops (a side call; also compaction, ODEK_COMPACTION)")
-	fl.BoolVar(&f.noCompaction, "no-compaction", false, "drop trimmed turns without a summary")
+	fl.BoolVar(&f.noPlanning, "no-planning", false, "do not offer the plan tool (wins over --planning)")
+	fl.BoolVar(&f.noCompaction, "no-compaction", false, "drop trimmed turns without a summary (wins over --compaction)")
 }
 
-// apply parses the refs (a malformed one is a setup error) and sets the
-// planning and compaction overrides; --no-* wins over its positive flag.
+// apply parses the refs (a malformed one is a setup error) and records the
+// --no-* flags as overrides; call it after runFlagValues.apply.
 func (f *sessionFlags) apply(cmd *cobra.Command, o *runOptions) error {
 	for _, s := range f.refs {
 		r, err := session.ParseExternalRef(s)
@@ -41,14 +40,15 @@ func (f *sessionFlags) apply(cmd *cobra.Command, o *runOptions) error {
 		}
 		o.refs = append(o.refs, r)
 	}
-	set := cmd.Flags().Changed
-	if set("no-planning") || set("planning") {
-		on := f.planning && !f.noPlanning
-		o.overrides.Planning = &on
+	if f.noPlanning {
+		if err := o.overrides.Set("planning.enabled", "false", "--no-planning"); err != nil {
+			return asSetup(err)
+		}
 	}
-	if set("no-compaction") || set("compaction") {
-		on := f.compaction && !f.noCompaction
-		o.overrides.Compaction = &on
+	if f.noCompaction {
+		if err := o.overrides.Set("compaction", "false", "--no-compaction"); err != nil {
+			return asSetup(err)
+		}
 	}
 	return nil
 }
@@ -199,9 +199,22 @@ func (s *runState) sessionOptions(ios *IOStreams, opts *loop.Options) {
 	if s.plan != nil {
 		opts.Plan = s.plan.Message
 	}
-	opts.ContextWindow = loop.KnownContextWindow(s.cfg.Model)
+	opts.ContextWindow = contextWindow(s.cfg)
 	opts.Compaction = s.cfg.Compaction
 	opts.Warn = s.warn
+}
+
+// contextWindow is the model's context size: context_window, else the
+// model's model_context_windows entry, else a well-known model's size; 0
+// (unknown) means no proactive trimming.
+func contextWindow(cfg *config.Config) int {
+	if cfg.ContextWindow > 0 {
+		return cfg.ContextWindow
+	}
+	if n := cfg.ModelContextWindows[cfg.Model]; n > 0 {
+		return n
+	}
+	return loop.KnownContextWindow(cfg.Model)
 }
 
 // note prints a session line on stderr unless --quiet.

@@ -20,6 +20,24 @@ var sessionCmds = map[string]func(ts *testscript.TestScript, neg bool, args []st
 	"llm-messages":   cmdLLMMessages,
 	"events-session": cmdEventsSession,
 	"session-wait":   cmdSessionWait,
+	"llm-paired":     cmdLLMPaired,
+}
+
+// cmdLLMPaired asserts that no request sent a tool message without its
+// assistant tool call, or a tool call without its result:
+//
+//	llm-paired
+func cmdLLMPaired(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: llm-paired")
+	}
+	for n, req := range server(ts).Requests() {
+		var body struct{ Messages []llm.Message }
+		ts.Check(json.Unmarshal(req.Body, &body))
+		if err := pairedTools(body.Messages); err != "" {
+			ts.Fatalf("request %d: %s", n+1, err)
+		}
+	}
 }
 
 // cmdSessionWait waits (up to 10 s) until the newest session holds at least
