@@ -73,11 +73,11 @@ func (s *runState) newPlan() {
 // beginHistory is the history the loop starts from: the task alone, a new
 // session holding it (run --session), or a loaded session with the task
 // appended (continue).
-func (s *runState) beginHistory(ios *IOStreams, o runOptions) (*loop.History, error) {
+func (s *runState) beginHistory(ios *IOStreams, o runOptions, system string) (*loop.History, error) {
 	var msgs []llm.Message
 	if o.resume == nil {
-		if s.cfg.System != "" {
-			msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: s.cfg.System})
+		if system != "" {
+			msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: system})
 		}
 		msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: o.task})
 		if !o.session {

@@ -104,14 +104,14 @@ func runRun(ctx context.Context, ios *IOStreams, o runOptions) error {
 		return err
 	}
 	defer s.close()
-	h, err := s.beginHistory(ios, o) // the task, a new session, or the one continued
+	opts := s.loopOptions(o)
+	h, err := s.beginHistory(ios, o, opts.System) // the task, a new session, or the one continued
 	if err != nil {
 		if o.output == "json" {
 			writeSetupReport(ctx, ios, s, err)
 		}
 		return err
 	}
-	opts := s.loopOptions(o)
 	s.sessionOptions(ios, &opts)
 	res, runErr := loop.Continue(s.ctx, opts, h)
 	s.stopProgress()
