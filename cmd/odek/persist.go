@@ -58,16 +58,20 @@ func sessionStore(home string, ios *IOStreams) *session.Store {
 	return session.NewStore(session.Options{Dir: filepath.Join(home, "sessions"), Now: ios.Now, Redact: redact.String})
 }
 
-// newPlan builds the plan tool when planning is on; its changes become plan
-// events (counts and version only).
-func (s *runState) newPlan() {
+// addPlan adds the plan tool to the run's tools when planning is on, the
+// tool filters allow it and the run has other tools: a plan is for work
+// done with tools, and a run without any sends no tools field at all, so a
+// model without tool support needs no flag. Its changes become plan events
+// (counts and version only).
+func (s *runState) addPlan(tools []loop.Tool) []loop.Tool {
 	p := s.cfg.Planning
-	if !p.Enabled {
-		return
+	if !p.Enabled || len(tools) == 0 || !toolOffered(plan.ToolName, s.cfg.ToolsEnabled, s.cfg.ToolsDisabled) {
+		return tools
 	}
 	s.plan = plan.New(plan.Options{MaxSteps: p.MaxSteps, MaxRenderChars: p.MaxRenderChars, OnChange: func(c plan.Change) {
 		s.emitter.Emit(events.Type(c.Event), 0, "", c.Data())
 	}})
+	return append(tools, s.plan)
 }
 
 // beginHistory is the history the loop starts from: the task alone, a new

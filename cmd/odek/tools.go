@@ -24,9 +24,6 @@ import (
 func (s *runState) buildTools(ios *IOStreams, store *artifact.Store, serverLog io.Writer) (*loop.Registry, error) {
 	reader := artifact.NewReadTool(store)
 	var builtins []loop.Tool
-	if s.newPlan(); s.plan != nil {
-		builtins = append(builtins, s.plan)
-	}
 	offered := func(name string) bool { return toolOffered(name, s.cfg.ToolsEnabled, s.cfg.ToolsDisabled) }
 	// artifact_read's and plan's names stay reserved, plan's with planning off too:
 	// no MCP tool may shadow them.
@@ -40,6 +37,7 @@ func (s *runState) buildTools(ios *IOStreams, store *artifact.Store, serverLog i
 	if producesArtifacts(all) {
 		all = append(all, filterTools([]loop.Tool{reader}, s.cfg.ToolsEnabled, s.cfg.ToolsDisabled)...)
 	}
+	all = s.addPlan(all)
 	reg, err := loop.NewRegistry(all...)
 	return reg, asSetup(err)
 }
