@@ -96,6 +96,20 @@ func (o *outputSchema) system(base string) string {
 	return base + "\n\n" + o.guard.Schema().Instruction()
 }
 
+// task is a continued session's new task. The session's system prompt is the
+// one it began with, so the schema's instruction goes with the task unless
+// that prompt already carries it.
+func (o *outputSchema) task(task string, hist []llm.Message) string {
+	if o == nil {
+		return task
+	}
+	in := o.guard.Schema().Instruction()
+	if len(hist) > 0 && hist[0].Role == llm.RoleSystem && strings.Contains(hist[0].Content, in) {
+		return task
+	}
+	return task + "\n\n" + in
+}
+
 // apply sets the loop's contract and response format; with a format, the
 // model falls back to none when the endpoint rejects it, saying so on warn.
 func (o *outputSchema) apply(lo *loop.Options, warn func(string)) {
