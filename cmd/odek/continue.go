@@ -21,8 +21,10 @@ the plan, then the new task, with the same tools as run.
 
 Without --id the most recently updated session is continued. Budgets
 (--max-*) and events (--events-jsonl) apply to this run as to odek run
-(DECISION 3); the model is the session's unless --model says otherwise. The
-session is saved after every tool batch and when the run ends.
+(DECISION 3); the model is the session's unless --model says otherwise, and
+the system prompt is the one the conversation started with (--system does
+not change it). The session is saved after every tool batch and when the
+run ends.
 
 Exit codes: as odek run; an invalid --id exits 3.`,
 		Example: `  odek run --session "Find the flaky test in ./internal/loop"

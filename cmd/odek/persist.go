@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strings"
 
@@ -94,7 +95,7 @@ func (s *runState) beginHistory(ios *IOStreams, o runOptions, system string) (*l
 
 func (s *runState) createSession(ios *IOStreams, o runOptions, msgs []llm.Message) (*loop.History, error) {
 	s.sessions = sessionStore(s.cfg.Home, ios)
-	sess, warns, err := s.sessions.Create(session.New{Model: s.cfg.Model, Provider: s.cfg.BaseURL, Task: o.task, Messages: msgs, Refs: o.refs})
+	sess, warns, err := s.sessions.Create(session.New{Model: s.cfg.Model, Provider: providerOf(s.cfg.BaseURL), Task: o.task, Messages: msgs, Refs: o.refs})
 	printWarnings(ios, warns)
 	if err != nil {
 		return nil, asSetup(err)
@@ -206,6 +207,17 @@ func (s *runState) sessionOptions(ios *IOStreams, opts *loop.Options) {
 	opts.ContextWindow = contextWindow(s.cfg)
 	opts.Compaction = s.cfg.Compaction
 	opts.Warn = s.warn
+}
+
+// providerOf is the endpoint as a session records it: no userinfo, query
+// or fragment, where a credential could hide.
+func providerOf(baseURL string) string {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return ""
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
 }
 
 // contextWindow is the model's context size: context_window, else the
