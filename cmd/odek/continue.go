@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/odek-run/odek/internal/events"
 	"github.com/spf13/cobra"
 )
 
@@ -45,7 +46,11 @@ Exit codes: as odek run; an invalid --id exits 3.`,
 			}
 			sess, err := loadForContinue(ios, id, cmd.Flags().Changed("id"))
 			if err != nil {
-				return fmt.Errorf("continue: %w", err)
+				err = fmt.Errorf("continue: %w", err)
+				if o.output == "json" {
+					writeSetupReport(cmd.Context(), ios, &runState{start: ios.Now(), runID: events.NewRunID()}, err)
+				}
+				return err
 			}
 			o.resume, o.session = sess, true
 			if !cmd.Flags().Changed("model") && sess.Model != "" {
