@@ -1,6 +1,10 @@
 package mcpclient
 
-import "time"
+import (
+	"time"
+
+	"github.com/odek-run/odek/internal/artifact"
+)
 
 // ProtocolVersion is the MCP protocol revision odek speaks.
 const ProtocolVersion = "2025-03-26"
@@ -23,8 +27,17 @@ const (
 	MaxResultCharsCap = 1000000
 )
 
-// SchemaEvent names one structured runtime event line.
-const SchemaEvent = "odek.event/v1"
+// Schema names carried in the "schema" field of structured payloads. The
+// envelope and ref names are internal/artifact's (which parses and validates
+// them), aliased here so the contract has one source of truth.
+const (
+	// SchemaToolResult names the tool-result envelope an MCP tool may return.
+	SchemaToolResult = artifact.SchemaToolResult
+	// SchemaArtifactRef names one artifact reference inside an envelope.
+	SchemaArtifactRef = artifact.SchemaArtifactRef
+	// SchemaEvent names one structured runtime event line.
+	SchemaEvent = "odek.event/v1"
+)
 
 // DefaultTimeout bounds each MCP request when neither the caller nor the server
 // config supplies a deadline. Tests may lower it; config never mutates it.
