@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/loop"
@@ -171,5 +172,8 @@ func writeJSON(ios *IOStreams, v any) {
 		fmt.Fprintf(ios.ErrOut, "odek: encoding the run report: %v\n", err)
 		return
 	}
-	ios.Out.Write(append(b, '\n'))
+	// The report carries the answer and error texts; on a terminal the
+	// controls encoding/json leaves raw (DEL, C1, bidi) become \uXXXX, which
+	// are valid JSON escapes of the same strings.
+	io.WriteString(ios.Out, termTextIfTTY(ios, string(b))+"\n")
 }

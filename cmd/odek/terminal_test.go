@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -65,5 +66,19 @@ func TestWriteAnswer(t *testing.T) {
 		if buf.String() != want {
 			t.Errorf("tty=%v: got %q, want %q", tty, buf.String(), want)
 		}
+	}
+}
+
+// The --output json report on a terminal keeps valid JSON with the same
+// strings, its controls escaped.
+func TestWriteJSONOnTerminal(t *testing.T) {
+	var buf bytes.Buffer
+	writeJSON(&IOStreams{Out: &buf, StdoutTTY: true}, map[string]string{"answer": "a\u009b31m\u202eb\x7f"})
+	var got map[string]string
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil || got["answer"] != "a\u009b31m\u202eb\x7f" {
+		t.Fatalf("report %q: %v", buf.String(), err)
+	}
+	if strings.ContainsAny(buf.String(), "\u009b\u202e\x7f") {
+		t.Fatalf("raw controls on the terminal: %q", buf.String())
 	}
 }
