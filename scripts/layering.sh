@@ -21,6 +21,7 @@ declare -A allowed=(
   [config]="budget mcpclient redact"
   [loop]="llm budget events errclass redact untrusted risk"
   [risk]=""
+  [policy]="risk untrusted"
   [mcpclient]="artifact errclass untrusted redact"
   [approval]="mcpclient errclass untrusted atomicfile"
   [subagent]="artifact budget errclass events llm risk untrusted"

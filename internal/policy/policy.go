@@ -1,0 +1,337 @@
+package policy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/odek-run/odek/internal/risk"
+)
+
+// Decision is what the policy does with a call.
+type Decision int
+
+// Decisions, least strict first.
+const (
+	Allow Decision = iota
+	Prompt
+	Deny
+)
+
+func (d Decision) String() string { return [...]string{"allow", "prompt", "deny"}[d] }
+
+func parseDecision(s string) (Decision, bool) {
+	switch s {
+	case "allow":
+		return Allow, true
+	case "prompt":
+		return Prompt, true
+	case "deny":
+		return Deny, true
+	}
+	return Deny, false
+}
+
+// Defaults are BEHAVIOR §11's decisions per class.
+var Defaults = map[risk.Class]Decision{
+	risk.Safe: Allow, risk.LocalWrite: Allow, risk.SystemWrite: Prompt, risk.Destructive: Deny,
+	risk.NetworkEgress: Prompt, risk.CodeExecution: Prompt, risk.Install: Prompt, risk.Unknown: Deny,
+	risk.Blocked: Deny,
+}
+
+// Config is the `dangerous` section: Action answers prompts (allow, deny, or
+// prompt = ask), NonInteractive answers them without a terminal (allow, deny,
+// read_only), Classes overrides the per-class decisions, Allowlist and
+// Denylist hold exact invocations (a shell command, a path, or
+// "<tool> <path>"); the denylist also takes bare tool names.
+type Config struct {
+	Action         string
+	NonInteractive string
+	Classes        map[string]string
+	Allowlist      []string
+	Denylist       []string
+}
+
+// Call is one tool call as the policy sees it.
+type Call struct {
+	Tool     string
+	Args     json.RawMessage
+	Risk     risk.Assessment
+	Assessed bool
+}
+
+// Answer is the operator's reply to a prompt.
+type Answer int
+
+// Answers a prompt can get.
+const (
+	AnswerDeny Answer = iota
+	AnswerOnce
+	AnswerTrustClass // approve, and every later call of this class in this run
+)
+
+// Question is what a prompt shows.
+type Question struct {
+	Tool    string
+	What    string
+	Class   risk.Class // the class that needs the answer
+	Reason  string
+	Classes []risk.Class
+	Args    json.RawMessage
+	Dir     string
+	Details bool // show the full details up front (repeated approvals)
+}
+
+// Asker asks the operator. nil means there is nobody to ask.
+type Asker interface {
+	Ask(ctx context.Context, q Question) (Answer, error)
+}
+
+// Outcome reports a decision the operator should see (denials).
+type Outcome struct {
+	Call  Call
+	Class risk.Class
+	Why   string
+}
+
+// Options build a Policy.
+type Options struct {
+	Config Config
+	Asker  Asker  // nil: no terminal
+	Dir    string // shown in prompt details
+	// OnDeny is told about every denial (the CLI prints it on stderr).
+	OnDeny func(Outcome)
+	Now    func() time.Time
+}
+
+// Policy decides on calls; safe for concurrent use. Prompts are asked one at
+// a time.
+type Policy struct {
+	o          Options
+	action     Decision
+	nonInter   string
+	classes    map[risk.Class]Decision
+	allow, den map[string]bool
+
+	ask       sync.Mutex // one prompt at a time
+	mu        sync.Mutex
+	trusted   risk.Set
+	approvals map[risk.Class][]time.Time
+}
+
+// frictionWindow and frictionCount: after this many approvals of one class
+// within the window, the next prompt shows the full details first.
+const (
+	frictionWindow = 60 * time.Second
+	frictionCount  = 3
+)
+
+// New checks the settings and builds the policy.
+func New(o Options) (*Policy, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	p := &Policy{o: o, classes: map[risk.Class]Decision{}, allow: set(o.Config.Allowlist), den: set(o.Config.Denylist),
+		approvals: map[risk.Class][]time.Time{}}
+	var ok bool
+	if p.action, ok = parseDecision(or(o.Config.Action, "prompt")); !ok {
+		return nil, fmt.Errorf("%w.action: unknown value %q (want allow, prompt or deny)", ErrConfig, o.Config.Action)
+	}
+	switch p.nonInter = or(o.Config.NonInteractive, "deny"); p.nonInter {
+	case "allow", "deny", "read_only":
+	default:
+		return nil, fmt.Errorf("%w.non_interactive: unknown value %q (want allow, deny or read_only)", ErrConfig, o.Config.NonInteractive)
+	}
+	for c, d := range Defaults {
+		p.classes[c] = d
+	}
+	for name, v := range o.Config.Classes {
+		c, known := risk.ParseClass(name)
+		d, valid := parseDecision(v)
+		if !valid {
+			return nil, fmt.Errorf("%w.classes.%s: unknown value %q (want allow, prompt or deny)", ErrConfig, name, v)
+		}
+		if known {
+			p.classes[c] = d
+		}
+	}
+	return p, nil
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func set(list []string) map[string]bool {
+	m := make(map[string]bool, len(list))
+	for _, s := range list {
+		m[strings.TrimSpace(s)] = true
+	}
+	return m
+}
+
+// Check decides on one call: nil runs it, a *DeniedError refuses it, and
+// ctx's error ends a prompt the run was interrupted in.
+func (p *Policy) Check(ctx context.Context, c Call) error {
+	d, class, why := p.resolve(c)
+	if d == Prompt {
+		var err error
+		if d, why, err = p.prompt(ctx, c, class); err != nil {
+			return err
+		}
+	}
+	if d == Allow {
+		return nil
+	}
+	e := &DeniedError{Tool: c.Tool, What: c.Risk.What, Class: class, Why: why}
+	if p.o.OnDeny != nil {
+		p.o.OnDeny(Outcome{Call: c, Class: class, Why: why})
+	}
+	return e
+}
+
+// resolve is the decision before anyone is asked.
+func (p *Policy) resolve(c Call) (Decision, risk.Class, string) {
+	what := strings.TrimSpace(c.Risk.What)
+	listed := func(m map[string]bool) bool {
+		return m[what] && what != "" || m[c.Tool+" "+what]
+	}
+	if !c.Assessed {
+		if p.den[c.Tool] {
+			return Deny, risk.Unknown, "the tool is on dangerous.denylist"
+		}
+		return Allow, risk.Unknown, "approved when it was registered"
+	}
+	if c.Risk.Set.Has(risk.Blocked) || c.Risk.Class == risk.Blocked {
+		return Deny, risk.Blocked, "blocked operations never run: " + c.Risk.Reason
+	}
+	if p.den[c.Tool] || listed(p.den) {
+		return Deny, c.Risk.Class, "the invocation is on dangerous.denylist"
+	}
+	if listed(p.allow) {
+		return Allow, c.Risk.Class, "the invocation is on dangerous.allowlist"
+	}
+	d, class := p.strictest(c.Risk)
+	if d == Allow && p.o.Asker == nil && p.nonInter == "read_only" && !c.Risk.Inspect {
+		return Deny, class, `no terminal, and dangerous.non_interactive is "read_only": only inspection runs`
+	}
+	if d == Deny {
+		return Deny, class, fmt.Sprintf("dangerous.classes.%s is deny: %s", class, c.Risk.Reason)
+	}
+	return d, class, c.Risk.Reason
+}
+
+// strictest is the strictest decision of any class of the call, and the
+// most severe class that has it.
+func (p *Policy) strictest(a risk.Assessment) (Decision, risk.Class) {
+	s := a.Set
+	if s == 0 {
+		s = risk.Of(a.Class)
+	}
+	best, class := Allow, a.Class
+	for _, c := range s.List() {
+		d, ok := p.classes[c]
+		if !ok {
+			d = Deny
+		}
+		if d >= best {
+			best, class = d, c
+		}
+	}
+	return best, class
+}
+
+// prompt resolves a Prompt decision: by dangerous.action, by a class the
+// operator trusted for this run, by asking, or — with nobody to ask — by
+// dangerous.non_interactive.
+func (p *Policy) prompt(ctx context.Context, c Call, class risk.Class) (Decision, string, error) {
+	switch p.action {
+	case Allow:
+		return Allow, "", nil
+	case Deny:
+		return Deny, `dangerous.action is "deny": ` + c.Risk.Reason, nil
+	}
+	if p.isTrusted(c) {
+		return Allow, "", nil
+	}
+	if p.o.Asker == nil {
+		switch {
+		case p.nonInter == "allow":
+			return Allow, "", nil
+		case p.nonInter == "read_only" && c.Risk.Inspect:
+			return Allow, "", nil
+		}
+		return Deny, fmt.Sprintf("no terminal to ask, and dangerous.non_interactive is %q: %s", p.nonInter, c.Risk.Reason), nil
+	}
+	p.ask.Lock()
+	defer p.ask.Unlock()
+	if p.isTrusted(c) { // trusted while this call waited for the prompt
+		return Allow, "", nil
+	}
+	ans, err := p.o.Asker.Ask(ctx, Question{
+		Tool: c.Tool, What: c.Risk.What, Class: class, Reason: c.Risk.Reason, Classes: c.Risk.Set.List(),
+		Args: c.Args, Dir: p.o.Dir, Details: p.friction(class),
+	})
+	if err != nil {
+		return Deny, "", err
+	}
+	switch ans {
+	case AnswerOnce:
+		p.approved(class)
+		return Allow, "", nil
+	case AnswerTrustClass:
+		p.approved(class)
+		p.trust(c)
+		return Allow, "", nil
+	}
+	return Deny, "denied at the prompt", nil
+}
+
+// promptClasses are the classes of a call that need an answer.
+func (p *Policy) promptClasses(c Call) risk.Set {
+	var s risk.Set
+	for _, cl := range c.Risk.Set.List() {
+		if p.classes[cl] == Prompt {
+			s |= risk.Of(cl)
+		}
+	}
+	return s
+}
+
+func (p *Policy) isTrusted(c Call) bool {
+	need := p.promptClasses(c)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return need != 0 && need&^p.trusted == 0
+}
+
+func (p *Policy) trust(c Call) {
+	p.mu.Lock()
+	p.trusted |= p.promptClasses(c)
+	p.mu.Unlock()
+}
+
+// approved records an approval for the friction rule.
+func (p *Policy) approved(class risk.Class) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.approvals[class] = append(p.approvals[class], p.o.Now())
+}
+
+// friction: after frictionCount approvals of one class within a minute,
+// the prompt shows everything before asking again.
+func (p *Policy) friction(class risk.Class) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.o.Now()
+	recent := slices.DeleteFunc(p.approvals[class], func(t time.Time) bool { return now.Sub(t) > frictionWindow })
+	p.approvals[class] = recent
+	return len(recent) >= frictionCount
+}
