@@ -1,0 +1,18 @@
+// Package builtin holds odek's built-in workspace tools: read_file,
+// write_file, list_dir, glob, search_files, patch and shell. Each describes
+// its own args_summary and risk (the agent loop's optional ArgsSummarizer and
+// RiskAssessor), so nothing outside switches on their names.
+//
+// Invariants:
+//   - Every path is classified by where it really resolves (risk.Classifier),
+//     and the tool then works on that resolved path. Just before it acts, a
+//     tool re-classifies the call; if the class rose above what the policy
+//     approved (a symlink swapped in meanwhile), the call fails instead.
+//   - Every result body is file or process content and is wrapped with
+//     untrusted.Wrap; the loop redacts and frames it like any result.
+//   - Every output is bounded; the caps are constants below and in
+//     docs/TOOLS.md. A shell output cut by its cap is saved whole as a run
+//     artifact that artifact_read can page through.
+//   - shell runs bash -c in its own process group; on timeout, cancel or
+//     exit the whole group is killed, so nothing it started outlives it.
+package builtin

@@ -1,0 +1,163 @@
+package builtin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/odek-run/odek/internal/artifact"
+	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/risk"
+	"github.com/odek-run/odek/internal/untrusted"
+)
+
+// Caps of shell.
+const (
+	DefaultShellTimeout = 120 * time.Second
+	MaxShellTimeout     = 600 * time.Second
+	MaxShellOutput      = 32 << 10 // bytes of output the model sees: the first 24 KiB and the last 8 KiB
+	maxShellKeep        = 8 << 20  // bytes of output kept for the artifact when the cap cuts it
+	shellWaitDelay      = 2 * time.Second
+)
+
+type shellTool struct{ ws *workspace }
+
+func (t *shellTool) Name() string { return "shell" }
+
+func (t *shellTool) Description() string {
+	return fmt.Sprintf("Run a command with bash -c in the working directory and return its exit code and output "+
+		"(stdout and stderr interleaved). `description` says in a few words what the command is for. "+
+		"`timeout` is in seconds (default %d, at most %d); on timeout the command and every process it started "+
+		"are killed. Output over %d KiB keeps its first 24 KiB and last 8 KiB; the whole output is then saved as "+
+		"an artifact you can page through with artifact_read. stdin is empty. Every command is classified by risk "+
+		"(reads, writes, network, installs, code execution) and may need the operator's approval or be denied.",
+		int(DefaultShellTimeout.Seconds()), int(MaxShellTimeout.Seconds()), MaxShellOutput>>10)
+}
+
+func (t *shellTool) Schema() json.RawMessage {
+	return schema(`"command":{"type":"string","description":"the bash command line"},`+
+		`"description":{"type":"string","description":"what the command is for, in a few words"},`+
+		fmt.Sprintf(`"timeout":{"type":"integer","minimum":1,"maximum":%d,"description":"seconds before the command is killed (default %d)"}`,
+			int(MaxShellTimeout.Seconds()), int(DefaultShellTimeout.Seconds())), "command", "description")
+}
+
+type shellArgs struct {
+	Command     string `json:"command"`
+	Description string `json:"description"`
+	Timeout     int    `json:"timeout"`
+}
+
+func (t *shellTool) parse(args json.RawMessage) (shellArgs, time.Duration, error) {
+	var a shellArgs
+	if err := decode(args, &a); err != nil {
+		return a, 0, err
+	}
+	if strings.TrimSpace(a.Command) == "" {
+		return a, 0, ErrCommandRequired
+	}
+	if a.Timeout < 0 {
+		return a, 0, fmt.Errorf("timeout %d must be >= 1 second", a.Timeout)
+	}
+	d := DefaultShellTimeout
+	if a.Timeout > 0 {
+		d = min(time.Duration(a.Timeout)*time.Second, MaxShellTimeout)
+	}
+	return a, d, nil
+}
+
+func (t *shellTool) ArgsSummary(args json.RawMessage) map[string]any {
+	var a shellArgs
+	_ = json.Unmarshal(args, &a)
+	return map[string]any{"argv0": events.Argv0(a.Command), "class": t.ws.cls.Shell(a.Command).Class.String()}
+}
+
+func (t *shellTool) AssessRisk(args json.RawMessage) (risk.Assessment, error) {
+	a, _, err := t.parse(args)
+	if err != nil {
+		return risk.Assessment{}, err
+	}
+	as := t.ws.cls.Shell(a.Command)
+	as.What = a.Command
+	return as, nil
+}
+
+func (t *shellTool) Call(ctx context.Context, args json.RawMessage) (string, error) {
+	a, timeout, err := t.parse(args)
+	if err != nil {
+		return "", err
+	}
+	now := t.ws.cls.Shell(a.Command)
+	if approved, ok := risk.Approved(ctx); ok && now.Class > approved.Class {
+		return "", &ChangedError{Tool: t.Name(), Approved: approved.Class, Now: now}
+	}
+	out := newCapture(MaxShellOutput, maxShellKeep)
+	res := runGroup(ctx, runSpec{command: a.Command, dir: t.ws.cls.Root(), env: t.ws.env, timeout: timeout, out: out})
+	if res.err != nil && !res.timedOut && ctx.Err() == nil {
+		return "", fmt.Errorf("shell: %w", res.err)
+	}
+	body, note := out.text(), t.saveWhole(out)
+	switch {
+	case ctx.Err() != nil:
+		return "", context.Cause(ctx)
+	case res.timedOut:
+		return "", &TimeoutError{After: timeout, Output: untrusted.Wrap("shell", body) + note}
+	}
+	return fmt.Sprintf("exit code: %d%s\n%s%s", res.code, out.summary(), untrusted.Wrap("shell", body), note), nil
+}
+
+// saveWhole keeps the whole output as an artifact when the cap cut it, and
+// returns the metadata line that names it.
+func (t *shellTool) saveWhole(out *capture) string {
+	if !out.cut() || t.ws.store == nil {
+		return ""
+	}
+	data := out.whole()
+	id, err := t.ws.store.SaveResult("builtin:shell", "text/plain; charset=utf-8", data)
+	if err != nil {
+		return ""
+	}
+	summary := "full output of the shell command; page through it with artifact_read"
+	if out.total > int64(len(data)) {
+		summary = fmt.Sprintf("first %d of %d bytes of the shell command's output; page through it with artifact_read", len(data), out.total)
+	}
+	return "\n" + artifact.FormatMetadataLine(id, "text/plain; charset=utf-8", int64(len(data)), "", summary)
+}
+
+// TimeoutError is a command killed at its timeout, with what it printed.
+type TimeoutError struct {
+	After  time.Duration
+	Output string
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("shell: timed out after %s; the command and every process it started were killed\n%s", e.After, e.Output)
+}
+
+type runSpec struct {
+	command, dir string
+	env          []string
+	timeout      time.Duration
+	out          *capture
+}
+
+type runResult struct {
+	code     int
+	timedOut bool
+	err      error
+}
+
+// exitCode reads a finished command's exit status (128+n for a signal).
+func exitCode(err error) (int, error) {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if code := ee.ExitCode(); code >= 0 {
+			return code, nil
+		}
+		return 128 + signalOf(ee), nil
+	}
+	return -1, err
+}
