@@ -22,6 +22,7 @@ declare -A allowed=(
   [loop]="llm budget events errclass redact untrusted risk"
   [risk]=""
   [policy]="risk untrusted"
+  [builtin]="risk events untrusted artifact atomicfile"
   [mcpclient]="artifact errclass untrusted redact"
   [approval]="mcpclient errclass untrusted atomicfile"
   [subagent]="artifact budget errclass events llm risk untrusted"

@@ -22,6 +22,7 @@ type IOStreams struct {
 	Width     func() int // terminal width of stderr; 0 = unknown
 
 	LookupEnv func(string) (string, bool)
+	Environ   func() []string // the whole environment, for the shell tool; nil = empty
 	Getwd     func() (string, error)
 	Now       func() time.Time
 }
@@ -41,6 +42,7 @@ func systemIO() *IOStreams {
 			return w
 		},
 		LookupEnv: os.LookupEnv,
+		Environ:   os.Environ,
 		Getwd:     os.Getwd,
 		Now:       time.Now,
 	}

@@ -39,6 +39,8 @@ type runState struct {
 	schema  *outputSchema // nil without --output-schema
 	warn    func(string)  // prints a warning, above the status line on a TTY
 	errOut  io.Writer     // where closeServers says what an interrupt stopped
+	gate    loop.Gate     // the risk policy every call passes
+	workDir string        // the working directory, symlinks resolved
 
 	reasoningEffort string // sent as reasoning_effort; "" sends none
 
@@ -128,6 +130,9 @@ func setUp(ctx context.Context, ios *IOStreams, o runOptions) (s *runState, err 
 			printWarnings(ios, []string{msg})
 		}
 	}
+	if s.gate, err = s.newGate(ios); err != nil {
+		return s, err
+	}
 	s.model = llm.New(llm.Options{
 		BaseURL: s.cfg.BaseURL, APIKey: s.cfg.APIKey, KeySource: s.cfg.APIKeySource, Stream: s.cfg.Stream,
 		Timeouts: llmTimeouts(s.cfg.LLM), OnRetry: s.view.retry,
@@ -188,7 +193,7 @@ func (s *runState) loopOptions(o runOptions) loop.Options {
 	lo := loop.Options{
 		Model: s.model, ModelName: s.cfg.Model, Tools: s.tools, System: s.schema.system(s.cfg.System),
 		MaxIterations: s.cfg.MaxIterations, MaxToolParallel: s.cfg.MaxToolParallel,
-		Budget: s.tracker, Events: s.emitter, IncludeArgs: o.eventsIncludeArgs,
+		Budget: s.tracker, Events: s.emitter, IncludeArgs: o.eventsIncludeArgs, Gate: s.gate,
 		Progress: s.view.update, ReasoningEffort: s.reasoningEffort,
 	}
 	s.schema.apply(&lo, s.warn)

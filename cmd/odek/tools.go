@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/odek-run/odek/internal/artifact"
+	"github.com/odek-run/odek/internal/builtin"
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/plan"
@@ -23,11 +24,14 @@ import (
 // still reaches error messages).
 func (s *runState) buildTools(ios *IOStreams, store *artifact.Store, serverLog io.Writer) (*loop.Registry, error) {
 	reader := artifact.NewReadTool(store)
-	var builtins []loop.Tool
+	builtins, err := s.workspaceTools(ios, store)
+	if err != nil {
+		return nil, err
+	}
 	offered := func(name string) bool { return toolOffered(name, s.cfg.ToolsEnabled, s.cfg.ToolsDisabled) }
-	// artifact_read's and plan's names stay reserved, plan's with planning off too:
-	// no MCP tool may shadow them.
-	reserved := append(toolNames(builtins), reader.Name(), plan.ToolName)
+	// Every built-in name stays reserved, also those switched off or not
+	// registered in this run (artifact_read, plan): no MCP tool may shadow one.
+	reserved := append(slices.Clone(builtin.Names), reader.Name(), plan.ToolName)
 	set, mcpTools, err := startMCP(s.ctx, ios, s.cfg, store, reserved, offered, serverLog)
 	s.servers = set
 	if err != nil {
@@ -55,14 +59,6 @@ func producesArtifacts(tools []loop.Tool) bool {
 		}
 	}
 	return false
-}
-
-func toolNames(tools []loop.Tool) []string {
-	names := make([]string, len(tools))
-	for i, t := range tools {
-		names[i] = t.Name()
-	}
-	return names
 }
 
 // filterTools keeps the tools toolOffered allows.

@@ -34,7 +34,7 @@ func (t *listDir) Description() string {
 }
 
 func (t *listDir) Schema() json.RawMessage {
-	return schema(`"path":{"type":"string","description":"directory, relative to the working directory (default \".\")"},`+
+	return schema(`"path":{"type":"string","description":"directory, relative to the working directory (default \".\")"},` +
 		fmt.Sprintf(`"depth":{"type":"integer","minimum":1,"maximum":%d,"description":"levels to list (default %d)"}`, MaxListDepth, DefaultListDepth))
 }
 

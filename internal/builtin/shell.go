@@ -161,3 +161,7 @@ func exitCode(err error) (int, error) {
 	}
 	return -1, err
 }
+
+// ProducesArtifacts tells the CLI that artifact_read has something to read:
+// a cut output is saved whole.
+func (t *shellTool) ProducesArtifacts() bool { return t.ws.store != nil }

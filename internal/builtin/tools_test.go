@@ -105,12 +105,12 @@ func TestReadFile(t *testing.T) {
 		t.Fatalf("long line: %.300s", out)
 	}
 	for args, want := range map[string]string{
-		`{"path":"missing.txt"}`:             "no such file",
-		`{"path":"."}`:                       "is a directory (use list_dir)",
-		`{}`:                                 "path is required",
-		`{"path":"small.txt","offset":10}`:   "offset 10 is past the end",
-		`{"path":"small.txt","limit":-1}`:    "limit -1 must be >= 1",
-		`{"path":"small.txt","offset":"x"}`:  "invalid arguments",
+		`{"path":"missing.txt"}`:            "no such file",
+		`{"path":"."}`:                      "is a directory (use list_dir)",
+		`{}`:                                "path is required",
+		`{"path":"small.txt","offset":10}`:  "offset 10 is past the end",
+		`{"path":"small.txt","limit":-1}`:   "limit -1 must be >= 1",
+		`{"path":"small.txt","offset":"x"}`: "invalid arguments",
 	} {
 		if _, err := call(t, rd, args); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", args, err, want)
@@ -140,11 +140,11 @@ func TestWriteAndPatch(t *testing.T) {
 		t.Fatalf("patch changed the mode to %v", fi.Mode())
 	}
 	for args, want := range map[string]string{
-		`{"path":"a/b/new.go","old":"func C()","new":"x"}`:     "old text not found (0 matches)",
-		`{"path":"a/b/new.go","old":"func ","new":"x"}`:        "old text matches 2 times",
+		`{"path":"a/b/new.go","old":"func C()","new":"x"}`:      "old text not found (0 matches)",
+		`{"path":"a/b/new.go","old":"func ","new":"x"}`:         "old text matches 2 times",
 		`{"path":"a/b/new.go","old":"  func B() {}","new":"x"}`: "does match if indentation and trailing spaces are ignored",
-		`{"path":"a/b/new.go","old":"","new":"x"}`:             "old must not be empty",
-		`{"path":"nope.go","old":"a","new":"b"}`:               "no such file",
+		`{"path":"a/b/new.go","old":"","new":"x"}`:              "old must not be empty",
+		`{"path":"nope.go","old":"a","new":"b"}`:                "no such file",
 	} {
 		if _, err := call(t, pt, args); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", args, err, want)

@@ -210,7 +210,7 @@ var table = []Setting{
 		Help:  `sub-agent profiles by name: {"<name>": {"max_risk": "local_write", "allowlist": [], "tools": []}}`,
 		bind:  func(c *Config) any { return &c.Profiles },
 		check: checkProfiles},
-	{Key: "dangerous", Kind: Object, Env: NoEnv, Trust: ProjectMayTighten,
+	{Key: "dangerous", Kind: Object, Env: NoEnv, Trust: ProjectMayTighten, Supported: true,
 		TrustNote: "a project file may add denylist entries and make a class stricter (allow < prompt < deny)",
 		Help:      `risk policy of the workspace tools: {"action", "non_interactive", "classes": {"<class>": "allow|prompt|deny"}, "allowlist", "denylist"}`,
 		bind:      func(c *Config) any { return &c.Dangerous },

@@ -43,8 +43,8 @@ type Gate interface {
 // StartOptions configures Start.
 type StartOptions struct {
 	Servers []ServerSpec
-	// Builtins are the built-in tool names no server tool may shadow; "plan"
-	// is always reserved, planning on or off.
+	// Builtins are the built-in tool names no server tool may shadow (the
+	// CLI passes every built-in name, also of tools switched off this run).
 	Builtins []string
 	// Gate approves servers and tools; required (a nil Gate is a setup error).
 	Gate Gate
@@ -175,7 +175,7 @@ func asSetupErr(server string, err error) error {
 }
 
 func reservedNames(builtins []string) map[string]bool {
-	r := map[string]bool{"plan": true}
+	r := map[string]bool{}
 	for _, b := range builtins {
 		r[b] = true
 	}

@@ -188,7 +188,7 @@ func TestRegisterToolsNameChecks(t *testing.T) {
 		builtins []string
 		want     string
 	}{
-		{"plan always reserved", []startedServer{srv("a", "x", "plan")}, nil, `mcp server "a": tool "plan" shadows a built-in tool`},
+		{"plan reserved by the caller", []startedServer{srv("a", "x", "plan")}, []string{"plan"}, `mcp server "a": tool "plan" shadows a built-in tool`},
 		{"builtin", []startedServer{srv("a", "x"), srv("b", "shell")}, []string{"shell"}, `mcp server "b": tool "shell" shadows a built-in tool`},
 		{"qualified name is a builtin", []startedServer{srv("a", "x")}, []string{"a__x"}, `mcp server "a": tool "x" shadows a built-in tool`},
 		{"duplicate tool", []startedServer{srv("a", "x", "x")}, nil, `mcp server "a": tool "x" collides with tool "a__x" of server "a"`},

@@ -45,7 +45,9 @@ func mustNew(t *testing.T, o Options) *Policy {
 }
 
 func TestDecisions(t *testing.T) {
-	shell := func(what string, cs ...risk.Class) Call { return call("shell", what, cs[0] == risk.Safe && len(cs) == 1, cs...) }
+	shell := func(what string, cs ...risk.Class) Call {
+		return call("shell", what, cs[0] == risk.Safe && len(cs) == 1, cs...)
+	}
 	tests := []struct {
 		name  string
 		cfg   Config

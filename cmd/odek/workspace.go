@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/odek-run/odek/internal/builtin"
+	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/loop"
+	"github.com/odek-run/odek/internal/policy"
+	"github.com/odek-run/odek/internal/risk"
+)
+
+// workspaceTools are the built-in tools over the working directory.
+func (s *runState) workspaceTools(ios *IOStreams, store builtin.ResultStore) ([]loop.Tool, error) {
+	wd, err := ios.Getwd()
+	if err != nil {
+		return nil, asSetup(err)
+	}
+	cls, err := risk.New(risk.Options{Dir: wd, Home: ios.env("HOME")})
+	if err != nil {
+		return nil, asSetup(fmt.Errorf("working directory: %w", err))
+	}
+	s.workDir = cls.Root()
+	var env []string
+	if ios.Environ != nil {
+		env = shellEnv(ios.Environ(), s.cfg)
+	}
+	var tools []loop.Tool
+	for _, t := range builtin.New(builtin.Options{Classifier: cls, Store: store, Env: env}) {
+		tools = append(tools, t)
+	}
+	return tools, nil
+}
+
+// shellEnv is odek's environment less the model's API key: a command the
+// model writes has no business reading it.
+func shellEnv(environ []string, cfg *config.Config) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		name, val, _ := strings.Cut(kv, "=")
+		if name == "ODEK_API_KEY" || name == "OPENAI_API_KEY" || (cfg.APIKey != "" && val == cfg.APIKey) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// newGate is the risk policy of BEHAVIOR §11 over the dangerous settings. It
+// asks on the terminal only when stdin and stderr are one; otherwise a
+// prompt resolves by dangerous.non_interactive and never waits. Denials are
+// shown on stderr.
+func (s *runState) newGate(ios *IOStreams) (loop.Gate, error) {
+	d := s.cfg.Dangerous
+	o := policy.Options{
+		Config: policy.Config{Action: d.Action, NonInteractive: d.NonInteractive, Classes: d.Classes, Allowlist: d.Allowlist, Denylist: d.Denylist},
+		Dir:    s.workDir,
+		OnDeny: func(oc policy.Outcome) {
+			e := policy.DeniedError{Tool: oc.Call.Tool, What: oc.Call.Risk.What, Class: oc.Class}
+			s.warn(strings.TrimPrefix(e.Error(), "operation ") + ": " + oc.Why)
+		},
+	}
+	if ios.StdinTTY && ios.StderrTTY {
+		o.Asker = policy.NewTerminal(ios.In, ios.ErrOut)
+	}
+	p, err := policy.New(o)
+	if err != nil {
+		return nil, asSetup(err)
+	}
+	return policyGate{p}, nil
+}
+
+// policyGate adapts the policy to the loop's Gate.
+type policyGate struct{ p *policy.Policy }
+
+func (g policyGate) Check(ctx context.Context, c loop.GateCall) error {
+	return g.p.Check(ctx, policy.Call{Tool: c.Tool, Args: c.Args, Risk: c.Risk, Assessed: c.Assessed})
+}
