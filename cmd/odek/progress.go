@@ -191,9 +191,13 @@ func (v *progressView) summary(res *loop.Result, err error) {
 		word = v.paint("33", "partial")
 	}
 	u := res.Usage
-	fmt.Fprintf(v.out, "odek: %s · %d iteration(s) · %s · %s in / %s out tokens · %d tool call(s)\n",
+	denied := ""
+	if n := res.ToolCalls.Denied; n > 0 {
+		denied = fmt.Sprintf(" (%d denied)", n)
+	}
+	fmt.Fprintf(v.out, "odek: %s · %d iteration(s) · %s · %s in / %s out tokens · %d tool call(s)%s\n",
 		word, res.Iterations, roundDur(v.now().Sub(v.start)), kilo(u.InputTokens+u.CacheReadTokens+u.CacheCreationTokens), kilo(u.OutputTokens),
-		res.ToolCalls.OK+res.ToolCalls.Failed)
+		res.ToolCalls.OK+res.ToolCalls.Failed, denied)
 }
 
 func roundDur(d time.Duration) string {
