@@ -4,14 +4,20 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // handler classifies one invocation of a program; args exclude the name.
 type handler func(w *walker, name string, args []arg)
 
-// programs is every program the classifier knows. Filled in init from the
-// tables in the prog_*.go files.
+// programs is every program the classifier knows. Filled by buildPrograms
+// from the tables in the prog_*.go files, on the first lookup: a process that
+// classifies no command (odek version, a run without the shell tool) never
+// pays for it.
 var programs = map[string]handler{}
+
+// programsOnce guards the one call of buildPrograms.
+var programsOnce sync.Once
 
 func register(h handler, names ...string) {
 	for _, n := range names {
@@ -74,6 +80,7 @@ func (w *walker) run(args []arg) {
 // lookup finds a program's handler, also for versioned names (python3.12,
 // pip3, mkfs.ext4).
 func lookup(name string) handler {
+	programsOnce.Do(buildPrograms)
 	if h := programs[name]; h != nil {
 		return h
 	}
@@ -183,7 +190,8 @@ func (w *walker) critical(r string) bool {
 	return w.c.home != "" && within(w.c.home, r)
 }
 
-func init() {
+// buildPrograms fills programs and familyByPrefix.
+func buildPrograms() {
 	register(fixed(Safe, "only reads or prints"), safePrograms...)
 	register(fixed(NetworkEgress, "reaches the network"), networkPrograms...)
 	register(fixed(SystemWrite, "changes the system outside the working directory"), systemPrograms...)
