@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/odek-run/odek/internal/untrusted"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -18,7 +19,8 @@ const (
 	maxMessageRunes = 240
 )
 
-var printer = message.NewPrinter(language.English)
+// printer renders the library's error kinds; built on the first violation.
+var printer = sync.OnceValue(func() *message.Printer { return message.NewPrinter(language.English) })
 
 // Check parses a final answer and validates it. It returns the value,
 // compacted, or a *MismatchError.
@@ -62,7 +64,7 @@ func violations(root *jsonschema.ValidationError) []Violation {
 		}
 		v := Violation{
 			Pointer: untrusted.OneLine(pointer(e.InstanceLocation), maxPointerRunes),
-			Message: untrusted.OneLine(e.ErrorKind.LocalizedString(printer), maxMessageRunes),
+			Message: untrusted.OneLine(e.ErrorKind.LocalizedString(printer()), maxMessageRunes),
 		}
 		if !seen[v] {
 			seen[v] = true

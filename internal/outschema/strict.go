@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // strictKeywords are the keywords a strict OpenAI structured output accepts
@@ -81,7 +82,8 @@ func requiresAll(required any, props map[string]any) bool {
 	return true
 }
 
-var nameBad = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+// nameBad is compiled on first use: only a run with an output schema needs it.
+var nameBad = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_-]+`) })
 
 // nameFor derives the response_format name from the title, else the file's
 // base name without its extension (and a .schema before it).
@@ -90,7 +92,7 @@ func nameFor(doc map[string]any, file string) string {
 	base := filepath.Base(file)
 	base = strings.TrimSuffix(strings.TrimSuffix(base, filepath.Ext(base)), ".schema")
 	for _, cand := range []string{title, base} {
-		n := strings.Trim(nameBad.ReplaceAllString(cand, "_"), "_")
+		n := strings.Trim(nameBad().ReplaceAllString(cand, "_"), "_")
 		if len(n) > 64 {
 			n = n[:64]
 		}
