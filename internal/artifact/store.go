@@ -41,8 +41,9 @@ type entry struct {
 	loc location // how every read reaches the file, and the identity it must have
 }
 
-// savedID matches the ids SaveResult hands out; external refs may not take them.
-var savedID = regexp.MustCompile(`^result-[0-9]+$`)
+// savedID matches the ids SaveResult hands out; external refs may not take
+// them. Compiled on the first Register, not at every process start.
+var savedID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^result-[0-9]+$`) })
 
 // NewStore returns a store for dir. Nothing touches the disk until the first
 // SaveResult, which creates dir with mode 0700.
@@ -118,7 +119,7 @@ func (s *Store) Register(v Verified, id string) error {
 	if id == "" {
 		return ErrIDRequired
 	}
-	if savedID.MatchString(id) {
+	if savedID().MatchString(id) {
 		return fmt.Errorf("%w: %q", ErrReservedID, id)
 	}
 	if v.loc.root == "" {
