@@ -203,3 +203,53 @@ func BenchmarkRunInProcess(b *testing.B) {
 	}
 	b.ReportMetric(float64((b.Elapsed()-served).Microseconds())/float64(b.N)/20/1000, "ms/iter-without-llm")
 }
+
+// BenchmarkVersionInit is the work of the package initializers every odek
+// process runs before main, summed from GODEBUG=inittrace=1 of `odek
+// version`: clock time, heap bytes and allocations per start.
+func BenchmarkVersionInit(b *testing.B) {
+	odek := buildBinary(b, "./cmd/odek", "odek")
+	var clock float64
+	var heap, allocs int64
+	for b.Loop() {
+		cmd := exec.Command(odek, "version")
+		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+		var trace strings.Builder
+		cmd.Stderr = &trace
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("%v: %s", err, trace.String())
+		}
+		c, h, a, err := sumInitTrace(trace.String())
+		if err != nil {
+			b.Fatal(err)
+		}
+		clock, heap, allocs = clock+c, heap+h, allocs+a
+	}
+	n := float64(b.N)
+	b.ReportMetric(clock/n, "init-ms")
+	b.ReportMetric(float64(heap)/n/1024, "init-KiB")
+	b.ReportMetric(float64(allocs)/n, "init-allocs")
+}
+
+// sumInitTrace adds up the lines "init PKG @T ms, C ms clock, B bytes, A
+// allocs" of a GODEBUG=inittrace=1 trace.
+func sumInitTrace(trace string) (clockMS float64, heap, allocs int64, err error) {
+	lines := 0
+	for line := range strings.Lines(trace) {
+		f := strings.Fields(line)
+		if len(f) != 11 || f[0] != "init" || f[6] != "clock," {
+			continue
+		}
+		c, err1 := strconv.ParseFloat(f[4], 64)
+		h, err2 := strconv.ParseInt(f[7], 10, 64)
+		a, err3 := strconv.ParseInt(f[9], 10, 64)
+		if err1 != nil || err2 != nil || err3 != nil {
+			return 0, 0, 0, fmt.Errorf("unreadable inittrace line %q", line)
+		}
+		clockMS, heap, allocs, lines = clockMS+c, heap+h, allocs+a, lines+1
+	}
+	if lines == 0 {
+		return 0, 0, 0, fmt.Errorf("no inittrace lines in %q", trace)
+	}
+	return clockMS, heap, allocs, nil
+}
