@@ -284,3 +284,14 @@ func nonce(s string) string {
 	}
 	return s[i+19 : i+35]
 }
+
+// A file larger than one read is read whole; a binary one never past its head.
+func TestSearchLargeFiles(t *testing.T) {
+	tools, root, _ := setup(t)
+	write(t, root, "big.txt", strings.Repeat("filler line\n", 40000)+"the needle\n")
+	write(t, root, "big.bin", "\x00"+strings.Repeat("the needle\n", 40000))
+	out, err := call(t, tools["search_files"], `{"pattern":"needle"}`)
+	if err != nil || !strings.HasPrefix(out, "1 matches") || !strings.Contains(out, "big.txt:40001: the needle") {
+		t.Fatalf("%v\n%.300s", err, out)
+	}
+}
