@@ -17,11 +17,18 @@ type runFlagValues struct {
 
 func (f *runFlagValues) register(cmd *cobra.Command) {
 	registerConfigFlag(cmd, &f.overrides)
+	registerSettingFlags(cmd, &f.overrides, func(string) bool { return true })
+}
+
+// registerSettingFlags adds the generated flag of every supported setting
+// keep accepts.
+func registerSettingFlags(cmd *cobra.Command, o *config.Overrides, keep func(key string) bool) {
+	f := struct{ overrides *config.Overrides }{o}
 	for _, s := range config.Settings() {
-		if s.Flag == "" || !s.Supported {
+		if s.Flag == "" || !s.Supported || !keep(s.Key) {
 			continue
 		}
-		v := &settingFlag{key: s.Key, name: "--" + s.Flag, kind: s.Kind, o: &f.overrides}
+		v := &settingFlag{key: s.Key, name: "--" + s.Flag, kind: s.Kind, o: f.overrides}
 		fl := cmd.Flags().VarPF(v, s.Flag, "", flagUsage(&s))
 		if s.Kind == config.Bool {
 			fl.NoOptDefVal = "true"

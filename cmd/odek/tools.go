@@ -93,7 +93,7 @@ func newToolsCmd(ios *IOStreams) *cobra.Command {
 It starts the configured MCP servers, runs the approvals, and never calls the
 model: a preflight for CI. It exits 3 if a server fails to start or a tool is
 not approved, like a run would.`,
-		Example: "  odek tools\n  odek tools --json | jq -r '.[].name'",
+		Example: "  odek tools\n  odek tools --no-tool shell\n  odek tools --json | jq -r '.[].name'",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTools(cmd.Context(), ios, o)
@@ -101,6 +101,8 @@ not approved, like a run would.`,
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print names, descriptions and input schemas as JSON")
 	registerConfigFlag(cmd, &o.overrides)
+	// --tool and --no-tool, as on run: the listing is what that run would offer.
+	registerSettingFlags(cmd, &o.overrides, func(key string) bool { return strings.HasPrefix(key, "tools.") })
 	return cmd
 }
 
