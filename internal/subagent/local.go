@@ -16,8 +16,12 @@ import (
 // SIGKILL to write its result.
 const DefaultGrace = 3 * time.Second
 
-// stderrTailBytes is how much of a child's stderr is kept for errors.
-const stderrTailBytes = 2048
+// How much of a child's stderr is kept for error messages: its start and
+// its end.
+const (
+	stderrHeadBytes = 512
+	stderrTailBytes = 1024
+)
 
 // LocalRunner starts children as local processes of the odek binary, each
 // in its own process group.
@@ -85,8 +89,10 @@ type localProcess struct {
 	stderrDone chan struct{}
 	closeOnce  sync.Once
 
-	mu   sync.Mutex
-	tail []byte
+	mu    sync.Mutex
+	head  []byte // the first stderr bytes (a panic's message)
+	tail  []byte // the last ones (an error message)
+	total int
 }
 
 func (p *localProcess) PID() int          { return p.cmd.Process.Pid }
@@ -133,6 +139,10 @@ func (p *localProcess) drainStderr(r *os.File) {
 		n, err := r.Read(buf)
 		if n > 0 {
 			p.mu.Lock()
+			if room := stderrHeadBytes - len(p.head); room > 0 {
+				p.head = append(p.head, buf[:min(n, room)]...)
+			}
+			p.total += n
 			p.tail = append(p.tail, buf[:n]...)
 			if len(p.tail) > stderrTailBytes {
 				p.tail = append(p.tail[:0], p.tail[len(p.tail)-stderrTailBytes:]...)
@@ -145,12 +155,23 @@ func (p *localProcess) drainStderr(r *os.File) {
 	}
 }
 
-// StderrTail implements Process: the last lines of stderr joined on one line.
+// StderrTail implements Process: the child's stderr on one line, or when it
+// was long, its start (where a panic says what happened) and its end (where
+// an error message is).
 func (p *localProcess) StderrTail() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(p.tail), "\uFFFD")), " ")
-	return clip(s, 500)
+	oneLine := func(b []byte) string {
+		return strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "\uFFFD")), " ")
+	}
+	if p.total <= stderrHeadBytes {
+		return clip(oneLine(p.head), stderrHeadBytes)
+	}
+	tail := oneLine(p.tail)
+	if r := []rune(tail); len(r) > 200 {
+		tail = "…" + string(r[len(r)-200:])
+	}
+	return clip(oneLine(p.head), 200) + " … " + tail
 }
 
 func closeFiles(fs ...*os.File) {

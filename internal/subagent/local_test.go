@@ -98,7 +98,7 @@ func newTestTool(t *testing.T, mode string, mutate func(*Options)) (*Tool, *reco
 	o := Options{
 		Runner:       &LocalRunner{Path: writeScript(t), Grace: 200 * time.Millisecond},
 		Semaphore:    NewSemaphore(3, time.Hour),
-		Settings:     Settings{TimeoutSeconds: 60},
+		Settings:     Settings{TimeoutSeconds: 60, MaxDepth: 2},
 		Events:       em,
 		ArtifactsDir: filepath.Join(t.TempDir(), "unfiled"),
 		TempDir:      t.TempDir(),

@@ -273,7 +273,7 @@ func TestSettingsNormalized(t *testing.T) {
 	if got != (Settings{MaxDepth: 8, TimeoutSeconds: 1800, MaxIterations: 100, BudgetInherit: InheritOperator}) {
 		t.Fatalf("%+v", got)
 	}
-	if got := (Settings{}).Normalized(); got != (Settings{MaxDepth: 2, TimeoutSeconds: 1800, MaxIterations: 15, BudgetInherit: InheritOperator}) {
+	if got := (Settings{MaxDepth: -1}).Normalized(); got != (Settings{MaxDepth: 2, TimeoutSeconds: 1800, MaxIterations: 15, BudgetInherit: InheritOperator}) {
 		t.Fatalf("%+v", got)
 	}
 }

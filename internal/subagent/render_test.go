@@ -115,6 +115,8 @@ func TestResolveOutcome(t *testing.T) {
 		{"flood beats a result", Outcome{Stream: &Stream{Result: res}, ReadErr: &FloodError{What: "lines", Limit: MaxLines}},
 			Result{Status: StatusKilledFlood, Error: "child output flood: more than 100000 lines"}},
 		{"result as is", Outcome{Stream: &Stream{Result: res}, WaitErr: errExit2}, *res},
+		{"stopped child keeps its summary", Outcome{Stream: &Stream{Result: &Result{Status: StatusError, Error: "interrupted", Summary: "s"}}, Cancelled: true},
+			Result{Status: StatusCancelled, Error: "sub-agent cancelled"}},
 		{"timeout", Outcome{Stream: &Stream{Raw: "partial output"}, TimedOut: true, Timeout: 90 * time.Second},
 			Result{Status: StatusTimeout, Error: "timeout after 1m30s", Raw: "partial output"}},
 		{"cancelled", Outcome{Cancelled: true, WaitErr: errExit2}, Result{Status: StatusCancelled, Error: "sub-agent cancelled"}},

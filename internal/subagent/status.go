@@ -18,15 +18,25 @@ type Outcome struct {
 
 // Resolve decides the result the model sees for a child (BEHAVIOR §8.1). A
 // flood always wins (the child was killed for it); otherwise a result the
-// child printed is taken as is; a child without one is timeout, cancelled,
-// error (it exited non-zero or by a signal) or no_result.
+// child printed is taken as is, except that a child the parent stopped is
+// timeout or cancelled whatever it said; a child without a result is
+// timeout, cancelled, error (it exited non-zero or by a signal) or no_result.
 func (o Outcome) Resolve() *Result {
 	var fe *FloodError
 	if errors.As(o.ReadErr, &fe) {
 		return &Result{Status: StatusKilledFlood, Error: fe.Error()}
 	}
 	if o.Stream != nil && o.Stream.Result != nil {
-		return o.Stream.Result
+		r := o.Stream.Result
+		// A child the parent had to stop reports what it can (its summary and
+		// use are kept), but the status says why it ended.
+		switch {
+		case o.TimedOut:
+			r.Status, r.PartialReason, r.Error = StatusTimeout, "", "timeout after "+o.Timeout.String()
+		case o.Cancelled:
+			r.Status, r.PartialReason, r.Error = StatusCancelled, "", "sub-agent cancelled"
+		}
+		return r
 	}
 	raw := ""
 	if o.Stream != nil {

@@ -17,7 +17,7 @@ const ToolName = "delegate_tasks"
 
 // Settings are the operator's subagent.* settings, as config resolved them.
 type Settings struct {
-	MaxDepth       int    // 0 = DefaultMaxDepth; at most MaxDepthCap
+	MaxDepth       int    // 0 = no sub-agents; negative = DefaultMaxDepth; at most MaxDepthCap
 	TimeoutSeconds int    // 0 = DefaultTimeoutSeconds; at most MaxTimeoutSeconds
 	MaxIterations  int    // 0 = DefaultIterations; at most MaxIterations
 	BudgetInherit  string // InheritOperator (default) or InheritShare
@@ -25,7 +25,7 @@ type Settings struct {
 
 // Normalized applies the defaults and caps of BEHAVIOR §2.3.
 func (s Settings) Normalized() Settings {
-	if s.MaxDepth <= 0 {
+	if s.MaxDepth < 0 {
 		s.MaxDepth = DefaultMaxDepth
 	}
 	if s.TimeoutSeconds <= 0 {
