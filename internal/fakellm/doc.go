@@ -9,6 +9,7 @@
 //	defer srv.Close()
 //	baseURL := srv.URL()                            // "http://127.0.0.1:PORT/v1"
 //	reqs := srv.Requests()                          // what the client sent, parsed
+//	peak := srv.MaxInFlight()                       // most requests answered at once
 //
 // Each POST to <base>/chat/completions consumes the next turn, in order. When
 // the turns run out the server answers 500 with the plain-text body
@@ -42,6 +43,12 @@
 //	    {"content": "There are 2 words.", "usage": false}             // no usage at all
 //	  ]
 //	}
+//
+// With "any_order": true at the top level, a request takes the first unused
+// turn whose match fits its last message (a turn without match fits any),
+// so clients calling in parallel (sub-agents) each get their own turn; a
+// request no unused turn fits gets 500 "fakellm: no unused turn matches the
+// last message "…"".
 //
 // A bare array of turns is accepted too. Unknown fields are errors.
 // reject_params lists top-level request fields the endpoint does not support:

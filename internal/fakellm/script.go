@@ -46,7 +46,11 @@ type Script struct {
 	// support: a request carrying one gets a 400 naming it and consumes no
 	// turn, as OpenAI answers an unsupported parameter.
 	RejectParams []string `json:"reject_params,omitempty"`
-	Turns        []Turn   `json:"turns"`
+	// AnyOrder lets each request take the first unused turn whose match fits
+	// (a turn without match fits any request) instead of the next one: for
+	// clients that call in parallel, such as sub-agents.
+	AnyOrder bool   `json:"any_order,omitempty"`
+	Turns    []Turn `json:"turns"`
 }
 
 // Turn is one scripted answer (or fault). See the package documentation for
@@ -234,6 +238,7 @@ func ParseScript(b []byte) (*Script, error) {
 	var top struct {
 		Model        string            `json:"model"`
 		RejectParams []string          `json:"reject_params"`
+		AnyOrder     bool              `json:"any_order"`
 		Turns        []json.RawMessage `json:"turns"`
 	}
 	if trimmed[0] == '[' {
@@ -253,7 +258,7 @@ func ParseScript(b []byte) (*Script, error) {
 	if len(top.Turns) == 0 {
 		return nil, errors.New(`fakellm: script has no turns (want {"turns": [...]})`)
 	}
-	s := &Script{Model: top.Model, RejectParams: top.RejectParams, Turns: make([]Turn, len(top.Turns))}
+	s := &Script{Model: top.Model, RejectParams: top.RejectParams, AnyOrder: top.AnyOrder, Turns: make([]Turn, len(top.Turns))}
 	for i, raw := range top.Turns {
 		if err := json.Unmarshal(raw, &s.Turns[i]); err != nil {
 			return nil, fmt.Errorf("fakellm: script: turn %d: %s", i+1, jsonErr(raw, err))

@@ -32,8 +32,11 @@ type Server struct {
 	now     func() time.Time
 
 	mu   sync.Mutex
-	next int
+	next int    // turns consumed
+	used []bool // turns consumed, by index (AnyOrder)
 	reqs []RecordedRequest
+
+	inFlight, maxInFlight int // chat-completions requests being answered
 
 	ln        net.Listener
 	srv       *http.Server
@@ -102,6 +105,48 @@ func (s *Server) Requests() []RecordedRequest {
 	return append([]RecordedRequest(nil), s.reqs...)
 }
 
+// MaxInFlight is the most chat-completions requests the server was
+// answering at the same time, so a test can check a client's concurrency.
+func (s *Server) MaxInFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxInFlight
+}
+
+// pickLocked chooses the turn for rec, or says why there is none; n is the
+// 1-based turn number (0 when none). s.mu must be held.
+func (s *Server) pickLocked(rec *RecordedRequest) (turn Turn, n int, failure string) {
+	total := len(s.script.Turns)
+	last := ""
+	if k := len(rec.Messages); k > 0 {
+		last = rec.Messages[k-1].Content
+	}
+	switch {
+	case s.invalid != nil:
+		return Turn{}, 0, "fakellm: invalid script: " + s.invalid.Error()
+	case s.next >= total:
+		return Turn{}, 0, fmt.Sprintf("fakellm: script exhausted after %d turns", total)
+	case s.script.AnyOrder:
+		if s.used == nil {
+			s.used = make([]bool, total)
+		}
+		for i, t := range s.script.Turns {
+			if !s.used[i] && (t.Match == "" || strings.Contains(last, t.Match)) {
+				s.used[i] = true
+				s.next++
+				return t, i + 1, ""
+			}
+		}
+		return Turn{}, 0, fmt.Sprintf("fakellm: no unused turn matches the last message %q", clip(last, 200))
+	}
+	turn, n = s.script.Turns[s.next], s.next+1
+	if turn.Match != "" && !strings.Contains(last, turn.Match) {
+		return Turn{}, 0, fmt.Sprintf("fakellm: turn %d expected %q in last message, got %q", n, turn.Match, clip(last, 200))
+	}
+	s.next++
+	return turn, n, ""
+}
+
 // TurnsUsed is the number of turns consumed so far.
 func (s *Server) TurnsUsed() int {
 	s.mu.Lock()
@@ -157,6 +202,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		plain(w, http.StatusMethodNotAllowed, "fakellm: "+r.Method+" not allowed (POST only)")
 		return
 	}
+	s.mu.Lock()
+	s.inFlight++
+	s.maxInFlight = max(s.maxInFlight, s.inFlight)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inFlight--
+		s.mu.Unlock()
+	}()
 	if rec.DecodeError != "" {
 		s.keep(rec)
 		s.logf("%s %s -> 400 bad JSON", r.Method, r.URL.Path)
@@ -173,33 +227,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 	// Pick the turn.
 	s.mu.Lock()
-	total := len(s.script.Turns)
-	var (
-		turn    Turn
-		n       int
-		failure string
-	)
-	switch {
-	case s.invalid != nil:
-		failure = "fakellm: invalid script: " + s.invalid.Error()
-	case s.next >= total:
-		failure = fmt.Sprintf("fakellm: script exhausted after %d turns", total)
-	default:
-		turn, n = s.script.Turns[s.next], s.next+1
-		if turn.Match != "" {
-			last := ""
-			if k := len(rec.Messages); k > 0 {
-				last = rec.Messages[k-1].Content
-			}
-			if !strings.Contains(last, turn.Match) {
-				failure = fmt.Sprintf("fakellm: turn %d expected %q in last message, got %q", n, turn.Match, clip(last, 200))
-				n = 0
-			}
-		}
-		if failure == "" {
-			s.next++
-		}
-	}
+	turn, n, failure := s.pickLocked(&rec)
 	rec.Turn = n
 	s.reqs = append(s.reqs, rec)
 	s.mu.Unlock()
@@ -220,7 +248,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		action = "tool_calls " + strings.Join(names, ",")
 	}
 	s.logf("%s %s turn %d/%d stream=%t messages=%d tools=%d -> %s",
-		r.Method, r.URL.Path, n, total, rec.Stream, len(rec.Messages), len(rec.Tools), action)
+		r.Method, r.URL.Path, n, len(s.script.Turns), rec.Stream, len(rec.Messages), len(rec.Tools), action)
 
 	s.respond(w, r, &rec, &turn, n)
 }
