@@ -1,0 +1,64 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/odek-run/odek/internal/budget"
+	"github.com/odek-run/odek/internal/llm"
+)
+
+func TestPartialSummaryAfterAnEarlyStop(t *testing.T) {
+	blocked := make(chan struct{})
+	m := &scriptedModel{turns: []func(llm.Request) (*llm.Response, error){
+		callTools(10, 5, tc("c1", "slow", `{}`)),
+		answer("I read half of the files.", 7, 3),
+	}}
+	slow := funcTool{name: "slow", fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
+		close(blocked)
+		<-ctx.Done()
+		return "", ctx.Err()
+	}}
+	reg, _ := NewRegistry(slow)
+	tr := budget.NewTracker(budget.Limits{MaxOutputTokens: 100}, budget.Prices{}, time.Now())
+	o := Options{Model: m, Tools: reg, Budget: tr, System: "sys"}
+	stop := errors.New("soft deadline")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() { <-blocked; cancel(stop) }()
+	res, err := Run(ctx, o, "task")
+	if !errors.Is(err, stop) {
+		t.Fatalf("err = %v", err)
+	}
+	answer, err := PartialSummary(context.Background(), o, res, TimeBudgetMarker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if answer != TimeBudgetMarker+"\n\nI read half of the files." || res.Answer != answer || !res.Partial {
+		t.Fatalf("answer = %q, res = %+v", answer, res)
+	}
+	if last := res.History[len(res.History)-1]; last.Role != llm.RoleAssistant || last.Content != answer {
+		t.Fatalf("last message %+v", last)
+	}
+	if res.Usage.OutputTokens != 8 || tr.Snapshot().OutputTokens != 8 {
+		t.Fatalf("usage %+v, budget %+v", res.Usage, tr.Snapshot())
+	}
+	req := m.reqs[1]
+	if len(req.Tools) != 0 || !strings.Contains(req.Messages[len(req.Messages)-1].Content, "called slow") {
+		t.Fatalf("summary request: %+v", req)
+	}
+}
+
+func TestPartialSummaryFailureKeepsTheResult(t *testing.T) {
+	m := &scriptedModel{}
+	res := &Result{Answer: "", History: []llm.Message{{Role: llm.RoleUser, Content: "task"}}}
+	if _, err := PartialSummary(context.Background(), Options{Model: m}, res, TimeBudgetMarker); err == nil {
+		t.Fatal("no error from an exhausted model")
+	}
+	if res.Partial || len(res.History) != 1 {
+		t.Fatalf("res changed: %+v", res)
+	}
+}
