@@ -35,13 +35,31 @@ func asSetup(err error) error {
 	return &setupError{err}
 }
 
+// codeError carries an exit code decided elsewhere (odek subagent maps its
+// result to 0/1/2/4 itself, BEHAVIOR §8.2). A nil err prints nothing.
+type codeError struct {
+	code int
+	err  error
+}
+
+func (e *codeError) Error() string {
+	if e.err == nil {
+		return ""
+	}
+	return e.err.Error()
+}
+func (e *codeError) Unwrap() error { return e.err }
+
 // exitCode is the one place errors become exit codes. ctx is the signal
 // context: a cancellation it caused is an interrupt.
 func exitCode(ctx context.Context, err error) int {
 	var se *setupError
+	var ce *codeError
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &ce):
+		return ce.code
 	case budget.IsBudget(err):
 		return exitBudget
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
@@ -59,7 +77,8 @@ func exitCode(ctx context.Context, err error) int {
 // untrusted parts (server stderr tails, LLM error bodies), so it is made
 // safe for a terminal first.
 func reportError(ios *IOStreams, err error) {
-	if err == nil {
+	var ce *codeError
+	if err == nil || errors.As(err, &ce) && ce.err == nil {
 		return
 	}
 	fmt.Fprintf(ios.ErrOut, "odek: %s\n", termText(err.Error()))

@@ -22,7 +22,7 @@ type IOStreams struct {
 	Width     func() int // terminal width of stderr; 0 = unknown
 
 	LookupEnv func(string) (string, bool)
-	Environ   func() []string // the whole environment, for the shell tool; nil = empty
+	Environ   func() []string // the whole environment, for the shell tool and sub-agents; nil = empty
 	Getwd     func() (string, error)
 	Now       func() time.Time
 }

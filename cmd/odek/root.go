@@ -14,7 +14,7 @@ func newRootCmd(ios *IOStreams) *cobra.Command {
 
 It is built for places where nobody watches: the final answer alone goes to
 stdout, progress to stderr, and the exit code says how the run ended:
-  0 success · 1 task/model/tool error · 3 setup error · 4 budget exhausted · 130 interrupted`,
+  0 success · 1 task/model/tool error · 2 timeout (subagent) · 3 setup error · 4 budget exhausted · 130 interrupted`,
 		Example: `  odek run "Summarise the open TODOs in this repository"
   odek run --max-runtime 300 --max-cost-usd 0.50 --events-jsonl events.jsonl "Fix the failing test"
   odek tools --json
@@ -36,7 +36,7 @@ stdout, progress to stderr, and the exit code says how the run ended:
 		return asSetup(fmt.Errorf("%w\nRun '%s --help' for usage", err, cmd.CommandPath()))
 	})
 	root.AddCommand(newRunCmd(ios), newInitCmd(ios), newVersionCmd(ios), newCompletionCmd(ios), newToolsCmd(ios), newApprovalsCmd(ios),
-		newContinueCmd(ios), newSessionCmd(ios))
+		newContinueCmd(ios), newSessionCmd(ios), newSubagentCmd(ios))
 	for _, c := range root.Commands() {
 		usageArgs(c)
 	}

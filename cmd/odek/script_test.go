@@ -18,10 +18,11 @@ import (
 // TestMain lets the test binary act as the odek binary inside scripts.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"odek": func() { os.Exit(checkedRun()) },
+		"odek": testOdek,
 		// odek-exit is odek that also prints "[exit N]" as its last stderr
 		// line, so scripts can assert the exact exit code.
 		"odek-exit": func() {
+			testHooks()
 			code := checkedRun()
 			fmt.Fprintf(os.Stderr, "[exit %d]\n", code)
 			os.Exit(code)
@@ -58,6 +59,12 @@ func TestScripts(t *testing.T) {
 			"schema-check":     cmdSchemaCheck,
 			"wait-file":        cmdWaitFile,
 			"pid-dead":         cmdPidDead,
+			// sub-agents (subagent_cmds_test.go)
+			"llm-max-inflight":  cmdLLMMaxInFlight,
+			"llm-request-match": cmdLLMRequestMatch,
+			"llm-header-match":  cmdLLMHeaderMatch,
+			"child-procs-clean": cmdChildProcsClean,
+			"no-orphans":        cmdNoOrphans,
 			"sleep": func(ts *testscript.TestScript, neg bool, args []string) {
 				d, err := time.ParseDuration(args[0])
 				ts.Check(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/odek-run/odek/internal/plan"
 	"github.com/odek-run/odek/internal/redact"
 	"github.com/odek-run/odek/internal/session"
+	"github.com/odek-run/odek/internal/subagent"
 )
 
 // runState is everything one run wires together; close releases it.
@@ -48,6 +49,17 @@ type runState struct {
 	sessions   *session.Store   // with sess: the session this run saves
 	sess       *session.Session //
 	saveFailed bool             // the failed-save warning was given
+
+	// Place in the delegation tree (BEHAVIOR §8): depth from
+	// ODEK_SUBAGENT_DEPTH, trust ("" = trusted, a top-level run), and
+	// whether MCP servers are left out (an untrusted sub-agent).
+	depth int
+	trust string
+	noMCP bool
+	relay bool // this run's events are relayed to its parent
+	// parentSession files a sub-agent's own sub-agents' artifacts under its
+	// parent's session.
+	parentSession string
 }
 
 // odekHome is $ODEK_HOME, else ~/.odek.
@@ -93,7 +105,7 @@ func printWarnings(ios *IOStreams, warnings []string) {
 // setUp builds the run. On error, whatever was started is released and the
 // partial state is returned for the setup report.
 func setUp(ctx context.Context, ios *IOStreams, o runOptions) (s *runState, err error) {
-	s = &runState{start: ios.Now(), runID: events.NewRunID(), errOut: ios.ErrOut}
+	s = &runState{start: ios.Now(), runID: events.NewRunID(), errOut: ios.ErrOut, depth: subagent.ParseDepth(ios.env(subagent.EnvDepth))}
 	defer func() {
 		if err != nil {
 			s.close()

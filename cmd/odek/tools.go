@@ -14,14 +14,18 @@ import (
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/plan"
+	"github.com/odek-run/odek/internal/subagent"
 	"github.com/spf13/cobra"
 )
 
 // buildTools assembles the one registry the loop takes tools from: built-in
-// tools, then every approved MCP tool, filtered by tools.enabled/disabled.
-// artifact_read joins them only when one of them can produce an artifact.
-// serverLog receives the servers' own stderr lines (nil drops them; the tail
-// still reaches error messages).
+// tools, then every approved MCP tool (none for an untrusted sub-agent),
+// filtered by tools.enabled/disabled. delegate_tasks joins a run that has
+// other tools (a run without tools sends none, for models without tool
+// support; a sub-agent could do nothing either), unless subagent.max_depth
+// is 0. artifact_read joins them only when one of them can produce an
+// artifact. serverLog receives the servers' own stderr lines (nil drops
+// them; the tail still reaches error messages).
 func (s *runState) buildTools(ios *IOStreams, store *artifact.Store, serverLog io.Writer) (*loop.Registry, error) {
 	reader := artifact.NewReadTool(store)
 	builtins, err := s.workspaceTools(ios, store)
@@ -30,14 +34,22 @@ func (s *runState) buildTools(ios *IOStreams, store *artifact.Store, serverLog i
 	}
 	offered := func(name string) bool { return toolOffered(name, s.cfg.ToolsEnabled, s.cfg.ToolsDisabled) }
 	// Every built-in name stays reserved, also those switched off or not
-	// registered in this run (artifact_read, plan): no MCP tool may shadow one.
-	reserved := append(slices.Clone(builtin.Names), reader.Name(), plan.ToolName)
-	set, mcpTools, err := startMCP(s.ctx, ios, s.cfg, store, reserved, offered, serverLog)
-	s.servers = set
-	if err != nil {
-		return nil, err
+	// registered in this run (artifact_read, plan, delegate_tasks): no MCP
+	// tool may shadow one.
+	reserved := append(slices.Clone(builtin.Names), reader.Name(), plan.ToolName, subagent.ToolName)
+	var mcpTools []loop.Tool
+	if !s.noMCP {
+		set, tools, err := startMCP(s.ctx, ios, s.cfg, store, reserved, offered, serverLog)
+		s.servers = set
+		if err != nil {
+			return nil, err
+		}
+		mcpTools = tools
 	}
 	all := filterTools(append(builtins, mcpTools...), s.cfg.ToolsEnabled, s.cfg.ToolsDisabled)
+	if d := s.delegateTool(ios, store); d != nil && len(all) > 0 {
+		all = append(all, filterTools([]loop.Tool{d}, s.cfg.ToolsEnabled, s.cfg.ToolsDisabled)...)
+	}
 	if producesArtifacts(all) {
 		all = append(all, filterTools([]loop.Tool{reader}, s.cfg.ToolsEnabled, s.cfg.ToolsDisabled)...)
 	}

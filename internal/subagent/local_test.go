@@ -96,14 +96,14 @@ func newTestTool(t *testing.T, mode string, mutate func(*Options)) (*Tool, *reco
 	em := events.NewEmitter(events.Options{Sinks: []events.Sink{sink}})
 	t.Cleanup(func() { _ = em.Close(context.Background()) })
 	o := Options{
-		Runner:       &LocalRunner{Path: writeScript(t), Grace: 200 * time.Millisecond},
-		Semaphore:    NewSemaphore(3, time.Hour),
-		Settings:     Settings{TimeoutSeconds: 60, MaxDepth: 2},
-		Events:       em,
-		ArtifactsDir: filepath.Join(t.TempDir(), "unfiled"),
-		TempDir:      t.TempDir(),
-		Workspace:    t.TempDir(),
-		Env:          []string{"PATH=" + os.Getenv("PATH"), "MODE=" + mode, mark},
+		Runner:        &LocalRunner{Path: writeScript(t), Grace: 200 * time.Millisecond},
+		Semaphore:     NewSemaphore(3, time.Hour),
+		Settings:      Settings{TimeoutSeconds: 60, MaxDepth: 2},
+		Events:        em,
+		ArtifactsHome: filepath.Join(t.TempDir(), "artifacts"),
+		TempDir:       t.TempDir(),
+		Workspace:     t.TempDir(),
+		Env:           []string{"PATH=" + os.Getenv("PATH"), "MODE=" + mode, mark},
 	}
 	if mutate != nil {
 		mutate(&o)

@@ -25,7 +25,8 @@ const maxReportedDenials = 20
 func (t *Tool) runTask(ctx context.Context, index int, spec TaskSpec, share *Budget) (*Result, TaskArtifacts) {
 	taskID := NewTaskID()
 	ta := TaskArtifacts{Index: index + 1}
-	root, err := t.artifactRoot(taskID)
+	session := t.session()
+	root, err := t.artifactRoot(session, taskID)
 	if err != nil {
 		return &Result{Status: StatusError, Error: "subagent not spawned: " + err.Error()}, ta
 	}
@@ -41,7 +42,7 @@ func (t *Tool) runTask(ctx context.Context, index int, spec TaskSpec, share *Bud
 		TaskID: taskID, Protocol: Protocol, Goal: spec.Goal, Context: spec.Context, Guidance: spec.Guidance,
 		TrustLevel: spec.TrustLevel, MaxRisk: spec.MaxRisk, Profile: spec.Profile, Budget: share,
 		ParentTrust: t.parentTrust(), ArtifactRoot: root, Provider: t.o.Provider, Model: t.o.Model,
-		BaseURL: t.o.BaseURL, ParentRunID: t.o.Events.RunID(), ParentSession: t.o.SessionID,
+		BaseURL: t.o.BaseURL, ParentRunID: t.o.Events.RunID(), ParentSession: session,
 		Events: t.o.ForwardEvents && t.o.Events != nil,
 	}
 	start := t.o.Now()
@@ -62,15 +63,30 @@ func (t *Tool) parentTrust() string {
 	return t.o.ParentTrust
 }
 
-// artifactRoot creates the task's 0700 artifact directory.
-func (t *Tool) artifactRoot(taskID string) (string, error) {
-	if t.o.ArtifactsDir == "" {
+func (t *Tool) session() string {
+	if t.o.Session == nil {
+		return ""
+	}
+	if id := t.o.Session(); isName(id) {
+		return id
+	}
+	return ""
+}
+
+// artifactRoot creates the task's 0700 artifact directory under the
+// session's (or "unfiled").
+func (t *Tool) artifactRoot(session, taskID string) (string, error) {
+	if t.o.ArtifactsHome == "" {
 		return "", errors.New("no artifacts directory")
 	}
-	if err := os.MkdirAll(t.o.ArtifactsDir, 0o700); err != nil {
+	if session == "" {
+		session = Unfiled
+	}
+	dir := filepath.Join(t.o.ArtifactsHome, session)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("artifact directory: %w", err)
 	}
-	root := filepath.Join(t.o.ArtifactsDir, taskID)
+	root := filepath.Join(dir, taskID)
 	if err := os.Mkdir(root, 0o700); err != nil {
 		return "", fmt.Errorf("artifact directory: %w", err)
 	}

@@ -15,6 +15,9 @@ import (
 // ToolName is the built-in tool's name.
 const ToolName = "delegate_tasks"
 
+// Unfiled is the artifacts directory of tasks of runs without a session.
+const Unfiled = "unfiled"
+
 // Settings are the operator's subagent.* settings, as config resolved them.
 type Settings struct {
 	MaxDepth       int    // 0 = no sub-agents; negative = DefaultMaxDepth; at most MaxDepthCap
@@ -54,11 +57,11 @@ type Options struct {
 
 	Depth       int    // this process's depth (ODEK_SUBAGENT_DEPTH)
 	ParentTrust string // this process's trust ("" = trusted: a top-level run)
-	// ArtifactsDir holds one 0700 directory per task:
-	// $ODEK_HOME/artifacts/<session or "unfiled">.
-	ArtifactsDir string
-	TempDir      string // task and key files; "" = os.TempDir()
-	Workspace    string // the children's working directory
+	// ArtifactsHome is $ODEK_HOME/artifacts: each task gets the 0700
+	// directory <ArtifactsHome>/<session id, or "unfiled">/<task id>.
+	ArtifactsHome string
+	TempDir       string // task and key files; "" = os.TempDir()
+	Workspace     string // the children's working directory
 
 	Env         []string          // this process's environment
 	SecretNames []string          // names secrets.env provided
@@ -66,7 +69,9 @@ type Options struct {
 	APIKey      string            // handed to children on fd 3, never in env or argv
 
 	Provider, Model, BaseURL string
-	SessionID                string
+	// Session returns the run's session id ("" = none), read when a call
+	// starts: a session may begin after the tool is built.
+	Session func() string
 	// ForwardEvents asks children to relay their events, which are then
 	// queued on Events (set when the run has an event sink).
 	ForwardEvents bool
@@ -114,6 +119,10 @@ func (t *Tool) Description() string {
 
 // Schema implements the loop's Tool.
 func (t *Tool) Schema() json.RawMessage { return Schema() }
+
+// ProducesArtifacts reports that delegate_tasks hands back artifacts, so
+// artifact_read is offered beside it.
+func (t *Tool) ProducesArtifacts() bool { return true }
 
 // ArgsSummary implements loop.ArgsSummarizer: {task_count} only, never a goal.
 func (t *Tool) ArgsSummary(raw json.RawMessage) map[string]any {

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/odek-run/odek/internal/subagent"
+	"github.com/spf13/cobra"
+)
+
+// subagentOptions are the flags of `odek subagent`; RunE only fills them.
+type subagentOptions struct {
+	goal, taskFile, context string
+	timeout, maxIter        int
+	quiet, stream           bool
+	parentSession, profile  string
+}
+
+func newSubagentCmd(ios *IOStreams) *cobra.Command {
+	var o subagentOptions
+	cmd := &cobra.Command{
+		Use:   "subagent (--goal <text> | --task <file>) [flags]",
+		Short: "Run one delegated task as an isolated sub-agent and print a JSON result",
+		Long: `Run one task as a sub-agent: the child process that delegate_tasks starts.
+
+It never prompts (anything that would ask is denied), never gets more trust
+than its task file allows (an untrusted task gets no MCP servers), and stops
+at its timeout: a soft deadline first asks for a partial summary, the hard
+one ends the run. stdout holds one JSON result object (with --stream and a
+protocol-2 task file: typed progress lines, then the result), even when the
+setup fails. See docs/SUBAGENTS.md.
+
+Exit codes: 0 success (also an iteration-cap partial), 1 task/model/tool
+error, 2 timeout (hard, or a time-budget partial), 3 setup error (flags, task
+file, config, profile), 4 execution budget exhausted, 130 interrupted.`,
+		Example: `  odek subagent --goal "List the TODO comments in ./internal" --timeout 120
+  odek subagent --task /tmp/odek-task-123.json --quiet --stream`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return childSetupError(ios, fmt.Errorf("unexpected argument %q (the task goes in --goal or --task)", args[0]))
+			}
+			return runSubagent(cmd.Context(), ios, o)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.goal, "goal", "", "the task to do (untrusted: fenced in the prompt)")
+	fl.StringVar(&o.taskFile, "task", "", "a protocol-2 task file written by delegate_tasks")
+	fl.StringVar(&o.context, "context", "", "facts the task needs (with --goal)")
+	fl.IntVar(&o.timeout, "timeout", 0, "seconds before the hard stop (default subagent.timeout_seconds, at most 1800)")
+	fl.IntVar(&o.maxIter, "max-iter", 0, "loop iterations (default subagent.max_iterations, at most 100)")
+	fl.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
+	fl.BoolVar(&o.stream, "stream", false, "typed progress lines on stdout before the result (protocol 2)")
+	fl.StringVar(&o.parentSession, "parent-session", "", "the parent's session id, echoed in the result")
+	fl.StringVar(&o.profile, "profile", "", "sub-agent profile (overrides the task file's and subagent.default_profile)")
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return childSetupError(ios, flagError(err))
+	})
+	return cmd
+}
+
+// flagError rewrites cobra's unknown-flag message into BEHAVIOR §8.2's
+// `unknown flag "<x>"`.
+func flagError(err error) error {
+	msg := err.Error()
+	if rest, ok := strings.CutPrefix(msg, "unknown flag: "); ok {
+		return fmt.Errorf("unknown flag %q", rest)
+	}
+	if rest, ok := strings.CutPrefix(msg, "unknown shorthand flag: "); ok {
+		if i := strings.LastIndex(rest, " in "); i >= 0 {
+			return fmt.Errorf("unknown flag %q", rest[i+4:])
+		}
+	}
+	return err
+}
+
+// childSetupError prints the setup error as the result object
+// {"status":"error","error":…} on stdout, so a parent always gets JSON, and
+// returns it as a setup error (exit 3).
+func childSetupError(ios *IOStreams, err error) error {
+	writeChildResult(ios, &subagent.Result{Status: subagent.StatusError, Error: err.Error()})
+	return asSetup(err)
+}
+
+func writeChildResult(ios *IOStreams, r *subagent.Result) {
+	b, _ := json.Marshal(r)
+	fmt.Fprintf(ios.Out, "%s\n", b)
+}
+
+// validate checks the flags that need no config.
+func (o *subagentOptions) validate() error {
+	switch {
+	case o.goal != "" && o.taskFile != "":
+		return errors.New("--goal and --task are mutually exclusive")
+	case strings.TrimSpace(o.goal) == "" && o.taskFile == "":
+		return errors.New("either --goal or --task is required")
+	case o.context != "" && o.taskFile != "":
+		return errors.New("--context goes with --goal (a task file carries its own context)")
+	case o.timeout < 0:
+		return fmt.Errorf("--timeout must be a positive number of seconds, got %d", o.timeout)
+	case o.maxIter < 0:
+		return fmt.Errorf("--max-iter must be positive, got %d", o.maxIter)
+	}
+	return nil
+}
+
+// runSubagent is the whole of `odek subagent`: set up, run, print the result.
+func runSubagent(ctx context.Context, ios *IOStreams, o subagentOptions) error {
+	if err := o.validate(); err != nil {
+		return childSetupError(ios, err)
+	}
+	c, err := setUpChild(ctx, ios, o)
+	if err != nil {
+		return c.failSetup(ios, err)
+	}
+	res, runErr := c.run()
+	c.close() // drains the relayed events before the result line
+	c.out.Send(subagent.Line{Type: subagent.LineFinished, Status: res.Status, Iterations: res.Iterations,
+		DurationS: res.DurationSeconds, TokensUsed: res.TokensUsed, CostUSD: res.CostUSD, Artifacts: len(res.Artifacts)})
+	c.out.Result(res)
+	return runErr
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/odek-run/odek/internal/subagent"
+)
+
+// testOdek is the test binary's "odek": odek itself, with two test seams.
+// ODEK_TEST_WAIT_NOTICE_MS shortens the 5 s after which a queued sub-agent
+// is reported. With ODEK_TEST_CHILD_HOOKS=1, a sub-agent whose goal names a
+// hook stands in for a broken or compromised child:
+//
+//	[crash]   panics before doing anything (a Go crash: exit status 2)
+//	[flood]   writes lines to stdout without end
+//	[stage]   stages notes.txt (small) and big.log (40 KiB) as artifacts, as
+//	          a model would with a write tool, then runs normally
+//	[tamper]  stages report.txt, runs normally, and changes the artifact
+//	          after the child measured it, before the parent reads the result
+func testOdek() {
+	testHooks()
+	os.Exit(checkedRun())
+}
+
+// testHooks applies the seams; a hooked child may exit here.
+func testHooks() {
+	if ms, err := strconv.Atoi(os.Getenv("ODEK_TEST_WAIT_NOTICE_MS")); err == nil {
+		waitNotice = time.Duration(ms) * time.Millisecond
+	}
+	if os.Getenv("ODEK_TEST_CHILD_HOOKS") == "1" && len(os.Args) > 3 && os.Args[1] == "subagent" && os.Args[2] == "--task" {
+		childHook(os.Args[3])
+	}
+}
+
+func childHook(taskFile string) {
+	data, err := os.ReadFile(taskFile)
+	if err != nil {
+		return
+	}
+	task, err := subagent.ParseTask(data)
+	if err != nil {
+		return
+	}
+	stage := filepath.Join(subagent.StageDir, task.TaskID)
+	switch {
+	case strings.Contains(task.Goal, "[crash]"):
+		panic("sub-agent test crash")
+	case strings.Contains(task.Goal, "[flood]"):
+		w := bufio.NewWriter(os.Stdout)
+		for {
+			_, _ = w.WriteString(`{"type":"tool_call","name":"flood"}` + "\n")
+		}
+	case strings.Contains(task.Goal, "[stage]"):
+		_ = os.MkdirAll(stage, 0o755)
+		_ = os.WriteFile(filepath.Join(stage, "notes.txt"), []byte("line one\nline two\n"), 0o644)
+		_ = os.WriteFile(filepath.Join(stage, "big.log"), []byte(strings.Repeat("0123456789abcdef\n", 40<<10/17+1)), 0o644)
+	case strings.Contains(task.Goal, "[tamper]"):
+		_ = os.MkdirAll(stage, 0o755)
+		_ = os.WriteFile(filepath.Join(stage, "report.txt"), []byte("original\n"), 0o644)
+		os.Exit(tamperAfterResult())
+	}
+}
+
+// tamperAfterResult runs odek with stdout filtered: when the result line
+// passes, the first artifact it names grows by a few bytes, then the line
+// goes on to the parent.
+func tamperAfterResult() int {
+	realOut := os.Stdout
+	r, w, err := os.Pipe()
+	if err != nil {
+		return 1
+	}
+	os.Stdout = w
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			line := sc.Bytes()
+			var l subagent.Line
+			if json.Unmarshal(line, &l) == nil && l.Type == subagent.LineResult && l.Result != nil && len(l.Result.Artifacts) > 0 {
+				if u, err := url.Parse(l.Result.Artifacts[0].URI); err == nil {
+					if f, err := os.OpenFile(u.Path, os.O_WRONLY|os.O_APPEND, 0); err == nil {
+						_, _ = f.WriteString("tampered\n")
+						f.Close()
+					}
+				}
+			}
+			_, _ = realOut.Write(append(line, '\n'))
+		}
+	}()
+	code := run()
+	w.Close()
+	<-done
+	return code
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/odek-run/odek/internal/budget"
+	"github.com/odek-run/odek/internal/errclass"
+	"github.com/odek-run/odek/internal/llm"
+	"github.com/odek-run/odek/internal/loop"
+	"github.com/odek-run/odek/internal/redact"
+	"github.com/odek-run/odek/internal/subagent"
+	"github.com/odek-run/odek/internal/untrusted"
+)
+
+// deadlineError ends a sub-agent's context at its soft or hard deadline.
+type deadlineError struct{ what string }
+
+func (e *deadlineError) Error() string      { return e.what }
+func (e *deadlineError) ErrorClass() string { return errclass.DeadlineExceeded }
+func (e *deadlineError) Unwrap() error      { return context.DeadlineExceeded }
+
+var (
+	errSoftDeadline = &deadlineError{"the soft deadline was reached"}
+	errHardDeadline = &deadlineError{"the hard deadline was reached"}
+)
+
+// run drives the child's loop under its deadlines and returns the result and
+// the error that carries the exit code (BEHAVIOR §8.2).
+func (c *child) run() (*subagent.Result, error) {
+	c.out.Send(subagent.Line{Type: subagent.LineStarted, PID: os.Getpid(), Depth: c.depth,
+		TimeoutS: int(c.timeout.Seconds()), MaxIter: c.maxIter})
+	hctx, hcancel := context.WithDeadlineCause(c.ctx, c.start.Add(c.timeout), errHardDeadline)
+	defer hcancel()
+	sctx, scancel := context.WithDeadlineCause(hctx, c.start.Add(c.soft), errSoftDeadline)
+	defer scancel()
+	opts := c.childLoopOptions()
+	res, err := loop.Run(sctx, opts, subagent.UserMessage(c.task, c.trust == subagent.Trusted, untrusted.NewNonce()))
+	softStop := errors.Is(err, errSoftDeadline)
+	if softStop {
+		_, err = loop.PartialSummary(hctx, opts, res, loop.TimeBudgetMarker)
+		if err != nil && hctx.Err() != nil {
+			err = context.Cause(hctx)
+		}
+	}
+	r := c.result(res, err, softStop)
+	return r, c.exitError(r, err)
+}
+
+// childLoopOptions are the loop options of a sub-agent: the fixed system
+// prompt with the numbers it runs under, its iteration cap, and progress
+// that also goes out as stream lines.
+func (c *child) childLoopOptions() loop.Options {
+	cons := subagent.Constraints{
+		TimeoutSeconds: int(c.timeout.Seconds()), SoftSeconds: int(c.soft.Seconds()), MaxIterations: c.maxIter,
+		Depth: c.depth, MaxDepth: c.sc.Settings.MaxDepth,
+	}
+	if l := c.tracker.Snapshot().Limits; c.sc.AnnounceBudget {
+		cons.MaxRuntime, cons.MaxToolCalls, cons.MaxInputTokens, cons.MaxOutputTok, cons.MaxCostUSD =
+			l.MaxRuntimeSeconds, l.MaxToolCalls, l.MaxInputTokens, l.MaxOutputTokens, l.MaxCostUSD
+	}
+	system := subagent.SystemPrompt + subagent.ConstraintsBlock(cons)
+	opts := loop.Options{
+		Model: c.model, ModelName: c.cfg.Model, Tools: c.tools, System: system,
+		MaxIterations: c.maxIter, MaxToolParallel: c.cfg.MaxToolParallel,
+		Budget: c.tracker, Events: c.emitter, Progress: c.progress, ReasoningEffort: c.reasoningEffort,
+	}
+	c.sessionOptions(c.ios, &opts) // its own plan and context trimming; a child has no session
+	return opts
+}
+
+// progress feeds the terminal view and the stream.
+func (c *child) progress(p loop.Progress) {
+	c.view.update(p)
+	switch p.Kind {
+	case loop.ProgressToolStart:
+		c.out.Send(subagent.Line{Type: subagent.LineToolCall, Name: p.Tool})
+	case loop.ProgressToolDone:
+		c.out.Send(subagent.Line{Type: subagent.LineToolResult, Name: p.Tool, Data: map[string]any{
+			"failed": p.Failed, "denied": p.Denied, "duration_ms": p.Duration.Milliseconds()}})
+	case loop.ProgressIterationDone:
+		c.out.Send(subagent.Line{Type: subagent.LineProgress, Step: p.Iteration})
+	}
+}
+
+// result builds the result object from how the run ended.
+func (c *child) result(res *loop.Result, err error, softStop bool) *subagent.Result {
+	r := &subagent.Result{Status: subagent.StatusSuccess, ParentSession: c.parentSession}
+	answer := ""
+	if res != nil {
+		answer = res.Answer
+	}
+	var be *budget.Error
+	switch {
+	case err == nil && softStop:
+		r.Status, r.PartialReason = subagent.StatusPartial, subagent.ReasonTime
+	case err == nil && res.Stop == loop.StopMaxTokens:
+		r.Status = subagent.StatusPartial // the answer was cut at the provider's limit
+	case err == nil && res.Partial:
+		r.Status, r.PartialReason = subagent.StatusPartial, subagent.ReasonIteration
+	case errors.As(err, &be):
+		r.Status, r.PartialReason, r.Error = subagent.StatusBudgetExhausted, subagent.ReasonExecution, be.Error()
+	case errors.Is(err, errHardDeadline):
+		r.Status, r.Error, answer = subagent.StatusError, fmt.Sprintf("timeout after %s", c.timeout), ""
+	case c.ctxSig.Err() != nil:
+		r.Status, r.Error, answer = subagent.StatusError, "interrupted", ""
+	case err != nil:
+		r.Status, r.Error, answer = subagent.StatusError, redact.String(err.Error()), ""
+	}
+	var hist []llm.Message
+	if res != nil {
+		hist = res.History
+	}
+	subagent.FromHistory(r, hist, answer)
+	r.Summary = redact.String(r.Summary)
+	c.account(r)
+	c.collectArtifacts(r)
+	return r
+}
+
+// account fills what the child spent, its sub-agents included, as its
+// tracker counted it (provider-reported tokens, DECISION 8).
+func (c *child) account(r *subagent.Result) {
+	s := c.tracker.Snapshot()
+	r.TokensUsed = s.InputTokens + s.OutputTokens
+	r.Usage = &subagent.Usage{InputTokens: s.InputTokens, OutputTokens: s.OutputTokens, ToolCalls: s.ToolCalls}
+	if s.Priced || s.Child.CostMicroUSD > 0 {
+		cost := s.CostUSD()
+		r.CostUSD = &cost
+	}
+	r.DurationSeconds = c.now().Sub(c.start).Seconds()
+}
+
+// collectArtifacts moves what the child staged into the task's artifact
+// root; problems are noted at the end of the summary.
+func (c *child) collectArtifacts(r *subagent.Result) {
+	if c.task.TaskID == "" {
+		return
+	}
+	got := subagent.CollectArtifacts(c.wd, c.task.TaskID, c.task.ArtifactRoot)
+	r.Artifacts = got.Refs
+	if len(got.Problems) > 0 {
+		r.Summary = strings.TrimSpace(r.Summary + "\n" + strings.Join(got.Problems, "\n"))
+	}
+}
+
+// exitError maps the result to the exit code: 0 success or an iteration
+// partial, 2 a timeout or time-budget partial, 4 budget, 130 interrupt,
+// else 1.
+func (c *child) exitError(r *subagent.Result, err error) error {
+	if c.ctxSig.Err() != nil && !budget.IsBudget(err) {
+		return err // exitCode: 130
+	}
+	code := r.ExitCode(errors.Is(err, errHardDeadline))
+	switch code {
+	case exitOK:
+		return nil
+	case exitTimeout:
+		if err == nil {
+			err = errors.New("stopped at the soft deadline with a partial summary")
+		}
+	}
+	if err == nil {
+		err = errors.New(r.Error)
+	}
+	return &codeError{code: code, err: err}
+}

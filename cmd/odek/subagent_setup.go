@@ -1,0 +1,234 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/odek-run/odek/internal/artifact"
+	"github.com/odek-run/odek/internal/budget"
+	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/llm"
+	"github.com/odek-run/odek/internal/redact"
+	"github.com/odek-run/odek/internal/subagent"
+)
+
+// child is one `odek subagent` run: a run whose task, trust, limits and
+// output come from its parent.
+type child struct {
+	*runState
+	o       subagentOptions
+	task    *subagent.Task
+	out     *subagent.LineWriter
+	wd      string
+	timeout time.Duration
+	soft    time.Duration
+	maxIter int
+	sc      *subagentConfig
+	ctxSig  context.Context // the signal context, to tell an interrupt apart
+	now     func() time.Time
+	ios     *IOStreams
+}
+
+// setUpChild builds the child run. The returned child is usable for
+// failSetup even when err is set.
+func setUpChild(ctx context.Context, ios *IOStreams, o subagentOptions) (c *child, err error) {
+	c = &child{o: o, ctxSig: ctx, now: ios.Now, ios: ios, runState: &runState{start: ios.Now(), runID: events.NewRunID(), errOut: ios.ErrOut}}
+	defer func() {
+		if err != nil {
+			c.runState.close()
+		}
+	}()
+	if c.task, err = loadTask(o); err != nil {
+		return c, asSetup(err)
+	}
+	c.out = subagent.NewLineWriter(ios.Out, c.task.TaskID, o.stream && c.task.EffectiveProtocol() == subagent.Protocol)
+	c.depth = subagent.ParseDepth(ios.env(subagent.EnvDepth))
+	cios, err := withHandedKey(ios)
+	if err != nil {
+		return c, asSetup(err)
+	}
+	over, err := childOverrides(c.task)
+	if err != nil {
+		return c, asSetup(err)
+	}
+	if c.cfg, err = loadConfig(cios, over); err != nil {
+		return c, err
+	}
+	if err = c.cfg.RequireAPIKey(); err != nil {
+		return c, asSetup(err)
+	}
+	if err = c.cfg.RequireEnforceableBudget(); err != nil {
+		return c, asSetup(err)
+	}
+	if c.wd, err = ios.Getwd(); err != nil {
+		return c, asSetup(err)
+	}
+	if err = c.applyPolicy(); err != nil {
+		return c, err
+	}
+	c.openChildEvents(ios)
+	c.startBudget(ctx, ios)
+	c.store = artifact.NewStore(filepath.Join(c.cfg.Home, "artifacts", c.runID))
+	var serverLog io.Writer = ios.ErrOut
+	if o.quiet {
+		serverLog = nil
+	}
+	if c.tools, err = c.buildTools(cios, c.store, serverLog); err != nil {
+		return c, err
+	}
+	c.view = newProgressView(ios, c.cfg.NoColor || ios.env("NO_COLOR") != "", o.quiet, c.start)
+	c.warn = func(msg string) {
+		if !c.view.warning(msg) {
+			printWarnings(ios, []string{msg})
+		}
+	}
+	c.model = llm.New(llm.Options{
+		BaseURL: c.cfg.BaseURL, APIKey: c.cfg.APIKey, KeySource: c.cfg.APIKeySource, Stream: c.cfg.Stream,
+		Timeouts: llmTimeouts(c.cfg.LLM), OnRetry: c.view.retry,
+	})
+	var warns []string
+	c.reasoningEffort, warns = llm.ReasoningEffort(c.cfg.Model, c.cfg.Thinking, c.cfg.ReasoningEffort)
+	printWarnings(ios, warns)
+	return c, nil
+}
+
+// loadTask reads --task strictly, or builds the task of --goal.
+func loadTask(o subagentOptions) (*subagent.Task, error) {
+	if o.taskFile == "" {
+		t := &subagent.Task{Protocol: subagent.Protocol, Goal: o.goal, Context: o.context, ParentSession: o.parentSession}
+		return t, t.Validate()
+	}
+	f, err := os.Open(o.taskFile)
+	if err != nil {
+		return nil, fmt.Errorf("task file: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, subagent.MaxTaskFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("task file: %w", err)
+	}
+	return subagent.ParseTask(data)
+}
+
+// withHandedKey reads the API key a parent handed over on fd 3 and makes it
+// the ODEK_API_KEY of this process's config, without putting it into any
+// environment: what this child starts gets its own descriptor, or nothing.
+func withHandedKey(ios *IOStreams) (*IOStreams, error) {
+	v, ok := ios.LookupEnv(subagent.EnvAPIKeyFD)
+	if !ok {
+		return ios, nil
+	}
+	key, err := subagent.ReadKeyFD(v, func(fd uintptr) *os.File { return os.NewFile(fd, "odek-api-key") })
+	if err != nil {
+		return nil, err
+	}
+	redact.Register(key)
+	cios := *ios
+	cios.LookupEnv = func(name string) (string, bool) {
+		switch name {
+		case "ODEK_API_KEY":
+			return key, true
+		case subagent.EnvAPIKeyFD:
+			return "", false
+		}
+		return ios.LookupEnv(name)
+	}
+	return &cios, nil
+}
+
+// childOverrides carries the parent's model and endpoint, which the parent
+// resolved from its own flags and config; the task file names them like
+// flags would.
+func childOverrides(t *subagent.Task) (config.Overrides, error) {
+	var o config.Overrides
+	if t.Model != "" {
+		if err := o.Set("model", t.Model, "task file model"); err != nil {
+			return o, fmt.Errorf("task file: model: %w", err)
+		}
+	}
+	if t.BaseURL != "" {
+		if err := o.Set("base_url", t.BaseURL, "task file base_url"); err != nil {
+			return o, fmt.Errorf("task file: base_url: %w", err)
+		}
+	}
+	return o, nil
+}
+
+// applyPolicy settles what the child may do: timeout and iterations (flag,
+// else subagent.*, capped), the profile (flag > task file > default; an
+// unknown one is a setup error), trust (never above the parent's: an
+// untrusted child gets no MCP servers), and the budget (share mode: the
+// lower of the operator's limits and the parent's remaining; an exhausted
+// dimension is a budget error before the first model call).
+func (c *child) applyPolicy() error {
+	sc := readSubagentConfig(c.cfg)
+	c.sc = sc
+	secs := sc.Settings.TimeoutSeconds
+	if c.o.timeout > 0 {
+		secs = min(c.o.timeout, subagent.MaxTimeoutSeconds)
+	}
+	c.maxIter = sc.Settings.MaxIterations
+	if c.o.maxIter > 0 {
+		c.maxIter = min(c.o.maxIter, subagent.MaxIterations)
+	}
+	softMS, hardMS := subagent.SoftDeadline(secs)
+	c.timeout, c.soft = time.Duration(hardMS)*time.Millisecond, time.Duration(softMS)*time.Millisecond
+	_, prof, err := sc.resolveProfile(c.o.profile, c.task.Profile)
+	if err != nil {
+		return asSetup(err)
+	}
+	if prof != nil && len(prof.Tools) > 0 {
+		c.cfg.ToolsEnabled = prof.Tools
+	}
+	c.parentSession = c.task.ParentSession
+	if c.o.parentSession != "" {
+		c.parentSession = c.o.parentSession
+	}
+	c.trust = c.task.Trust()
+	c.noMCP = c.trust != subagent.Trusted
+	c.cfg.System = "" // --system and ODEK_SYSTEM never apply to a sub-agent
+	limits, err := subagent.ChildLimits(c.cfg.Limits, c.task.Budget)
+	if err != nil {
+		return err
+	}
+	c.cfg.Limits = limits
+	return nil
+}
+
+// openChildEvents builds the emitter: the child's events carry its parent's
+// run id and its task id and, when the parent asked, are relayed as stream
+// lines.
+func (c *child) openChildEvents(ios *IOStreams) {
+	var sinks []events.Sink
+	if c.task.Events && c.out.Streaming() {
+		sinks = append(sinks, c.out)
+		c.relay = true
+	}
+	c.emitter = events.NewEmitter(events.Options{
+		RunID: c.runID, ParentRunID: c.task.ParentRunID, TaskID: c.task.TaskID,
+		Sinks: sinks, Now: ios.Now, Redact: redact.String,
+	})
+}
+
+// failSetup prints the setup failure as the result: budget_exhausted (exit
+// 4) for an exhausted shared budget, else error (exit 3).
+func (c *child) failSetup(ios *IOStreams, err error) error {
+	r := &subagent.Result{Status: subagent.StatusError, Error: redact.String(err.Error())}
+	if budget.IsBudget(err) {
+		r.Status, r.PartialReason = subagent.StatusBudgetExhausted, subagent.ReasonExecution
+	}
+	if c != nil && c.out != nil {
+		c.out.Result(r)
+	} else {
+		writeChildResult(ios, r)
+	}
+	if budget.IsBudget(err) {
+		return err
+	}
+	return asSetup(err)
+}
