@@ -173,3 +173,24 @@ func TestDeliverArtifactsTamperedAfterValidation(t *testing.T) {
 		t.Fatal("re-hash on read did not notice the change")
 	}
 }
+
+func TestDeliverArtifactsReplacedAfterValidation(t *testing.T) {
+	ws, root := t.TempDir(), t.TempDir()
+	stageFiles(t, ws, "task-0000000000000005", map[string]string{"r.txt": "original"})
+	c := CollectArtifacts(ws, "task-0000000000000005", root)
+	v, err := artifact.Validate(c.Refs[0], []string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Same bytes, another file: the identity check refuses it before any read.
+	tmp := filepath.Join(root, "x")
+	os.WriteFile(tmp, []byte("original"), 0o600)
+	if err := os.Rename(tmp, v.Path); err != nil {
+		t.Fatal(err)
+	}
+	d := []*delivered{{task: 1, id: "r", v: v}}
+	inline(d)
+	if d[0].v != nil {
+		t.Fatal("a replaced file was inlined")
+	}
+}

@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/odek-run/odek/internal/artifact"
 	"github.com/odek-run/odek/internal/untrusted"
@@ -109,9 +107,9 @@ func validateRef(ref artifact.Ref, t TaskArtifacts, used map[string]bool) (*deli
 }
 
 // inline picks text artifacts of at most MaxInlineBytes, largest first,
-// within MaxInlineTotal, and reads them through a descriptor that refuses
-// symlinks; one whose bytes no longer match the validated hash loses its
-// Verified (and is then dropped).
+// within MaxInlineTotal, and reads them again the way Validate reached them;
+// one that is no longer the validated file, or whose bytes no longer match
+// its hash, loses its Verified (and is then dropped).
 func inline(ds []*delivered) {
 	var cand []*delivered
 	for _, d := range ds {
@@ -135,16 +133,15 @@ func inline(ds []*delivered) {
 	}
 }
 
-// rehash re-reads a validated file and requires the validated size and hash.
+// rehash re-reads a validated file, reopened below its root without
+// following any symlink and still the same inode, and requires the
+// validated size and hash.
 func rehash(v *artifact.Verified) ([]byte, error) {
-	f, err := os.OpenFile(v.Path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := v.Open()
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxInlineBytes+1))
 	if err != nil {
 		return nil, err
