@@ -78,7 +78,7 @@ func setUpChild(ctx context.Context, ios *IOStreams, o subagentOptions) (c *chil
 	if o.quiet {
 		serverLog = nil
 	}
-	if c.tools, err = c.buildTools(cios, c.store, serverLog); err != nil {
+	if c.tools, err = c.buildTools(noTerminal(cios), c.store, serverLog); err != nil {
 		return c, err
 	}
 	c.view = newProgressView(ios, c.cfg.NoColor || ios.env("NO_COLOR") != "", o.quiet, c.start)
@@ -86,6 +86,9 @@ func setUpChild(ctx context.Context, ios *IOStreams, o subagentOptions) (c *chil
 		if !c.view.warning(msg) {
 			printWarnings(ios, []string{msg})
 		}
+	}
+	if c.gate, err = c.newGate(noTerminal(ios)); err != nil {
+		return c, err
 	}
 	c.model = llm.New(llm.Options{
 		BaseURL: c.cfg.BaseURL, APIKey: c.cfg.APIKey, KeySource: c.cfg.APIKeySource, Stream: c.cfg.Stream,
@@ -191,6 +194,7 @@ func (c *child) applyPolicy() error {
 	}
 	c.trust = c.task.Trust()
 	c.noMCP = c.trust != subagent.Trusted
+	c.cfg.Dangerous = childDangerous(c.cfg.Dangerous, c.trust == subagent.Trusted, c.task.MaxRisk, prof)
 	c.cfg.System = "" // --system and ODEK_SYSTEM never apply to a sub-agent
 	limits, err := subagent.ChildLimits(c.cfg.Limits, c.task.Budget)
 	if err != nil {
@@ -198,6 +202,14 @@ func (c *child) applyPolicy() error {
 	}
 	c.cfg.Limits = limits
 	return nil
+}
+
+// noTerminal is ios as a sub-agent must see it: nobody to ask, whatever its
+// file descriptors are.
+func noTerminal(ios *IOStreams) *IOStreams {
+	c := *ios
+	c.StdinTTY, c.StderrTTY = false, false
+	return &c
 }
 
 // openChildEvents builds the emitter: the child's events carry its parent's

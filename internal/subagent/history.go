@@ -10,8 +10,9 @@ import (
 // denialMarker starts the text of a policy denial (BEHAVIOR §11).
 const denialMarker = "operation denied by configuration: "
 
-// changeVerbs start the tool-output lines that name a changed file.
-var changeVerbs = []string{"wrote ", "created ", "modified ", "updated "}
+// changeVerbs start the tool-output lines that name a changed file
+// (BEHAVIOR §8.2's four, and the patch tool's).
+var changeVerbs = []string{"wrote ", "created ", "modified ", "updated ", "patched "}
 
 // FromHistory fills a child's result from its transcript: the summary (the
 // final answer, else the last assistant text; at most MaxSummaryRunes runes
@@ -56,6 +57,9 @@ func (r *Result) scanToolOutput(m llm.Message, seen map[string]bool) {
 				continue
 			}
 			if j := strings.Index(rest, " ("); j > 0 {
+				rest = rest[:j]
+			}
+			if j := strings.Index(rest, ": "); j > 0 {
 				rest = rest[:j]
 			}
 			rest = strings.TrimSpace(rest)

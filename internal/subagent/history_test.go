@@ -17,7 +17,7 @@ func TestFromHistory(t *testing.T) {
 		{Role: llm.RoleSystem, Content: "sys"},
 		{Role: llm.RoleUser, Content: "Task: x"},
 		{Role: llm.RoleAssistant, Content: "working", ToolCalls: call},
-		{Role: llm.RoleTool, Name: "write_file", Content: "┌── TOOL RESULT ──┐\nwrote /w/a.txt (12 bytes)\ncreated /w/b.txt\nwrote /w/a.txt\n└──┘"},
+		{Role: llm.RoleTool, Name: "write_file", Content: "┌── TOOL RESULT ──┐\nwrote /w/a.txt (12 bytes)\ncreated /w/b.txt\nwrote /w/a.txt\npatched c.go: replaced lines 3-3\n└──┘"},
 		{Role: llm.RoleAssistant, ToolCalls: call},
 		{Role: llm.RoleTool, Name: "shell", Content: "error: operation denied by configuration: curl example.com (risk: network_egress)"},
 		{Role: llm.RoleAssistant, Content: "All done."},
@@ -25,7 +25,7 @@ func TestFromHistory(t *testing.T) {
 	var r Result
 	FromHistory(&r, hist, "")
 	want := Result{
-		Summary: "All done.", Iterations: 2, FilesChanged: []string{"/w/a.txt", "/w/b.txt"},
+		Summary: "All done.", Iterations: 2, FilesChanged: []string{"/w/a.txt", "/w/b.txt", "c.go"},
 		Denials:      []Denial{{Tool: "shell", Class: "network_egress", Reason: "operation denied by configuration: curl example.com (risk: network_egress)"}},
 		DenialsTotal: 1,
 	}
