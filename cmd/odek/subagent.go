@@ -29,9 +29,9 @@ func newSubagentCmd(ios *IOStreams) *cobra.Command {
 It never prompts (anything that would ask is denied), never gets more trust
 than its task file allows (an untrusted task gets no MCP servers), and stops
 at its timeout: a soft deadline first asks for a partial summary, the hard
-one ends the run. stdout holds one JSON result object (with --stream and a
-protocol-2 task file: typed progress lines, then the result), even when the
-setup fails. See docs/SUBAGENTS.md.
+one ends the run. stdout holds one JSON result object (with --stream, unless
+the task file is protocol 1: typed progress lines, then the result), even
+when the setup fails. See docs/SUBAGENTS.md.
 
 Exit codes: 0 success (also an iteration-cap partial), 1 task/model/tool
 error, 2 timeout (hard, or a time-budget partial), 3 setup error (flags, task
