@@ -30,7 +30,7 @@ func BenchmarkEmit(b *testing.B) {
 
 // BenchmarkJSONLWrite measures sink throughput with an fsync per event.
 func BenchmarkJSONLWrite(b *testing.B) {
-	s, err := OpenJSONL(filepath.Join(b.TempDir(), "e.jsonl"))
+	s, err := OpenJSONL(context.Background(), filepath.Join(b.TempDir(), "e.jsonl"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -83,7 +84,7 @@ func TestOpenJSONLRefusesHardLink(t *testing.T) {
 	if err := os.Link(victim, path); err != nil {
 		t.Fatal(err)
 	}
-	s, err := OpenJSONL(path)
+	s, err := OpenJSONL(context.Background(), path)
 	if err == nil {
 		_ = s.Close()
 		t.Fatal("OpenJSONL wrote to a hard-linked file")
@@ -113,7 +114,7 @@ func TestOpenJSONLHardLinkSwappedIn(t *testing.T) {
 		}
 	}
 	defer func() { beforeOpen = func(string) {} }()
-	s, err := OpenJSONL(path)
+	s, err := OpenJSONL(context.Background(), path)
 	if err == nil {
 		_ = s.Close()
 		t.Fatal("OpenJSONL wrote to a hard link swapped in")

@@ -3,6 +3,7 @@ package events
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // ErrSymlink is wrapped by OpenJSONL when the target is, or became, a symlink.
@@ -12,8 +13,11 @@ var ErrSymlink = errors.New("events-jsonl: refusing to write events to symlink")
 var ErrNoParentDir = errors.New("events-jsonl: parent directory must already exist")
 
 // ErrNotRegular is wrapped by OpenJSONL when the target exists but is not a
-// regular file (a directory, FIFO or device).
+// regular file or a FIFO (a directory, a device).
 var ErrNotRegular = errors.New("events-jsonl: target is not a regular file")
+
+// ErrNoReader is wrapped by OpenJSONL when no reader opened a FIFO in time.
+var ErrNoReader = errors.New("events-jsonl: no reader opened the FIFO")
 
 // ErrHardLink is wrapped by OpenJSONL when the target has more than one hard link.
 var ErrHardLink = errors.New("events-jsonl: refusing to write events to a file with more than one hard link")
@@ -37,7 +41,11 @@ func noParentError(dir string) error {
 }
 
 func notRegularError(path string) error {
-	return &pathError{"events-jsonl: " + path + " is not a regular file", ErrNotRegular}
+	return &pathError{"events-jsonl: " + path + " is not a regular file or a FIFO", ErrNotRegular}
+}
+
+func noReaderError(path string, waited time.Duration) error {
+	return &pathError{fmt.Sprintf("events-jsonl: no reader opened the FIFO %s within %s; start the reader first", path, waited), ErrNoReader}
 }
 
 func hardLinkError(path string, links uint64) error {

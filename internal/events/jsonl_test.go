@@ -20,7 +20,7 @@ const sampleLine = `{"schema":"odek.event/v1","type":"session_saved","run_id":"`
 
 func mustOpen(t *testing.T, path string) *JSONLSink {
 	t.Helper()
-	s, err := OpenJSONL(path)
+	s, err := OpenJSONL(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,11 +58,11 @@ func TestOpenJSONLRefusals(t *testing.T) {
 		{"parent is a file", filepath.Join(victim, "e.jsonl"),
 			"events-jsonl: parent directory " + victim + " must already exist", ErrNoParentDir},
 		{"symlink", link, "events-jsonl: refusing to write events to symlink " + link, ErrSymlink},
-		{"directory", dir, "events-jsonl: " + dir + " is not a regular file", ErrNotRegular},
+		{"directory", dir, "events-jsonl: " + dir + " is not a regular file or a FIFO", ErrNotRegular},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := OpenJSONL(tc.path)
+			s, err := OpenJSONL(context.Background(), tc.path)
 			if err == nil {
 				_ = s.Close()
 				t.Fatal("OpenJSONL succeeded")
@@ -94,7 +94,7 @@ func TestOpenJSONLSymlinkSwappedIn(t *testing.T) {
 		}
 	}
 	defer func() { beforeOpen = func(string) {} }()
-	s, err := OpenJSONL(path)
+	s, err := OpenJSONL(context.Background(), path)
 	if err == nil {
 		_ = s.Close()
 		t.Fatal("OpenJSONL followed a swapped-in symlink")
@@ -179,5 +179,27 @@ func TestJSONLLargeEventBufferReleased(t *testing.T) {
 	}
 	if err := s.Write(sampleEvent()); err != nil {
 		t.Fatalf("write after trim: %v", err)
+	}
+}
+
+// A stream sink writes whole lines, never syncs or closes its writer, and
+// after WriteLast nothing more gets through.
+func TestStreamSinkWriteLast(t *testing.T) {
+	f := &recordingFile{}
+	s := NewStreamSink(f)
+	if err := s.Write(sampleEvent()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WriteLast(map[string]string{"schema": "odek.run-report/v1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write(sampleEvent()); !errors.Is(err, os.ErrClosed) {
+		t.Fatalf("Write after WriteLast = %v", err)
+	}
+	if got := strings.Join(f.calls, ","); got != "write,write" {
+		t.Fatalf("calls %s, want two writes and no sync or close", got)
+	}
+	if f.lines[0] != sampleLine || f.lines[1] != `{"schema":"odek.run-report/v1"}`+"\n" {
+		t.Fatalf("lines %q", f.lines)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,7 +63,7 @@ func everyType() []emitted {
 		{SubagentCompleted, 2, "delegate_tasks", map[string]any{"task_id": "task-0011223344556677", "status": "success",
 			"iterations": 4, "duration_seconds": 12.5, "tokens_used": 5300, "artifact_count": 0}},
 		{SideCallUsage, 2, "", map[string]any{"kind": "main_partial", "input_tokens": 900, "output_tokens": 60, "cache_read": 0, "cache_create": 0}},
-		{BudgetExceeded, 3, "", map[string]any{"limit_name": "cost_usd", "observed": 0.012345, "limit": 0.01}},
+		{BudgetExceeded, 3, "", map[string]any{"limit_name": "cost_usd", "observed": 0.012345, "limit": 0.01, "unit": "usd"}},
 		{RunFailed, 3, "", map[string]any{"duration_ms": 5100, "error_class": errclass.ExecutionBudget, "llm_duration_ms": 3000, "tokens_per_second": 40.5}},
 		{RunCompleted, 0, "", map[string]any{"duration_ms": 5100, "input_tokens": 2100, "output_tokens": 140, "llm_duration_ms": 3000}},
 	}
@@ -73,7 +74,7 @@ func everyType() []emitted {
 // docs/schema/event.schema.json.
 func TestGoldenEveryType(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "events.jsonl")
-	sink, err := OpenJSONL(path)
+	sink, err := OpenJSONL(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,9 +145,12 @@ func TestRunReportSchema(t *testing.T) {
 	v := loadSchema(t, "../../docs/schema/run-report.schema.json")
 	good := `{"schema":"odek.run-report/v1","status":"budget_exhausted","termination_reason":"execution_budget",
 		"exit_code":4,"run_id":"` + fixedRunID + `","session_id":"s1","model":"m","iterations":3,
-		"input_tokens":10,"output_tokens":5,"cost_usd":0.0123,"budgets":{"cost_usd":{"limit":0.01,"used":0.0123}},
+		"input_tokens":10,"output_tokens":5,"cost_usd":0.0123,"budgets":{"cost_usd":{"limit":0.01,"used":0.0123,"unit":"usd"}},
+		"budget_exceeded":{"limit_name":"cost_usd","observed":0.0123,"limit":0.01,"unit":"usd"},
 		"tool_calls":{"ok":2,"failed":1,"denied":0},"duration_ms":5100,"llm_duration_ms":3000,
 		"error":"execution budget exceeded: cost_usd observed $0.012300 (limit $0.010000)"}`
+	noExceeded := strings.Replace(good, `"budget_exceeded":{"limit_name":"cost_usd","observed":0.0123,"limit":0.01,"unit":"usd"},`, "", 1)
+	badUnit := strings.Replace(good, `"used":0.0123,"unit":"usd"`, `"used":0.0123,"unit":"dollars"`, 1)
 	bad := `{"schema":"odek.run-report/v1","status":"success","termination_reason":"answer","exit_code":7,
 		"run_id":"x","model":"m","iterations":1,"input_tokens":1,"output_tokens":1,
 		"tool_calls":{"ok":0,"failed":0},"duration_ms":1}`
@@ -161,7 +165,7 @@ func TestRunReportSchema(t *testing.T) {
 	for _, tc := range []struct {
 		doc     string
 		wantErr bool
-	}{{good, false}, {bad, true}, {withOutput, false}, {scalarOutput, false}, {noOutput, true}, {failedNoOutput, false}, {outputNoSum, true}} {
+	}{{good, false}, {bad, true}, {noExceeded, true}, {badUnit, true}, {withOutput, false}, {scalarOutput, false}, {noOutput, true}, {failedNoOutput, false}, {outputNoSum, true}} {
 		var doc any
 		if err := json.Unmarshal([]byte(tc.doc), &doc); err != nil {
 			t.Fatal(err)
