@@ -9,13 +9,12 @@
 //     is then not counted.
 //   - Cost is kept in integer micro-USD computed from cumulative tokens, so it
 //     never drifts, and is enforced only when MaxCostUSD > 0 and both resolved
-//     prices are positive. A cap without prices is reported by Warnings.
+//     prices are positive (the config refuses a cap it cannot enforce).
 //   - Every exhaustion is a *Error (exit code 4 in the CLI).
 //   - A Tracker is safe for concurrent use; each call takes one short mutex.
 package budget
 
 import (
-	"fmt"
 	"sync"
 	"time"
 )
@@ -42,7 +41,6 @@ type Usage struct {
 type Options struct {
 	Limits Limits
 	Prices Prices // already resolved with ResolvePrices
-	Model  string // named in Warnings
 	Start  time.Time
 	Now    func() time.Time // clock for Snapshot; nil = time.Now
 }
@@ -51,7 +49,6 @@ type Options struct {
 type Tracker struct {
 	limits   Limits
 	prices   Prices
-	model    string
 	start    time.Time
 	now      func() time.Time
 	inPrice  int64 // micro-USD per million tokens
@@ -65,8 +62,7 @@ type Tracker struct {
 	child     ChildUsage
 }
 
-// NewTracker is New without a model name or clock; kept for callers that do
-// not need the cost-cap warning to name the model.
+// NewTracker is New with the real clock.
 func NewTracker(l Limits, p Prices, start time.Time) *Tracker {
 	return New(Options{Limits: l, Prices: p, Start: start})
 }
@@ -76,7 +72,6 @@ func New(o Options) *Tracker {
 	t := &Tracker{
 		limits:   o.Limits,
 		prices:   o.Prices,
-		model:    o.Model,
 		start:    o.Start,
 		now:      o.Now,
 		inPrice:  microPerMillion(o.Prices.InputPerMillionUSD),
@@ -93,15 +88,6 @@ func New(o Options) *Tracker {
 }
 
 func (t *Tracker) priced() bool { return t.inPrice > 0 && t.outPrice > 0 }
-
-// Warnings explains configured limits that will not be enforced.
-func (t *Tracker) Warnings() []string {
-	if t == nil || t.limits.MaxCostUSD <= 0 || t.priced() {
-		return nil
-	}
-	return []string{fmt.Sprintf("max_cost_usd is set but no prices are configured for model %q: "+
-		"the cost cap is not enforced (token caps still apply)", t.model)}
-}
 
 // Deadline is start + MaxRuntimeSeconds, for context.WithDeadlineCause.
 func (t *Tracker) Deadline() (time.Time, bool) {
@@ -151,7 +137,7 @@ func (t *Tracker) CheckToolBatch(n int) error {
 	defer t.mu.Unlock()
 	next := t.toolCalls + int64(n)
 	if t.limits.MaxToolCalls > 0 && next > t.limits.MaxToolCalls {
-		return &Error{Limit: LimitToolCalls, Observed: float64(next), Max: float64(t.limits.MaxToolCalls)}
+		return &Error{Limit: LimitToolCalls, Observed: float64(next), Max: float64(t.limits.MaxToolCalls), Ran: t.toolCalls}
 	}
 	t.toolCalls = next
 	return nil

@@ -162,7 +162,7 @@ func TestCost(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := ResolvePrices(tc.model, flat, per)
-			tr := New(Options{Limits: Limits{MaxCostUSD: tc.max}, Prices: p, Model: tc.model, Start: t0})
+			tr := New(Options{Limits: Limits{MaxCostUSD: tc.max}, Prices: p, Start: t0})
 			wantBudget(t, tr.AddUsage(tc.u), tc.limit, tc.obs)
 		})
 	}
@@ -200,36 +200,31 @@ func TestCostNoDrift(t *testing.T) {
 	}
 }
 
+// A cap without both prices is not enforced (the config refuses to start
+// such a run; the tracker alone still never makes up a cost).
 func TestCostCapWithoutPrices(t *testing.T) {
 	tests := []struct {
-		name   string
-		prices Prices
-		warn   bool
+		name     string
+		prices   Prices
+		enforced bool
 	}{
-		{"no prices", Prices{}, true},
-		{"only input price", Prices{InputPerMillionUSD: 1}, true},
-		{"negative price", Prices{InputPerMillionUSD: -1, OutputPerMillionUSD: 1}, true},
-		{"priced", Prices{1, 1}, false},
+		{"no prices", Prices{}, false},
+		{"only input price", Prices{InputPerMillionUSD: 1}, false},
+		{"negative price", Prices{InputPerMillionUSD: -1, OutputPerMillionUSD: 1}, false},
+		{"priced", Prices{1, 1}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tr := New(Options{Limits: Limits{MaxCostUSD: 0.000001, MaxOutputTokens: 10},
-				Prices: tc.prices, Model: "m1", Start: t0})
-			w := tr.Warnings()
-			if tc.warn {
-				want := []string{`max_cost_usd is set but no prices are configured for model "m1": ` +
-					`the cost cap is not enforced (token caps still apply)`}
-				if diff := cmp.Diff(want, w); diff != "" {
-					t.Fatalf("warnings (-want +got):\n%s", diff)
-				}
-				wantBudget(t, tr.AddUsage(Usage{InputTokens: 1e6, OutputTokens: 9}), "", 0)
-				wantBudget(t, tr.AddUsage(Usage{OutputTokens: 1}), LimitOutputTokens, 10)
+			tr := New(Options{Limits: Limits{MaxCostUSD: 0.000001, MaxOutputTokens: 10}, Prices: tc.prices, Start: t0})
+			if got := tr.Snapshot().CostEnforced; got != tc.enforced {
+				t.Fatalf("CostEnforced = %v, want %v", got, tc.enforced)
+			}
+			if tc.enforced {
+				wantBudget(t, tr.AddUsage(Usage{InputTokens: 1}), LimitCostUSD, 0.000001)
 				return
 			}
-			if w != nil {
-				t.Fatalf("unexpected warnings %q", w)
-			}
-			wantBudget(t, tr.AddUsage(Usage{InputTokens: 1}), LimitCostUSD, 0.000001)
+			wantBudget(t, tr.AddUsage(Usage{InputTokens: 1e6, OutputTokens: 9}), "", 0)
+			wantBudget(t, tr.AddUsage(Usage{OutputTokens: 1}), LimitOutputTokens, 10)
 		})
 	}
 }
@@ -239,11 +234,19 @@ func TestErrorText(t *testing.T) {
 		err  *Error
 		want string
 	}{
-		{&Error{LimitToolCalls, 6, 5}, "execution budget exceeded: tool_calls observed 6 (limit 5)"},
-		{&Error{LimitInputTokens, 1_000_000, 1_000_000},
-			"execution budget exceeded: input_tokens observed 1000000 (limit 1000000)"},
-		{&Error{LimitRuntime, 120, 120}, "execution budget exceeded: runtime observed 120 (limit 120)"},
-		{&Error{LimitCostUSD, 0.012345, 0.01},
+		{&Error{Limit: LimitToolCalls, Observed: 6, Max: 5, Ran: 3},
+			"execution budget exceeded: tool_calls observed 6 calls (limit 5 calls): 3 ran, the batch of 3 more was not started"},
+		{&Error{Limit: LimitToolCalls, Observed: 2, Max: 1, Ran: 1},
+			"execution budget exceeded: tool_calls observed 2 calls (limit 1 call): 1 ran, the batch of 1 more was not started"},
+		{&Error{Limit: LimitToolCalls, Observed: 0, Max: 0}, "execution budget exceeded: tool_calls observed 0 calls (limit 0 calls)"},
+		{&Error{Limit: LimitToolCalls, Observed: 2, Max: 1},
+			"execution budget exceeded: tool_calls observed 2 calls (limit 1 call): none ran, the batch of 2 was not started"},
+		{&Error{Limit: LimitInputTokens, Observed: 1_000_000, Max: 1_000_000},
+			"execution budget exceeded: input_tokens observed 1000000 tokens (limit 1000000 tokens)"},
+		{&Error{Limit: LimitOutputTokens, Observed: 1, Max: 1},
+			"execution budget exceeded: output_tokens observed 1 token (limit 1 token)"},
+		{&Error{Limit: LimitRuntime, Observed: 61, Max: 60}, "execution budget exceeded: runtime observed 61s (limit 60s)"},
+		{&Error{Limit: LimitCostUSD, Observed: 0.012345, Max: 0.01},
 			"execution budget exceeded: cost_usd observed $0.012345 (limit $0.010000)"},
 	}
 	for _, tc := range tests {
@@ -251,13 +254,42 @@ func TestErrorText(t *testing.T) {
 			t.Errorf("got %q, want %q", got, tc.want)
 		}
 	}
-	wrapped := fmt.Errorf("loop: %w", &Error{LimitRuntime, 1, 1})
+	wrapped := fmt.Errorf("loop: %w", &Error{Limit: LimitRuntime, Observed: 1, Max: 1})
 	if !IsBudget(wrapped) || IsBudget(errors.New("x")) || IsBudget(nil) {
 		t.Fatal("IsBudget misclassifies")
 	}
 	var ec interface{ ErrorClass() string }
 	if !errors.As(wrapped, &ec) || ec.ErrorClass() != "execution_budget" {
 		t.Fatal("budget error does not report error class execution_budget")
+	}
+}
+
+// The event data carries the error's numbers, their unit, and for a
+// tool-call stop the calls that ran: error, event and report agree.
+func TestErrorEventData(t *testing.T) {
+	tr := NewTracker(Limits{MaxToolCalls: 4}, Prices{}, t0)
+	if err := tr.CheckToolBatch(3); err != nil {
+		t.Fatal(err)
+	}
+	var be *Error
+	if !errors.As(tr.CheckToolBatch(2), &be) {
+		t.Fatal("no budget error")
+	}
+	want := map[string]any{"limit_name": "tool_calls", "observed": 5.0, "limit": 4.0, "unit": "calls", "calls_ran": int64(3)}
+	if diff := cmp.Diff(want, be.EventData()); diff != "" {
+		t.Fatalf("event data (-want +got):\n%s", diff)
+	}
+	if got := tr.Snapshot().Budgets()[LimitToolCalls]; got != (Budget{Limit: 4, Used: 3, Unit: UnitCalls}) {
+		t.Fatalf("report budget %+v, want the 3 calls that ran", got)
+	}
+	rt := (&Error{Limit: LimitRuntime, Observed: 61, Max: 60}).EventData()
+	if diff := cmp.Diff(map[string]any{"limit_name": "runtime", "observed": 61.0, "limit": 60.0, "unit": "seconds"}, rt); diff != "" {
+		t.Fatalf("runtime event data (-want +got):\n%s", diff)
+	}
+	for name, unit := range map[string]string{LimitInputTokens: "tokens", LimitOutputTokens: "tokens", LimitCostUSD: "usd", "bogus": ""} {
+		if got := UnitOf(name); got != unit {
+			t.Errorf("UnitOf(%s) = %q, want %q", name, got, unit)
+		}
 	}
 }
 
@@ -291,7 +323,7 @@ func TestNilTracker(t *testing.T) {
 	if _, ok := tr.Deadline(); ok {
 		t.Fatal("nil tracker has a deadline")
 	}
-	if tr.RuntimeError(t0) != nil || tr.Warnings() != nil || tr.Snapshot() != (Snapshot{}) {
+	if tr.RuntimeError(t0) != nil || tr.Snapshot() != (Snapshot{}) {
 		t.Fatal("nil tracker returned values")
 	}
 	if _, ok := tr.OutputTokensLeft(); ok {
@@ -319,7 +351,8 @@ func TestSnapshot(t *testing.T) {
 		t.Fatalf("snapshot (-want +got):\n%s", diff)
 	}
 	wantB := map[string]Budget{
-		LimitRuntime: {60, 2}, LimitToolCalls: {10, 3}, LimitInputTokens: {1000, 115}, LimitCostUSD: {1, 0.000215},
+		LimitRuntime: {60, 2, "seconds"}, LimitToolCalls: {10, 3, "calls"}, LimitInputTokens: {1000, 115, "tokens"},
+		LimitCostUSD: {1, 0.000215, "usd"},
 	}
 	if diff := cmp.Diff(wantB, got.Budgets()); diff != "" {
 		t.Fatalf("budgets (-want +got):\n%s", diff)

@@ -22,18 +22,88 @@ const (
 // tool failures: test with IsBudget or errors.As, never by message.
 type Error struct {
 	Limit    string  // one of the Limit* names
-	Observed float64 // value that tripped the limit (USD for cost_usd)
-	Max      float64 // the configured limit (USD for cost_usd)
+	Observed float64 // value that tripped the limit, in Unit
+	Max      float64 // the configured limit, in Unit
+	// Ran is, for tool_calls, the calls that had run when the batch that
+	// would pass the limit was refused: Observed-Ran calls never started.
+	Ran int64
 }
 
-// Error renders the exact message of the spec. Counts are printed as integers;
-// cost is printed in dollars with six decimals (micro-USD resolution).
-func (e *Error) Error() string {
-	if e.Limit == LimitCostUSD {
-		return fmt.Sprintf("execution budget exceeded: cost_usd observed $%.6f (limit $%.6f)", e.Observed, e.Max)
+// Units of the limits, as Unit and the budget_exceeded event name them.
+const (
+	UnitSeconds = "seconds"
+	UnitCalls   = "calls"
+	UnitTokens  = "tokens"
+	UnitUSD     = "usd"
+)
+
+// UnitOf is the unit a limit is measured in ("" for an unknown name).
+func UnitOf(limit string) string {
+	switch limit {
+	case LimitRuntime:
+		return UnitSeconds
+	case LimitToolCalls:
+		return UnitCalls
+	case LimitInputTokens, LimitOutputTokens:
+		return UnitTokens
+	case LimitCostUSD:
+		return UnitUSD
 	}
-	return "execution budget exceeded: " + e.Limit + " observed " + formatCount(e.Observed) +
-		" (limit " + formatCount(e.Max) + ")"
+	return ""
+}
+
+// Unit is the unit Observed and Max are in.
+func (e *Error) Unit() string { return UnitOf(e.Limit) }
+
+// Error renders "execution budget exceeded: <limit> observed <n> (limit
+// <m>)" with both numbers in their unit: whole seconds as "61s", counts as
+// "5 calls" or "1200 tokens", cost in dollars with six decimals (micro-USD
+// resolution). A tool-call stop adds how many calls ran.
+func (e *Error) Error() string {
+	msg := "execution budget exceeded: " + e.Limit + " observed " + e.quantity(e.Observed) +
+		" (limit " + e.quantity(e.Max) + ")"
+	if e.Limit == LimitToolCalls && e.Observed > float64(e.Ran) {
+		batch := formatCount(e.Observed - float64(e.Ran))
+		if e.Ran == 0 {
+			msg += ": none ran, the batch of " + batch + " was not started"
+		} else {
+			msg += fmt.Sprintf(": %d ran, the batch of %s more was not started", e.Ran, batch)
+		}
+	}
+	return msg
+}
+
+// quantity prints v in the limit's unit.
+func (e *Error) quantity(v float64) string {
+	switch e.Limit {
+	case LimitCostUSD:
+		return fmt.Sprintf("$%.6f", v)
+	case LimitRuntime:
+		return formatCount(v) + "s"
+	case LimitToolCalls:
+		return plural(v, "call")
+	case LimitInputTokens, LimitOutputTokens:
+		return plural(v, "token")
+	}
+	return formatCount(v)
+}
+
+func plural(v float64, word string) string {
+	if v == 1 {
+		return "1 " + word
+	}
+	return formatCount(v) + " " + word + "s"
+}
+
+// EventData is the budget_exceeded event's data and the run report's
+// budget_exceeded object: the same numbers as Error, with their unit, and
+// for tool_calls the calls that ran.
+func (e *Error) EventData() map[string]any {
+	d := map[string]any{"limit_name": e.Limit, "observed": e.Observed, "limit": e.Max, "unit": e.Unit()}
+	if e.Limit == LimitToolCalls {
+		d["calls_ran"] = e.Ran
+	}
+	return d
 }
 
 // ErrorClass implements the events package's classifier interface, so a budget

@@ -25,6 +25,7 @@ type Snapshot struct {
 type Budget struct {
 	Limit float64 `json:"limit"`
 	Used  float64 `json:"used"`
+	Unit  string  `json:"unit"` // as in UnitOf
 }
 
 // Snapshot reads the tracker's clock for the runtime figure.
@@ -69,7 +70,7 @@ func (s Snapshot) Budgets() map[string]Budget {
 	m := map[string]Budget{}
 	add := func(name string, limit, used float64) {
 		if limit > 0 {
-			m[name] = Budget{Limit: limit, Used: used}
+			m[name] = Budget{Limit: limit, Used: used, Unit: UnitOf(name)}
 		}
 	}
 	add(LimitRuntime, float64(s.Limits.MaxRuntimeSeconds), float64(s.RuntimeSeconds))

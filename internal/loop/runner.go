@@ -152,9 +152,7 @@ func (r *runner) finish(err error) {
 	}
 	var be *budget.Error
 	if errors.As(err, &be) {
-		r.emit(events.BudgetExceeded, r.res.Iterations, "", map[string]any{
-			"limit_name": be.Limit, "observed": be.Observed, "limit": be.Max,
-		})
+		r.emit(events.BudgetExceeded, r.res.Iterations, "", be.EventData())
 	}
 	d["error_class"] = events.ErrorClass(err)
 	r.emit(events.RunFailed, r.res.Iterations, "", d)
