@@ -157,10 +157,65 @@ func TestIterationCapSummary(t *testing.T) {
 	}
 }
 
+// A summary reply that calls a tool still ends as the partial answer: its
+// text when it has some, else the answer to one more ask that says tools are
+// gone. Nothing runs, and the history keeps no dangling call.
+func TestSummaryAnsweredWithToolCall(t *testing.T) {
+	ran := 0
+	ok := funcTool{"ok", func(context.Context, json.RawMessage) (string, error) { ran++; return "x", nil }}
+	loopTurn := callTools(1, 1, tc("", "ok", `{}`))
+	withText := func(llm.Request) (*llm.Response, error) {
+		r, _ := loopTurn(llm.Request{})
+		r.Message.Content = "what I found"
+		return r, nil
+	}
+	tests := []struct {
+		name     string
+		limits   budget.Limits
+		iter     int
+		summary  []func(llm.Request) (*llm.Response, error)
+		marker   string
+		wantReqs int
+	}{
+		{"iteration cap, text beside the call", budget.Limits{}, 1, []func(llm.Request) (*llm.Response, error){withText}, IterationCapMarker, 2},
+		{"iteration cap, call alone then text", budget.Limits{}, 1,
+			[]func(llm.Request) (*llm.Response, error){loopTurn, answer("what I found", 1, 1)}, IterationCapMarker, 3},
+		{"tool-call budget, text beside the call", budget.Limits{MaxToolCalls: 1}, 5,
+			[]func(llm.Request) (*llm.Response, error){withText}, BudgetStopMarker, 3},
+		{"tool-call budget, call alone then text", budget.Limits{MaxToolCalls: 1}, 5,
+			[]func(llm.Request) (*llm.Response, error){loopTurn, answer("what I found", 1, 1)}, BudgetStopMarker, 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ran = 0
+			turns := []func(llm.Request) (*llm.Response, error){loopTurn}
+			if tt.limits.MaxToolCalls > 0 {
+				turns = append(turns, loopTurn) // the second batch passes the budget
+			}
+			m := &scriptedModel{turns: append(turns, tt.summary...)}
+			tr := budget.NewTracker(tt.limits, budget.Prices{}, time.Now())
+			res, err := Run(context.Background(), Options{Model: m, Tools: mustRegistry(t, ok), MaxIterations: tt.iter, Budget: tr}, "go")
+			if tt.limits.MaxToolCalls > 0 != budget.IsBudget(err) || tt.limits.MaxToolCalls == 0 && err != nil {
+				t.Fatalf("err = %v", err)
+			}
+			if res.Answer != tt.marker+"\n\nwhat I found" {
+				t.Fatalf("answer = %q", res.Answer)
+			}
+			if len(m.reqs) != tt.wantReqs || ran != 1 {
+				t.Fatalf("%d requests, %d tool runs; want %d and 1", len(m.reqs), ran, tt.wantReqs)
+			}
+			if tt.wantReqs == len(turns)+2 && !strings.Contains(m.reqs[len(m.reqs)-1].Messages[0].Content, noToolsNote) {
+				t.Error("the second summary ask does not say tools are gone")
+			}
+			assertNoDangling(t, res.History)
+		})
+	}
+}
+
 func TestIterationCapSummaryFails(t *testing.T) {
 	ok := funcTool{"ok", func(context.Context, json.RawMessage) (string, error) { return "x", nil }}
 	loopTurn := callTools(1, 1, tc("", "ok", `{}`))
-	m := &scriptedModel{turns: []func(llm.Request) (*llm.Response, error){loopTurn, loopTurn}}
+	m := &scriptedModel{turns: []func(llm.Request) (*llm.Response, error){loopTurn, loopTurn, loopTurn}}
 	_, err := Run(context.Background(), Options{Model: m, Tools: mustRegistry(t, ok), MaxIterations: 1}, "go")
 	var me *MaxIterationsError
 	if !errors.As(err, &me) || err.Error() != "reached max iterations (1) without final answer" {

@@ -24,6 +24,10 @@ const summaryPrompt = "You have run out of steps for this task and cannot call t
 	"Using only the work shown below, write the best final answer you can: what was done, " +
 	"what was found, and what remains unfinished."
 
+// noToolsNote is added to the summary prompt when the model answered it with
+// tool calls and no text: the summary is asked for once more.
+const noToolsNote = "Tools cannot be called here. Reply with the answer itself, as plain text."
+
 // contractSummaryNote ends the summary prompt while Options.Answers holds
 // answers to a contract the system message states.
 const contractSummaryNote = "Write this answer in exactly the form the system message requires of a final answer."
@@ -65,7 +69,9 @@ func (r *runner) budgetStopWithSummary(ctx context.Context, budgetErr error) (st
 }
 
 // summarize makes the tool-less side call. Its usage counts against the
-// budget like any other call.
+// budget like any other call. A reply that still calls tools gives its text
+// as the summary (the calls are dropped: nothing may run any more); one with
+// tool calls and no text is asked again once, saying tools are not there.
 func (r *runner) summarize(ctx context.Context) (string, error) {
 	maxTokens, _ := r.maxTokens()
 	msgs := summaryMessagesFor(r.hist.Messages(), r.o.System)
@@ -73,17 +79,23 @@ func (r *runner) summarize(ctx context.Context) (string, error) {
 		msgs[len(msgs)-1].Content += "\n" + contractSummaryNote
 	}
 	req := llm.Request{Model: r.o.ModelName, Messages: msgs, MaxTokens: maxTokens, ResponseFormat: r.o.ResponseFormat}
-	resp, err := r.o.Model.Complete(ctx, req)
-	if err != nil {
-		return "", err
+	for again := true; ; again = false {
+		resp, err := r.o.Model.Complete(ctx, req)
+		if err != nil {
+			return "", err
+		}
+		if err := r.account(resp); err != nil {
+			return "", err
+		}
+		text := resp.Message.Content
+		if len(resp.Message.ToolCalls) == 0 || strings.TrimSpace(text) != "" {
+			return text, nil
+		}
+		if !again {
+			return "", errToolCallsInSummary
+		}
+		msgs[len(msgs)-1].Content += "\n\n" + noToolsNote
 	}
-	if err := r.account(resp); err != nil {
-		return "", err
-	}
-	if len(resp.Message.ToolCalls) > 0 {
-		return "", errToolCallsInSummary
-	}
-	return resp.Message.Content, nil
 }
 
 // summaryMessagesFor builds the side call's input: the system prompt, then the
