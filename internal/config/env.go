@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -100,6 +101,21 @@ func (o *Overrides) SetPair(pair string) error {
 		return err
 	}
 	return nil
+}
+
+// Strings is the list given on the command line for a StringList setting,
+// and where it came from ("--tool", "-c tools.enabled"); nil when none was.
+func (o Overrides) Strings(key string) (values []string, origin string) {
+	i, ok := index[key]
+	if !ok || table[i].Kind != StringList {
+		return nil, ""
+	}
+	for _, ov := range o.vals {
+		if ov.i == i {
+			return slices.Clone(ov.v.([]string)), ov.origin
+		}
+	}
+	return nil, ""
 }
 
 // unknownSetting is the error for a key not in the table.

@@ -107,7 +107,7 @@ func TestEmptyAndMissingFiles(t *testing.T) {
 
 func TestFileValueErrors(t *testing.T) {
 	tests := []struct{ global, want string }{
-		{`{"max_iterations": 0}`, "HOME/config.json: max_iterations must be at least 1, got 0"},
+		{`{"max_iterations": -1}`, "HOME/config.json: max_iterations must be a non-negative number, got -1"},
 		{`{"max_tool_parallel": -2}`, "HOME/config.json: max_tool_parallel must be a non-negative number, got -2"},
 		{`{"maintenance": {"artifacts_max_age_hours": -1}}`, "HOME/config.json: maintenance.artifacts_max_age_hours must be a non-negative number, got -1"},
 		{`{"interaction_mode": "${MODE}"}`, `HOME/config.json: interaction_mode: unknown value "" (want engaging, enhance, verbose or off)`},

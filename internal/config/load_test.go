@@ -138,7 +138,7 @@ func TestEnvErrors(t *testing.T) {
 		{map[string]string{"ODEK_NO_COLOR": "yes"}, `ODEK_NO_COLOR="yes": not a boolean (use true or false)`},
 		{map[string]string{"ODEK_PLANNING": "2"}, `ODEK_PLANNING="2": not a boolean (use true or false)`},
 		{map[string]string{"ODEK_MAX_ITER": "ten"}, `ODEK_MAX_ITER="ten": not an integer`},
-		{map[string]string{"ODEK_MAX_ITER": "0"}, `ODEK_MAX_ITER must be at least 1, got 0`},
+		{map[string]string{"ODEK_MAX_ITER": "-1"}, `ODEK_MAX_ITER must be a non-negative number, got -1`},
 		{map[string]string{"ODEK_MAX_TOOL_PARALLEL": "-1"}, `ODEK_MAX_TOOL_PARALLEL must be a non-negative number, got -1`},
 		{map[string]string{"ODEK_INTERACTION_MODE": "loud"}, `ODEK_INTERACTION_MODE: unknown value "loud" (want engaging, enhance, verbose or off)`},
 	}
@@ -155,7 +155,7 @@ func TestFlagErrors(t *testing.T) {
 		flags []string
 		want  string
 	}{
-		{[]string{"max_iterations=0"}, "--max-iter must be at least 1, got 0"},
+		{[]string{"max_iterations=-2"}, "--max-iter must be a non-negative number, got -2"},
 		{[]string{"limits.max_tool_calls=-1"}, "--max-tool-calls must be a non-negative number, got -1"},
 		{[]string{"limits.max_runtime_seconds=-5"}, "--max-runtime must be a non-negative number, got -5"},
 		{[]string{"interaction_mode=loud"}, `--interaction-mode: unknown value "loud" (want engaging, enhance, verbose or off)`},

@@ -14,6 +14,10 @@ type ToolAdapter struct {
 	ToolName string
 	// Desc is the description shown to the model.
 	Desc string
+	// Listed is the description as the server wrote it (after the approval
+	// Gate's checks), without the untrusted-content fence Desc may carry:
+	// what a listing such as odek tools shows. Empty means Desc.
+	Listed string
 	// ParamSchema is the tool's input JSON Schema.
 	ParamSchema json.RawMessage
 }
@@ -28,6 +32,15 @@ func (a *ToolAdapter) Name() string { return a.Client.Name() + "__" + a.ToolName
 
 // Description returns the tool's description.
 func (a *ToolAdapter) Description() string { return a.Desc }
+
+// ListedDescription is the description for a listing: the server's own
+// text, stable from run to run (Desc's fence carries a fresh nonce).
+func (a *ToolAdapter) ListedDescription() string {
+	if a.Listed != "" {
+		return a.Listed
+	}
+	return a.Desc
+}
 
 // Schema returns the input schema, {"type":"object"} when the server gave none.
 func (a *ToolAdapter) Schema() json.RawMessage { return rawJSONSchema(a.ParamSchema) }

@@ -58,14 +58,20 @@ type StartOptions struct {
 
 // Set is the running servers of one odek run and their approved tools.
 type Set struct {
-	clients []*Client
-	tools   []*ToolAdapter
-	once    sync.Once
-	err     error
+	clients    []*Client
+	tools      []*ToolAdapter
+	discovered []string // every tool the servers listed, <server>__<tool>, Keep or not
+	once       sync.Once
+	err        error
 }
 
 // Tools returns the approved tools, named <server>__<tool>, sorted by name.
 func (s *Set) Tools() []*ToolAdapter { return slices.Clone(s.tools) }
+
+// Discovered returns the qualified names of every tool the started servers
+// listed, sorted, including those Keep dropped and those not approved: the
+// names a tool filter may refer to.
+func (s *Set) Discovered() []string { return slices.Clone(s.discovered) }
 
 // Clients returns the connected servers, in name order.
 func (s *Set) Clients() []*Client { return slices.Clone(s.clients) }
@@ -118,7 +124,11 @@ func Start(ctx context.Context, o StartOptions) (*Set, []string, error) {
 	for _, st := range started {
 		set.clients = append(set.clients, st.client)
 		warns = append(warns, st.client.Warnings()...)
+		for _, t := range st.tools {
+			set.discovered = append(set.discovered, st.spec.Name+"__"+t.Name)
+		}
 	}
+	slices.Sort(set.discovered)
 	tools, tw, err := registerTools(ctx, keepTools(started, o.Keep), o.Gate, reservedNames(o.Builtins))
 	warns = append(warns, tw...)
 	if err != nil {
@@ -311,8 +321,11 @@ const DescriptionPlaceholder = "[description withheld by odek: it matched a prom
 // newApprovedAdapter fences a server-written description as untrusted data;
 // odek's own placeholder stays as it is.
 func newApprovedAdapter(c *Client, server string, t ToolDef) *ToolAdapter {
+	listed := t.Description
 	if t.Description != "" && t.Description != DescriptionPlaceholder {
 		t.Description = untrusted.Wrap("mcp:"+server+":"+t.Name, t.Description)
 	}
-	return NewToolAdapter(c, t)
+	a := NewToolAdapter(c, t)
+	a.Listed = listed
+	return a
 }

@@ -220,3 +220,25 @@ func TestKeepTools(t *testing.T) {
 		t.Fatalf("nil keep changed the list: %+v", all)
 	}
 }
+
+// Discovered names every tool the servers listed, also those Keep dropped
+// (a tool filter may name them); ListedDescription is the server's text
+// without the fence the model gets.
+func TestStartDiscoveredAndListed(t *testing.T) {
+	set, _, err := startSet(t, StartOptions{Servers: []ServerSpec{fixtureSpec(t, "a")},
+		Keep: func(q string) bool { return q == "a__echo" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := set.Discovered(); len(d) != len(fixtureToolNames) || d[0] != "a__artifact_result" {
+		t.Fatalf("discovered %v", d)
+	}
+	tools := set.Tools()
+	if len(tools) != 1 || tools[0].ListedDescription() != "fixture tool echo" ||
+		!strings.Contains(tools[0].Description(), "<untrusted_content_") {
+		t.Fatalf("tools %d, listed %q, model sees %q", len(tools), tools[0].ListedDescription(), tools[0].Description())
+	}
+	if (&ToolAdapter{Desc: "plain"}).ListedDescription() != "plain" {
+		t.Fatal("an adapter without Listed lists Desc")
+	}
+}
