@@ -1,11 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"strings"
 
-	"github.com/odek-run/odek/internal/events"
 	"github.com/spf13/cobra"
 )
 
@@ -15,7 +12,7 @@ func newContinueCmd(ios *IOStreams) *cobra.Command {
 	var sf sessionFlags
 	var id string
 	cmd := &cobra.Command{
-		Use:   "continue [--id <id>] [flags] <task>",
+		Use:   "continue [--id <id>] [flags] <task>|-",
 		Short: "Carry on a saved session with a new task",
 		Long: `Carry on a session saved by odek run --session: the conversation so far,
 the plan, then the new task, with the same tools as run.
@@ -27,29 +24,33 @@ the system prompt is the one the conversation started with (--system does
 not change it). The session is saved after every tool batch and when the
 run ends.
 
+The task comes from the arguments, --task-file or stdin, and --output takes
+text, json or stream-json, as for odek run.
+
 Exit codes: as odek run; an invalid --id exits 3.`,
 		Example: `  odek run --session "Find the flaky test in ./internal/loop"
   odek continue "Now fix it"
   odek continue --id 20260807-0123456789abcdef0123456789abcdef --max-tool-calls 20 "And add a regression test"`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.task = strings.TrimSpace(strings.Join(args, " "))
-			if o.task == "" {
-				return asSetup(errors.New("continue: the task is empty; usage: odek continue [--id <id>] [flags] <task>"))
-			}
-			if o.output != "text" && o.output != "json" {
-				return asSetup(fmt.Errorf("continue: --output must be text or json, got %q", o.output))
+			if err := checkOutputMode("continue", o.output); err != nil {
+				return err
 			}
 			f.apply(cmd, &o.overrides)
 			if err := sf.apply(cmd, &o); err != nil {
+				earlyReport(cmd, ios, err)
 				return err
 			}
+			task, err := readTask(cmd.Context(), ios, taskInput{cmd: "continue", args: args, file: o.taskFile, quiet: o.quiet})
+			if err != nil {
+				earlyReport(cmd, ios, err)
+				return err
+			}
+			o.task = task
 			sess, err := loadForContinue(ios, id, cmd.Flags().Changed("id"))
 			if err != nil {
 				err = fmt.Errorf("continue: %w", err)
-				if o.output == "json" {
-					writeSetupReport(cmd.Context(), ios, &runState{start: ios.Now(), runID: events.NewRunID()}, err)
-				}
+				earlyReport(cmd, ios, err)
 				return err
 			}
 			o.resume, o.session = sess, true
@@ -65,6 +66,7 @@ Exit codes: as odek run; an invalid --id exits 3.`,
 	fl.StringVar(&id, "id", "", "the session to continue (default: the most recently updated)")
 	f.register(cmd)
 	registerRunOutputFlags(cmd, &o)
+	registerTaskFlags(cmd, ios, &o)
 	sf.register(cmd)
 	fl.SetInterspersed(true)
 	return cmd

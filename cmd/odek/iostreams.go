@@ -21,9 +21,11 @@ type IOStreams struct {
 	StderrTTY bool
 	Width     func() int // terminal width of stderr; 0 = unknown
 
+	Args      []string // the command line without the program name; nil = os.Args[1:]
 	LookupEnv func(string) (string, bool)
 	Environ   func() []string // the whole environment, for the shell tool and sub-agents; nil = empty
 	Getwd     func() (string, error)
+	Chdir     func(string) error // -C; nil refuses it
 	Now       func() time.Time
 }
 
@@ -41,9 +43,11 @@ func systemIO() *IOStreams {
 			}
 			return w
 		},
+		Args:      os.Args[1:],
 		LookupEnv: os.LookupEnv,
 		Environ:   os.Environ,
 		Getwd:     os.Getwd,
+		Chdir:     os.Chdir,
 		Now:       time.Now,
 	}
 }

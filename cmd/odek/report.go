@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/odek-run/odek/internal/budget"
+	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/outschema"
 )
@@ -31,6 +32,7 @@ type runReport struct {
 	OutputTokens      int64                    `json:"output_tokens"`
 	CostUSD           *float64                 `json:"cost_usd,omitempty"`
 	Budgets           map[string]budget.Budget `json:"budgets,omitempty"`
+	BudgetExceeded    map[string]any           `json:"budget_exceeded,omitempty"` // the budget_exceeded event's data
 	ToolCalls         loopToolCounts           `json:"tool_calls"`
 	DurationMS        int64                    `json:"duration_ms"`
 	LLMDurationMS     int64                    `json:"llm_duration_ms"`
@@ -90,7 +92,12 @@ func (s *runState) finish(ctx context.Context, ios *IOStreams, o runOptions, res
 		printWarnings(ios, []string{cutAnswerWarning})
 	}
 	switch {
-	case o.output == "json":
+	case o.output == outputStreamJSON:
+		s.closeEvents() // every event before the report
+		if err := s.stream.WriteLast(s.report(ctx, ios, res, runErr)); err != nil {
+			fmt.Fprintf(ios.ErrOut, "odek: writing the run report: %v\n", err)
+		}
+	case o.output == outputJSON:
 		rep := s.report(ctx, ios, res, runErr)
 		writeJSON(ios, rep)
 	case s.schema != nil: // the matching value alone, or nothing
@@ -140,18 +147,40 @@ func (s *runState) report(ctx context.Context, ios *IOStreams, res *loop.Result,
 			rep.CostUSD = &c
 		}
 	}
+	reportBudgetStop(&rep, runErr)
 	return rep
 }
 
-// writeSetupReport prints the report of a run that never started.
+// reportBudgetStop puts the exhausted budget into the report with the
+// numbers of the error and the event, and makes its "used" the observed
+// value the stop was decided on (the clock moved on while the run closed).
+// A tool-call stop keeps the calls that ran as "used": the refused batch
+// never ran.
+func reportBudgetStop(rep *runReport, err error) {
+	var be *budget.Error
+	if !errors.As(err, &be) {
+		return
+	}
+	rep.BudgetExceeded = be.EventData()
+	if b, ok := rep.Budgets[be.Limit]; ok && be.Limit != budget.LimitToolCalls {
+		b.Used = be.Observed
+		rep.Budgets[be.Limit] = b
+	}
+}
+
+// writeSetupReport prints the report of a run that never started; s is nil
+// when it failed before setting up (flags, arguments).
 func writeSetupReport(ctx context.Context, ios *IOStreams, s *runState, err error) {
 	status, reason, code := outcome(ctx, nil, err)
 	rep := runReport{
 		Schema: "odek.run-report/v1", Status: status, TerminationReason: reason, ExitCode: code,
-		Error: err.Error(), RunID: s.runID, DurationMS: ios.Now().Sub(s.start).Milliseconds(),
+		Error: err.Error(), RunID: events.NewRunID(),
 	}
-	if s.cfg != nil {
-		rep.Model = s.cfg.Model
+	if s != nil {
+		rep.RunID, rep.DurationMS = s.runID, ios.Now().Sub(s.start).Milliseconds()
+		if s.cfg != nil {
+			rep.Model = s.cfg.Model
+		}
 	}
 	writeJSON(ios, rep)
 }

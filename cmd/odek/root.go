@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -22,30 +23,59 @@ stdout, progress to stderr, and the exit code says how the run ended:
 		Version:       versionText(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
+		Args:          noSubcommand,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return cmd.Help()
 		},
+	}
+	if ios.Args != nil {
+		root.SetArgs(ios.Args)
 	}
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out) // --help and --version were asked for: they are the output
 	root.SetErr(ios.ErrOut)
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.Flags().BoolP("version", "v", false, "print the version and exit")
+	var dir string
+	root.PersistentFlags().StringVarP(&dir, "cwd", "C", "",
+		"run as if odek was started in `DIR`: the project config, the tools' working directory and relative paths in other flags")
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if err := changeDir(ios, dir); err != nil {
+			earlyReport(cmd, ios, err)
+			return err
+		}
+		return nil
+	}
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return asSetup(fmt.Errorf("%w\nRun '%s --help' for usage", err, cmd.CommandPath()))
+		err = asSetup(fmt.Errorf("%w\nRun '%s --help' for usage", err, cmd.CommandPath()))
+		earlyReport(cmd, ios, err)
+		return err
 	})
 	root.AddCommand(newRunCmd(ios), newInitCmd(ios), newVersionCmd(ios), newCompletionCmd(ios), newToolsCmd(ios), newApprovalsCmd(ios),
 		newContinueCmd(ios), newSessionCmd(ios), newSubagentCmd(ios))
 	for _, c := range root.Commands() {
 		usageArgs(c)
 	}
-	root.SetHelpCommand(&cobra.Command{Hidden: true, Use: "no-help"})
+	root.SetHelpCommand(newHelpCmd())
 	return root
 }
 
+// changeDir is -C: a missing or unusable DIR is a setup error.
+func changeDir(ios *IOStreams, dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if ios.Chdir == nil {
+		return asSetup(errors.New("-C is not available here"))
+	}
+	if err := ios.Chdir(dir); err != nil {
+		return asSetup(fmt.Errorf("-C %s: %w", dir, errors.Unwrap(err)))
+	}
+	return nil
+}
+
 // usageArgs makes a command's argument errors setup errors (exit 3, like bad
-// flags: DECISION 5). The root is left alone: an unknown command exits 1.
+// flags: DECISION 5).
 func usageArgs(c *cobra.Command) {
 	if c.Args == nil {
 		return

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/loop"
@@ -15,6 +13,7 @@ import (
 // runOptions are the flags of `odek run`; RunE only fills them.
 type runOptions struct {
 	task              string
+	taskFile          string // --task-file
 	overrides         config.Overrides
 	eventsPath        string
 	eventsIncludeArgs bool
@@ -31,15 +30,29 @@ func newRunCmd(ios *IOStreams) *cobra.Command {
 	var f runFlagValues
 	var sf sessionFlags
 	cmd := &cobra.Command{
-		Use:   "run [flags] <task>",
+		Use:   "run [flags] <task>|-",
 		Short: "Run one agent task and print the final answer on stdout",
 		Long: `Run one agent task: the model thinks, calls tools, and repeats until it answers.
 
+The task is the arguments, or the file --task-file names, or stdin: "odek run -"
+and "odek run" with a piped stdin read it from there. Stdin piped in beside a
+task argument (or file) is added to the task as context, after a blank line,
+between the lines "--- stdin ---" and "--- end stdin ---"; odek reads it only
+when it is not a terminal, until it is closed (run with </dev/null to skip it).
+A task from stdin or a file is at most 1 MiB of UTF-8 text. A task that starts
+with "-" goes after "--".
+
 The final answer alone goes to stdout; progress, warnings and errors go to
-stderr. A task that starts with "-" goes after "--".
+stderr. --output json prints one odek.run-report/v1 object instead, and
+--output stream-json prints every odek.event/v1 event as a line as it happens,
+then the report as the last line; both print a report on every failure, flag
+errors included.
 
 Budgets (--max-*) are hard stops: when one is exhausted the run stops, says
-which limit it hit, keeps its work and exits 4.
+which limit it hit, keeps its work and exits 4. For every --max-* flag, 0
+means odek's built-in default: no limit for the budgets, 90 iterations for
+--max-iter, 4 for --max-tool-parallel. A flag beats the config files, so
+--max-runtime 0 removes a runtime budget the config sets.
 
 With --output-schema FILE the final answer must be one JSON value matching
 the schema (draft 2020-12 or draft-07): stdout is that value alone, compact;
@@ -54,21 +67,27 @@ budget exhausted, 130 interrupted.`,
   odek run --model gpt-4o --max-iter 20 "Find and fix the flaky test in ./internal/loop"
   odek run --max-runtime 600 --max-tool-calls 50 --max-cost-usd 1 --events-jsonl run.jsonl "Update the changelog"
   odek run --output json "What is 2+2?" | jq -r .status
+  git diff | odek run "Review this diff"
+  odek run --task-file task.md --output stream-json | jq -c 'select(.type == "tool_call_failed")'
+  odek run -C ../other-repo "Run the tests and summarise the failures"
   odek run --output-schema verdict.schema.json "Review the last commit" | jq -r .verdict
   odek run -- "-v is not a flag here, it is part of the task"`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.task = strings.TrimSpace(strings.Join(args, " "))
-			if o.task == "" {
-				return asSetup(errors.New("run: the task is empty; usage: odek run [flags] <task>"))
-			}
-			if o.output != "text" && o.output != "json" {
-				return asSetup(fmt.Errorf("run: --output must be text or json, got %q", o.output))
+			if err := checkOutputMode("run", o.output); err != nil {
+				return err
 			}
 			f.apply(cmd, &o.overrides)
 			if err := sf.apply(cmd, &o); err != nil {
+				earlyReport(cmd, ios, err)
 				return err
 			}
+			task, err := readTask(cmd.Context(), ios, taskInput{cmd: "run", args: args, file: o.taskFile, quiet: o.quiet})
+			if err != nil {
+				earlyReport(cmd, ios, err)
+				return err
+			}
+			o.task = task
 			if len(o.refs) > 0 && !o.session {
 				fmt.Fprintln(ios.ErrOut, "odek: warning: --external-ref given without --session — refs will not be persisted")
 			}
@@ -78,10 +97,18 @@ budget exhausted, 130 interrupted.`,
 	fl := cmd.Flags()
 	f.register(cmd)
 	registerRunOutputFlags(cmd, &o)
+	registerTaskFlags(cmd, ios, &o)
 	sf.register(cmd)
 	fl.BoolVar(&o.session, "session", false, "save the conversation as a session that odek continue can carry on")
 	fl.SetInterspersed(true)
 	return cmd
+}
+
+// registerTaskFlags are the flags that say where the task comes from, and
+// the value completions of run's flags; run and continue share them.
+func registerTaskFlags(cmd *cobra.Command, ios *IOStreams, o *runOptions) {
+	cmd.Flags().StringVar(&o.taskFile, "task-file", "", `read the task from this file ("-" = stdin)`)
+	registerValueCompletions(cmd, ios)
 }
 
 // registerRunOutputFlags are the events and output flags of run, which
@@ -90,7 +117,7 @@ func registerRunOutputFlags(cmd *cobra.Command, o *runOptions) {
 	fl := cmd.Flags()
 	fl.StringVar(&o.eventsPath, "events-jsonl", "", "append odek.event/v1 events to this file (0600; parent dir must exist)")
 	fl.BoolVar(&o.eventsIncludeArgs, "events-include-args", false, "include raw (redacted) tool arguments in tool_call_started events")
-	fl.StringVar(&o.output, "output", "text", "stdout format: text (the bare answer) or json (an odek.run-report/v1 object)")
+	fl.StringVar(&o.output, "output", outputText, "stdout format: text (the bare answer), json (an odek.run-report/v1 object) or stream-json (events live, then the report)")
 	fl.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing on stderr but errors and warnings")
 }
 
@@ -98,7 +125,7 @@ func registerRunOutputFlags(cmd *cobra.Command, o *runOptions) {
 func runRun(ctx context.Context, ios *IOStreams, o runOptions) error {
 	s, err := setUp(ctx, ios, o)
 	if err != nil {
-		if o.output == "json" {
+		if reportsJSON(o.output) {
 			writeSetupReport(ctx, ios, s, err)
 		}
 		return err
@@ -107,7 +134,8 @@ func runRun(ctx context.Context, ios *IOStreams, o runOptions) error {
 	opts := s.loopOptions(o)
 	h, err := s.beginHistory(ios, o, opts.System) // the task, a new session, or the one continued
 	if err != nil {
-		if o.output == "json" {
+		if reportsJSON(o.output) {
+			s.closeEvents() // stream-json: nothing may follow the report
 			writeSetupReport(ctx, ios, s, err)
 		}
 		return err

@@ -27,10 +27,12 @@ type runState struct {
 	ctx     context.Context // the run's context: the signal context plus the runtime budget
 	cancel  context.CancelFunc
 	cfg     *config.Config
+	flags   config.Overrides // the command line's settings, for checks that name a flag
 	runID   string
 	start   time.Time
 	emitter *events.Emitter
-	sink    *events.JSONLSink
+	sink    *events.JSONLSink // --events-jsonl
+	stream  *events.JSONLSink // --output stream-json: stdout
 	tracker *budget.Tracker
 	servers *mcpclient.Set
 	store   *artifact.Store
@@ -111,6 +113,7 @@ func setUp(ctx context.Context, ios *IOStreams, o runOptions) (s *runState, err 
 			s.close()
 		}
 	}()
+	s.flags = o.overrides
 	if s.cfg, err = loadConfig(ios, o.overrides); err != nil {
 		return s, err
 	}
@@ -124,7 +127,7 @@ func setUp(ctx context.Context, ios *IOStreams, o runOptions) (s *runState, err 
 	if s.schema, err = loadOutputSchema(s.cfg); err != nil {
 		return s, err
 	}
-	if err = s.openEvents(ios, o); err != nil {
+	if err = s.openEvents(ctx, ios, o); err != nil {
 		return s, err
 	}
 	s.startBudget(ctx, ios)
@@ -170,16 +173,21 @@ func llmTimeouts(c config.LLM) llm.Timeouts {
 	}
 }
 
-// openEvents opens the JSONL sink (a setup error if it cannot) and the emitter.
-func (s *runState) openEvents(ios *IOStreams, o runOptions) error {
+// openEvents opens the JSONL sink (a setup error if it cannot), the stdout
+// sink of stream-json, and the emitter.
+func (s *runState) openEvents(ctx context.Context, ios *IOStreams, o runOptions) error {
 	var sinks []events.Sink
 	if o.eventsPath != "" {
-		sink, err := events.OpenJSONL(o.eventsPath)
+		sink, err := events.OpenJSONL(ctx, o.eventsPath)
 		if err != nil {
 			return asSetup(err)
 		}
 		s.sink = sink
 		sinks = append(sinks, sink)
+	}
+	if o.output == outputStreamJSON {
+		s.stream = stdoutSink(ios)
+		sinks = append(sinks, s.stream)
 	}
 	s.emitter = events.NewEmitter(events.Options{
 		RunID: s.runID, Sinks: sinks, Now: ios.Now, Redact: redact.String,
@@ -190,10 +198,11 @@ func (s *runState) openEvents(ios *IOStreams, o runOptions) error {
 
 // startBudget builds the tracker and makes the runtime budget a hard deadline
 // on the run's context, whose cause is the budget error.
+// A cost cap the prices cannot enforce never gets here: the config refuses
+// it (RequireEnforceableBudget).
 func (s *runState) startBudget(ctx context.Context, ios *IOStreams) {
 	prices := budget.ResolvePrices(s.cfg.Model, s.cfg.Prices, s.cfg.ModelPrices)
-	s.tracker = budget.New(budget.Options{Limits: s.cfg.Limits, Prices: prices, Model: s.cfg.Model, Start: s.start, Now: ios.Now})
-	printWarnings(ios, s.tracker.Warnings())
+	s.tracker = budget.New(budget.Options{Limits: s.cfg.Limits, Prices: prices, Start: s.start, Now: ios.Now})
 	if dl, ok := s.tracker.Deadline(); ok {
 		s.ctx, s.cancel = context.WithDeadlineCause(ctx, dl, s.tracker.RuntimeError(dl))
 	} else {
@@ -214,6 +223,16 @@ func (s *runState) loopOptions(o runOptions) loop.Options {
 
 func (s *runState) stopProgress() { s.view.stop() }
 
+// closeEvents drains the emitter, for at most two seconds: a stuck disk or
+// reader must not hang the exit. Idempotent.
+func (s *runState) closeEvents() {
+	if s.emitter != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		_ = s.emitter.Close(ctx)
+		cancel()
+	}
+}
+
 // close releases everything in reverse order of setup. The emitter drains
 // for at most two seconds: a stuck disk must not hang the exit.
 func (s *runState) close() {
@@ -221,11 +240,7 @@ func (s *runState) close() {
 		return
 	}
 	s.closeServers()
-	if s.emitter != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		_ = s.emitter.Close(ctx)
-		cancel()
-	}
+	s.closeEvents()
 	if s.sink != nil {
 		_ = s.sink.Close()
 	}

@@ -31,13 +31,17 @@ func checkedRun() int {
 	case len(args) == 0:
 	case (args[0] == "run" || args[0] == "continue") && flagArg(args, "--output") == "json":
 		stdoutSchema = "run-report"
+	case (args[0] == "run" || args[0] == "continue") && flagArg(args, "--output") == "stream-json":
+		stdoutSchema = "stream"
 	case args[0] == "tools" && slices.Contains(args, "--json"):
 		stdoutSchema = "tools"
 	}
 	var before int64
 	if eventsPath != "" {
-		if fi, err := os.Stat(eventsPath); err == nil {
+		if fi, err := os.Stat(eventsPath); err == nil && fi.Mode().IsRegular() {
 			before = fi.Size() // the file is appended to: check this run's lines only
+		} else if err == nil {
+			eventsPath = "" // a FIFO: its reader checks what it read
 		}
 	}
 	var out *bytes.Buffer
@@ -81,8 +85,13 @@ func teeStdout() (*bytes.Buffer, chan struct{}) {
 	return &buf, done
 }
 
-// checkValues validates every JSON value of data against a published schema.
+// checkValues validates every JSON value of data against a published
+// schema. "stream" is --output stream-json: one value per line, events, then
+// the run report as the last line.
 func checkValues(what, schema string, data []byte) []string {
+	if schema == "stream" {
+		return checkStream(what, data)
+	}
 	sch, err := publishedSchema(schema)
 	if err != nil {
 		return []string{err.Error()}
@@ -98,6 +107,26 @@ func checkValues(what, schema string, data []byte) []string {
 		}
 		if err := sch.Validate(v); err != nil {
 			problems = append(problems, fmt.Sprintf("%s: value %d does not match the %s schema: %v", what, n, schema, err))
+		}
+	}
+	return problems
+}
+
+// checkStream checks stream-json output: whole lines, each one JSON value,
+// all events but the last, which is the run report.
+func checkStream(what string, data []byte) []string {
+	if len(data) == 0 || data[len(data)-1] != '\n' {
+		return []string{what + ": stream-json output does not end with a whole line"}
+	}
+	lines := bytes.Split(data[:len(data)-1], []byte("\n"))
+	var problems []string
+	for i, line := range lines {
+		schema := "event"
+		if i == len(lines)-1 {
+			schema = "run-report"
+		}
+		if p := checkValues(fmt.Sprintf("%s line %d", what, i+1), schema, line); len(p) > 0 {
+			problems = append(problems, p...)
 		}
 	}
 	return problems

@@ -13,6 +13,7 @@ import (
 	"github.com/odek-run/odek/internal/builtin"
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/loop"
+	"github.com/odek-run/odek/internal/mcpclient"
 	"github.com/odek-run/odek/internal/plan"
 	"github.com/odek-run/odek/internal/subagent"
 	"github.com/spf13/cobra"
@@ -36,15 +37,19 @@ func (s *runState) buildTools(ios *IOStreams, store *artifact.Store, serverLog i
 	// Every built-in name stays reserved, also those switched off or not
 	// registered in this run (artifact_read, plan, delegate_tasks): no MCP
 	// tool may shadow one.
-	reserved := append(slices.Clone(builtin.Names), reader.Name(), plan.ToolName, subagent.ToolName)
+	reserved := builtinToolNames()
 	var mcpTools []loop.Tool
+	var set *mcpclient.Set
 	if !s.noMCP {
-		set, tools, err := startMCP(s.ctx, ios, s.cfg, store, reserved, offered, serverLog)
+		set, mcpTools, err = startMCP(s.ctx, ios, s.cfg, store, reserved, offered, serverLog)
 		s.servers = set
 		if err != nil {
 			return nil, err
 		}
-		mcpTools = tools
+		rememberTools(s.cfg.Home, set)
+	}
+	if err := checkToolFilters(s.flags, reserved, set); err != nil {
+		return nil, err
 	}
 	all := filterTools(append(builtins, mcpTools...), s.cfg.ToolsEnabled, s.cfg.ToolsDisabled)
 	if d := s.delegateTool(ios, store); d != nil && len(all) > 0 {
@@ -56,6 +61,13 @@ func (s *runState) buildTools(ios *IOStreams, store *artifact.Store, serverLog i
 	all = s.addPlan(all)
 	reg, err := loop.NewRegistry(all...)
 	return reg, asSetup(err)
+}
+
+// builtinToolNames are the names of odek's own tools, also those switched
+// off or not registered in a run (artifact_read, plan): reserved against MCP
+// tools, known to --tool/--no-tool, offered by completion.
+func builtinToolNames() []string {
+	return append(slices.Clone(builtin.Names), artifact.NewReadTool(nil).Name(), plan.ToolName, subagent.ToolName)
 }
 
 // artifactProducer is a tool whose results can hold run artifacts (MCP
@@ -123,56 +135,70 @@ func runTools(ctx context.Context, ios *IOStreams, o toolsOptions) error {
 	if err != nil {
 		return err
 	}
-	s := &runState{ctx: ctx, cfg: cfg, errOut: ios.ErrOut}
+	s := &runState{ctx: ctx, cfg: cfg, errOut: ios.ErrOut, flags: o.overrides}
 	defer s.close()
 	store := artifact.NewStore("") // never written: no tool runs here
 	reg, err := s.buildTools(ios, store, ios.ErrOut)
 	if err != nil {
 		return err
 	}
-	specs := reg.Specs()
+	listing := toolListing(reg)
 	if o.json {
-		type tool struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description"`
-			InputSchema json.RawMessage `json:"input_schema"`
-		}
-		out := make([]tool, len(specs))
-		for i, sp := range specs {
-			out[i] = tool{sp.Name, sp.Description, sp.Parameters}
-		}
-		b, err := json.MarshalIndent(out, "", "  ")
-		if err != nil {
-			return err
-		}
-		text := string(b) + "\n"
-		if ios.StdoutTTY {
-			// encoding/json leaves DEL, C1 and bidi controls raw; their
-			// \uXXXX forms are valid JSON escapes of the same strings.
-			text = termText(text)
-		}
-		_, err = io.WriteString(ios.Out, text)
-		return err
+		return writeToolsJSON(ios, listing)
 	}
 	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
-	for _, sp := range specs {
-		fmt.Fprintf(tw, "%s\t%s\n", termLine(sp.Name), termLine(firstLine(sp.Description)))
+	for _, t := range listing {
+		fmt.Fprintf(tw, "%s\t%s\n", termLine(t.Name), termLine(firstLine(t.Description)))
 	}
 	return tw.Flush()
 }
 
-// firstLine is the first line of a description for the listing, skipping the
-// untrusted-content fence MCP descriptions carry for the model.
+// listedTool is one entry of odek tools (docs/schema/tools.schema.json).
+type listedTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// listedDescriber is a tool whose description for a listing differs from
+// the model's (MCP tools: without the untrusted-content fence and its
+// per-run nonce).
+type listedDescriber interface{ ListedDescription() string }
+
+// toolListing is the registry's tools sorted by name, each with its listed
+// description: the same configuration lists the same bytes every run.
+func toolListing(reg *loop.Registry) []listedTool {
+	specs := reg.Specs()
+	out := make([]listedTool, len(specs))
+	for i, sp := range specs {
+		out[i] = listedTool{sp.Name, sp.Description, sp.Parameters}
+		if t, ok := reg.Lookup(sp.Name); ok {
+			if ld, ok := t.(listedDescriber); ok {
+				out[i].Description = ld.ListedDescription()
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b listedTool) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+func writeToolsJSON(ios *IOStreams, listing []listedTool) error {
+	b, err := json.MarshalIndent(listing, "", "  ")
+	if err != nil {
+		return err
+	}
+	text := string(b) + "\n"
+	if ios.StdoutTTY {
+		// encoding/json leaves DEL, C1 and bidi controls raw; their
+		// \uXXXX forms are valid JSON escapes of the same strings.
+		text = termText(text)
+	}
+	_, err = io.WriteString(ios.Out, text)
+	return err
+}
+
+// firstLine is the first line of a description, for the text listing.
 func firstLine(s string) string {
-	if strings.HasPrefix(s, "<untrusted_content_") {
-		if i := strings.IndexByte(s, '\n'); i >= 0 {
-			s = s[i+1:]
-		}
-	}
-	for i, r := range s {
-		if r == '\n' {
-			return s[:i]
-		}
-	}
-	return s
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// newHelpCmd is `odek help [command]`: the command's --help, and for a
+// command that does not exist the same usage error (exit 3) as running it.
+func newHelpCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Show the help of a command",
+		Long:  "Show the help of odek or of one of its commands: odek help run is odek run --help.",
+		Example: `  odek help
+  odek help run`,
+		ValidArgsFunction: completeCommandNames,
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := c.Root().Find(args)
+			if err != nil {
+				return asSetup(err)
+			}
+			if len(rest) > 0 {
+				return unknownCommand(cmd, rest[0])
+			}
+			cmd.InitDefaultHelpFlag()
+			cmd.InitDefaultVersionFlag()
+			return cmd.Help()
+		},
+	}
+}
+
+// completeCommandNames completes `odek help <command>` with the commands a
+// user may run: hidden ones never appear.
+func completeCommandNames(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	cmd, _, err := c.Root().Find(args)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []cobra.Completion
+	for _, sub := range cmd.Commands() {
+		if sub.IsAvailableCommand() && strings.HasPrefix(sub.Name(), toComplete) {
+			out = append(out, cobra.CompletionWithDesc(sub.Name(), sub.Short))
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// noSubcommand is the Args of a command that only groups subcommands: an
+// argument there is a command that does not exist.
+func noSubcommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	return unknownCommand(cmd, args[0])
+}
+
+// unknownCommand is the usage error (exit 3) for a command name that does
+// not exist under cmd, suggesting the closest ones.
+func unknownCommand(cmd *cobra.Command, name string) error {
+	msg := fmt.Sprintf("unknown command %q for %q", name, cmd.CommandPath())
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2
+	}
+	if s := closestFirst(name, cmd.SuggestionsFor(name)); len(s) > 0 {
+		msg += "; did you mean " + quoteList(s) + "?"
+	}
+	return asSetup(fmt.Errorf("%s\nRun '%s --help' for usage", msg, cmd.CommandPath()))
+}
+
+// quoteList is "a", "b" or "c".
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}

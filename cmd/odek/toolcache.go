@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+
+	"github.com/odek-run/odek/internal/atomicfile"
+	"github.com/odek-run/odek/internal/mcpclient"
+)
+
+// toolCacheFile, under $ODEK_HOME, remembers the tool names each MCP server
+// listed when it last started, so shell completion can offer them without
+// starting a server (which may be slow, and would need approvals). It is
+// rebuilt by any run or `odek tools`; losing it costs completions only.
+const toolCacheFile = "cache/tool-names.json"
+
+// toolCache is the file's content: server name → its tools' names.
+type toolCache struct {
+	Servers map[string][]string `json:"servers"`
+}
+
+// completableName is what a name must look like to be cached and offered
+// to a shell: a server's tool names are untrusted text.
+var completableName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+func readToolCache(home string) toolCache {
+	var c toolCache
+	if b, err := os.ReadFile(filepath.Join(home, toolCacheFile)); err == nil {
+		_ = json.Unmarshal(b, &c) // a broken cache is an empty one
+	}
+	if c.Servers == nil {
+		c.Servers = map[string][]string{}
+	}
+	return c
+}
+
+// rememberTools records what the started servers listed; the file is only
+// written when that changed. Failures are ignored: it is a cache.
+func rememberTools(home string, set *mcpclient.Set) {
+	if set == nil || home == "" {
+		return
+	}
+	c := readToolCache(home)
+	next := toolCache{Servers: maps.Clone(c.Servers)}
+	for _, cl := range set.Clients() {
+		next.Servers[cl.Name()] = []string{}
+	}
+	for _, q := range set.Discovered() {
+		server, tool, ok := cutQualified(q)
+		if ok && completableName.MatchString(tool) {
+			next.Servers[server] = append(next.Servers[server], tool)
+		}
+	}
+	if maps.EqualFunc(c.Servers, next.Servers, slices.Equal) {
+		return
+	}
+	b, err := json.Marshal(next)
+	if err != nil {
+		return
+	}
+	path := filepath.Join(home, toolCacheFile)
+	if os.MkdirAll(filepath.Dir(path), 0o700) == nil {
+		_ = atomicfile.WriteCache(path, append(b, '\n'), 0o600)
+	}
+}
+
+// cutQualified splits <server>__<tool>; server names never contain "__".
+func cutQualified(q string) (server, tool string, ok bool) {
+	for i := 0; i+1 < len(q); i++ {
+		if q[i] == '_' && q[i+1] == '_' {
+			return q[:i], q[i+2:], i > 0 && i+2 < len(q)
+		}
+	}
+	return "", "", false
+}

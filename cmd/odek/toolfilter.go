@@ -1,0 +1,40 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/mcpclient"
+)
+
+// checkToolFilters makes --tool and --no-tool (and -c tools.enabled or
+// tools.disabled) naming no known tool a setup error that lists the names
+// that exist, closest first: a typo there would otherwise switch every tool
+// off, or leave on the one meant to be off. Known are the built-in names
+// and every tool the started servers listed (a switched-off server's tools
+// are not known: it is not configured for this run).
+func checkToolFilters(flags config.Overrides, builtins []string, set *mcpclient.Set) error {
+	known := slices.Clone(builtins)
+	if set != nil {
+		known = append(known, set.Discovered()...)
+	}
+	for _, key := range []string{"tools.enabled", "tools.disabled"} {
+		names, origin := flags.Strings(key)
+		for _, n := range names {
+			if !slices.Contains(known, n) {
+				return asSetup(unknownToolError(origin, n, known))
+			}
+		}
+	}
+	return nil
+}
+
+// unknownToolError names the unknown tool and the ones that exist.
+func unknownToolError(origin, name string, known []string) error {
+	if len(known) == 0 {
+		return fmt.Errorf("%s %q: no such tool; this run has no tools (no built-in tool is on and no MCP server is configured)", origin, name)
+	}
+	return fmt.Errorf("%s %q: no such tool; the tools are (closest first): %s", origin, termLine(name), strings.Join(closestFirst(name, known), ", "))
+}
