@@ -54,6 +54,9 @@ stdout, progress to stderr, and the exit code says how the run ended:
 	root.AddCommand(newRunCmd(ios), newInitCmd(ios), newVersionCmd(ios), newCompletionCmd(ios), newToolsCmd(ios), newApprovalsCmd(ios),
 		newContinueCmd(ios), newSessionCmd(ios), newSubagentCmd(ios))
 	for _, c := range root.Commands() {
+		if c.HasSubCommands() {
+			c.Args = noSubcommand // odek session lst: exit 3, did you mean "list"
+		}
 		usageArgs(c)
 	}
 	root.SetHelpCommand(newHelpCmd())

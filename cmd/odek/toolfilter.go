@@ -31,10 +31,19 @@ func checkToolFilters(flags config.Overrides, builtins []string, set *mcpclient.
 	return nil
 }
 
+// maxListedTools is how many names the error lists.
+const maxListedTools = 8
+
 // unknownToolError names the unknown tool and the ones that exist.
 func unknownToolError(origin, name string, known []string) error {
 	if len(known) == 0 {
 		return fmt.Errorf("%s %q: no such tool; this run has no tools (no built-in tool is on and no MCP server is configured)", origin, name)
 	}
-	return fmt.Errorf("%s %q: no such tool; the tools are (closest first): %s", origin, termLine(name), strings.Join(closestFirst(name, known), ", "))
+	names := closestFirst(name, known)
+	more := ""
+	if len(names) > maxListedTools {
+		more = fmt.Sprintf(" and %d more (odek tools lists them all)", len(names)-maxListedTools)
+		names = names[:maxListedTools]
+	}
+	return fmt.Errorf("%s %q: no such tool; the tools are (closest first): %s%s", origin, termLine(name), strings.Join(names, ", "), more)
 }

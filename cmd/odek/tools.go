@@ -64,10 +64,12 @@ func (s *runState) buildTools(ios *IOStreams, store *artifact.Store, serverLog i
 }
 
 // builtinToolNames are the names of odek's own tools, also those switched
-// off or not registered in a run (artifact_read, plan): reserved against MCP
+// off or not registered in a run (artifact_read, plan, delegate_tasks): reserved against MCP
 // tools, known to --tool/--no-tool, offered by completion.
 func builtinToolNames() []string {
-	return append(slices.Clone(builtin.Names), artifact.NewReadTool(nil).Name(), plan.ToolName, subagent.ToolName)
+	names := append(slices.Clone(builtin.Names), artifact.NewReadTool(nil).Name(), plan.ToolName, subagent.ToolName)
+	slices.Sort(names)
+	return slices.Compact(names)
 }
 
 // artifactProducer is a tool whose results can hold run artifacts (MCP
