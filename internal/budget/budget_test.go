@@ -282,6 +282,10 @@ func TestErrorEventData(t *testing.T) {
 	if got := tr.Snapshot().Budgets()[LimitToolCalls]; got != (Budget{Limit: 4, Used: 3, Unit: UnitCalls}) {
 		t.Fatalf("report budget %+v, want the 3 calls that ran", got)
 	}
+	exhausted := &Error{Limit: LimitToolCalls, Observed: 10, Max: 10} // found exhausted, e.g. a share-mode parent
+	if d := exhausted.EventData(); d["calls_ran"] != int64(10) || exhausted.Error() != "execution budget exceeded: tool_calls observed 10 calls (limit 10 calls)" {
+		t.Fatalf("exhausted: %v, %q", d, exhausted.Error())
+	}
 	rt := (&Error{Limit: LimitRuntime, Observed: 61, Max: 60}).EventData()
 	if diff := cmp.Diff(map[string]any{"limit_name": "runtime", "observed": 61.0, "limit": 60.0, "unit": "seconds"}, rt); diff != "" {
 		t.Fatalf("runtime event data (-want +got):\n%s", diff)

@@ -25,7 +25,8 @@ type Error struct {
 	Observed float64 // value that tripped the limit, in Unit
 	Max      float64 // the configured limit, in Unit
 	// Ran is, for tool_calls, the calls that had run when the batch that
-	// would pass the limit was refused: Observed-Ran calls never started.
+	// would pass the limit was refused (Observed > Max): Observed-Ran calls
+	// never started. An exhausted budget (Observed = Max) ran all of them.
 	Ran int64
 }
 
@@ -62,7 +63,7 @@ func (e *Error) Unit() string { return UnitOf(e.Limit) }
 func (e *Error) Error() string {
 	msg := "execution budget exceeded: " + e.Limit + " observed " + e.quantity(e.Observed) +
 		" (limit " + e.quantity(e.Max) + ")"
-	if e.Limit == LimitToolCalls && e.Observed > float64(e.Ran) {
+	if e.Limit == LimitToolCalls && e.Observed > e.Max {
 		batch := formatCount(e.Observed - float64(e.Ran))
 		if e.Ran == 0 {
 			msg += ": none ran, the batch of " + batch + " was not started"
@@ -101,9 +102,18 @@ func plural(v float64, word string) string {
 func (e *Error) EventData() map[string]any {
 	d := map[string]any{"limit_name": e.Limit, "observed": e.Observed, "limit": e.Max, "unit": e.Unit()}
 	if e.Limit == LimitToolCalls {
-		d["calls_ran"] = e.Ran
+		d["calls_ran"] = e.callsRan()
 	}
 	return d
+}
+
+// callsRan is the tool calls that ran: Ran when a batch passing the limit
+// was refused, else (a budget found exhausted, observed = limit) all of them.
+func (e *Error) callsRan() int64 {
+	if e.Observed > e.Max {
+		return e.Ran
+	}
+	return int64(e.Observed)
 }
 
 // ErrorClass implements the events package's classifier interface, so a budget

@@ -235,7 +235,7 @@ func TestToolShareRefusesWhenExhausted(t *testing.T) {
 	_ = tr.CheckToolBatch(1)
 	tool, _, flush := newTestTool(t, "result", func(o *Options) { o.Budget, o.Settings.BudgetInherit = tr, InheritShare })
 	_, err := tool.Call(context.Background(), json.RawMessage(`{"tasks":[{"goal":"g"}]}`))
-	if !budget.IsBudget(err) || err.Error() != "subagent not spawned: execution budget exceeded: tool_calls observed 1 (limit 1)" {
+	if !budget.IsBudget(err) || err.Error() != "subagent not spawned: execution budget exceeded: tool_calls observed 1 call (limit 1 call)" {
 		t.Fatalf("err = %v", err)
 	}
 	if types := flush(); len(types) != 0 {

@@ -206,7 +206,7 @@ func TestShareBudget(t *testing.T) {
 	_ = tr.CheckToolBatch(6)
 	b, err = ShareBudget(tr.SnapshotAt(start.Add(30 * time.Second)))
 	var be *budget.Error
-	if !errors.As(err, &be) || be.Error() != "execution budget exceeded: tool_calls observed 10 (limit 10)" || !b.ToolCallsExhausted || b.MaxToolCalls != 0 {
+	if !errors.As(err, &be) || be.Error() != "execution budget exceeded: tool_calls observed 10 calls (limit 10 calls)" || !b.ToolCallsExhausted || b.MaxToolCalls != 0 {
 		t.Fatalf("err = %v, block = %+v", err, b)
 	}
 	if b, err := ShareBudget(budget.Snapshot{}); b != nil || err != nil {
