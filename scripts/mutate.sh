@@ -11,15 +11,19 @@
 #   target = package dir, optionally with the only files to mutate:
 #   internal/redact  or  cmd/odek:exitcode.go
 # Environment: GREMLINS (binary), MUTATE_WORKERS (default 1: the machine is
-# shared), MUTATE_THRESHOLD (adjusted efficacy each target must reach, default 90).
+# shared), MUTATE_THRESHOLD (adjusted efficacy each target must reach, default 90),
+# MUTATE_LOGS (a directory to keep gremlins' full output in), MUTATE_TIMEOUT
+# (gremlins' --timeout-coefficient, default 10: a mutant's test run may take
+# that many times the unmutated run before it counts as timed out).
 #
 # --test-cpu is deliberately not passed: with it gremlins v0.6.0 reports every
 # mutant as killed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-gremlins=${GREMLINS:-bin/tools/gremlins}
+gremlins=${GREMLINS:-bin/tools/gremlins-v0.6.0}
 workers=${MUTATE_WORKERS:-1}
+timeout=${MUTATE_TIMEOUT:-10}
 threshold=${MUTATE_THRESHOLD:-90}
 equiv=scripts/mutate-equivalent.txt
 
@@ -29,8 +33,13 @@ if [ $# -eq 0 ]; then
     internal/loop:loop.go,summary.go cmd/odek:exitcode.go
 fi
 
-logdir=$(mktemp -d "${TMPDIR:-/tmp}/odek-mutate.XXXXXX")
-trap 'rm -rf "$logdir"' EXIT
+if [ -n "${MUTATE_LOGS:-}" ]; then
+  logdir=$MUTATE_LOGS
+  mkdir -p "$logdir"
+else
+  logdir=$(mktemp -d "${TMPDIR:-/tmp}/odek-mutate.XXXXXX")
+  trap 'rm -rf "$logdir"' EXIT
+fi
 
 # exclusions prints -E flags for every non-test Go file of dir not in the
 # comma-separated keep list (empty list: mutate every file).
@@ -59,7 +68,7 @@ for target in "$@"; do
   mapfile -t excl < <(exclusions "$dir" "$keep")
   echo "== mutate $target"
   start=$SECONDS
-  "$gremlins" unleash --workers "$workers" --invert-logical "${excl[@]}" "./$dir" >"$log" 2>&1 || {
+  "$gremlins" unleash --workers "$workers" --timeout-coefficient "$timeout" --invert-logical "${excl[@]}" "./$dir" >"$log" 2>&1 || {
     cat "$log"
     echo "mutate: gremlins failed on $target"
     exit 1
@@ -81,6 +90,9 @@ for target in "$@"; do
   if [ -s "$log.new" ]; then
     echo "survivors not listed as equivalent:"
     sed 's/^/  /' "$log.new"
+  fi
+  if [ "$timedout" -gt 0 ]; then
+    echo "$timedout mutants timed out (a busy machine makes this happen): they count neither way; rerun, or raise MUTATE_TIMEOUT"
   fi
   if [ -n "$stale" ]; then
     echo "listed as equivalent but not a survivor now (update $equiv):"

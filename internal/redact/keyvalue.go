@@ -50,11 +50,7 @@ func secretField(name string) bool {
 		return false
 	}
 	var buf [stackName]byte
-	dst := buf[:0]
-	if len(name) > stackName {
-		dst = make([]byte, 0, len(name))
-	}
-	return containsWord(normalizeName(dst, name), fieldWords)
+	return containsWord(normalizeName(buf[:0], name), fieldWords)
 }
 
 // maxName bounds how far back nameBefore looks.

@@ -77,6 +77,14 @@ func TestKeyValueBoundaries(t *testing.T) {
 		{long(128) + "=abcd", long(128) + "=" + Mask}, // the name is read back 128 bytes
 		{long(129) + "=abcd", long(129) + "=abcd"},
 		{"password=abcd password=efgh", "password=" + Mask + " password=" + Mask},
+		{"x==y password=abcd", "x==y password=" + Mask}, // separators side by side
+		{"token0=abcd token9=abcd", "token0=" + Mask + " token9=" + Mask},
+		{"password=", "password="}, // the text ends where a value would start
+		{"password=   ", "password=   "},
+		{`password=\`, `password=\`},
+		{`password=abcd\`, "password=" + Mask},
+		{`"=abcd`, `"=abcd`},
+		{`"=abcd`, `"=abcd`},
 	}
 	for _, tt := range tests {
 		masked(t, tt.in, tt.want)

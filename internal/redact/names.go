@@ -21,7 +21,8 @@ func SecretNameWords() []string {
 	return out
 }
 
-// stackName is the name length normalized without a heap allocation.
+// stackName is the name length normalized without a heap allocation
+// (append moves a longer one to the heap).
 const stackName = 256
 
 // IsSecretName reports whether an environment variable or field name looks
@@ -30,11 +31,7 @@ const stackName = 256
 // server's environment and are never expanded from a project file.
 func IsSecretName(name string) bool {
 	var buf [stackName]byte
-	dst := buf[:0]
-	if len(name) > stackName {
-		dst = make([]byte, 0, len(name))
-	}
-	return containsWord(normalizeName(dst, name), secretNameIndex)
+	return containsWord(normalizeName(buf[:0], name), secretNameIndex)
 }
 
 // normalizeName appends name to dst uppercased (ASCII; the names that

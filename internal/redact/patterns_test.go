@@ -111,6 +111,9 @@ func TestURLPasswords(t *testing.T) {
 		{"https://u:p\x7f@h", "https://u:p\x7f@h"},
 		{"https://u:" + Mask + "@h", "https://u:" + Mask + "@h"},
 		{"://", "://"},
+		{"://u:p@h", "://u:" + Mask + "@h"},
+		{"a://u:p/x://y@h", "a://u:" + Mask + "@h"}, // a raw "://" in the password is not another URL
+		{"https://host:9/p/@me", "https://host:9/p/@me"},
 	}
 	for _, tt := range tests {
 		masked(t, tt.in, tt.want)
