@@ -33,20 +33,18 @@ var errNoOpenat2 = errors.New("openat2 unavailable")
 func openat2Beneath(dir *os.File, rel string, flags int) (*os.File, error) {
 	how := unix.OpenHow{Flags: uint64(flags), Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS}
 	defer runtime.KeepAlive(dir)
-	for attempt := 1; ; attempt++ {
+	for {
 		fd, err := unix.Openat2(int(dir.Fd()), rel, &how)
 		switch {
 		case err == nil:
 			return os.NewFile(uintptr(fd), rel), nil
-		case (err == unix.EINTR || err == unix.EAGAIN) && attempt < maxOpenAttempts:
-			continue // EAGAIN: a rename raced the lookup and the kernel asks for a retry
+		case err == unix.EINTR:
+			continue
 		case err == unix.ENOSYS, err == unix.EPERM:
 			return nil, errNoOpenat2
 		}
+		// EAGAIN (a rename raced a ".." lookup; our paths have none) fails
+		// closed like every other error rather than being retried.
 		return nil, classifyOpenError(err)
 	}
 }
-
-// maxOpenAttempts bounds the retries, so a peer renaming in a loop cannot
-// keep odek spinning; the last failure fails closed.
-const maxOpenAttempts = 8

@@ -255,3 +255,71 @@ func TestWalkBeneathRefusesOddComponents(t *testing.T) {
 		}
 	}
 }
+
+func TestReadToolEdges(t *testing.T) {
+	s := NewStore(t.TempDir())
+	empty, err := s.SaveResult("src", "text/plain", nil)
+	must(t, err)
+	binary, err := s.SaveResult("src", "application/octet-stream", []byte("ab\xe4\xb8")) // ends inside a rune
+	must(t, err)
+	tool := NewReadTool(s)
+	if _, err := readCall(t, tool, fmt.Sprintf(`{"id":%q,"offset":1}`, empty)); err == nil || err.Error() != "offset 1 is past the end (size 0)" {
+		t.Errorf("offset past an empty artifact: %v", err)
+	}
+	// The last page is served whole even when the file ends inside a rune.
+	out, err := readCall(t, tool, fmt.Sprintf(`{"id":%q}`, binary))
+	must(t, err)
+	if !strings.Contains(out, "— bytes 0..4 of 4\n") || !strings.Contains(out, "\nab\uFFFD\n") {
+		t.Errorf("binary tail: %q", out)
+	}
+}
+
+func TestReadToolUnknownIDListsAtMostFifty(t *testing.T) {
+	for _, n := range []int{50, 51} {
+		s := NewStore(t.TempDir())
+		for range n {
+			_, err := s.SaveResult("src", "text/plain", []byte("x"))
+			must(t, err)
+		}
+		_, err := readCall(t, NewReadTool(s), `{"id":"nope"}`)
+		if err == nil {
+			t.Fatalf("%d ids: unknown id accepted", n)
+		}
+		listed := strings.Count(err.Error(), "result-")
+		ellipsis := strings.HasSuffix(err.Error(), ", …")
+		if listed != 50 || ellipsis != (n > 50) {
+			t.Errorf("%d ids: %d listed, ellipsis %v: %v", n, listed, ellipsis, err)
+		}
+	}
+}
+
+// endlessReader is a file an attacker keeps appending to.
+type endlessReader struct{ reads int }
+
+func (e *endlessReader) ReadAt(p []byte, off int64) (int, error) {
+	e.reads++
+	if e.reads > 100 { // keeps a broken scan from hanging the test
+		return 0, io.EOF
+	}
+	return len(p), nil
+}
+
+func TestScanStopsWithinAChunkOfGrowth(t *testing.T) {
+	r := &endlessReader{}
+	_, _, err := scan(context.Background(), r, 10, 0, 0)
+	if !errors.Is(err, errSizeChanged) || r.reads != 1 {
+		t.Fatalf("err = %v after %d reads, want a size change after 1", err, r.reads)
+	}
+}
+
+func TestValidateLargestAllowedFile(t *testing.T) {
+	root := t.TempDir()
+	f, err := os.Create(filepath.Join(root, "max.bin"))
+	must(t, err)
+	must(t, f.Truncate(MaxArtifactBytes)) // sparse
+	must(t, f.Close())
+	v, err := Validate(okRef("file://"+filepath.Join(root, "max.bin")), []string{root})
+	if err != nil || v.Size != MaxArtifactBytes {
+		t.Fatalf("a file of exactly %d bytes: %v", MaxArtifactBytes, err)
+	}
+}

@@ -138,10 +138,7 @@ func (t *ReadTool) readPage(ctx context.Context, e *entry, offset, limit int64) 
 	if err := checkSame(e, f); err != nil {
 		return nil, err
 	}
-	if rest := e.Size - offset; limit > rest {
-		limit = rest
-	}
-	sum, page, err := scan(ctx, f, e.Size, offset, limit)
+	sum, page, err := scan(ctx, f, e.Size, offset, limit) // the page stops at the end
 	switch {
 	case errors.Is(err, errSizeChanged):
 		return nil, withSentinel(ErrChanged, "artifact %q changed on disk while being read (%v)", e.ID, err)

@@ -22,7 +22,6 @@ var errSizeChanged = errors.New("file size changed while being read")
 // is checked between chunks.
 func scan(ctx context.Context, r io.ReaderAt, size, off, n int64) (sum string, page []byte, err error) {
 	h := sha256.New()
-	page = make([]byte, 0, n)
 	buf := make([]byte, scanChunk)
 	var pos int64
 	for {

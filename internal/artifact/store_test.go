@@ -243,6 +243,10 @@ func TestTrimPartialRune(t *testing.T) {
 		{"a\xe4\xb8\x96", "a\xe4\xb8\x96"},
 		{"\xe4\xb8", "\xe4\xb8"}, // nothing would be left: serve as is
 		{"\x80\x80\x80\x80", "\x80\x80\x80\x80"},
+		{"\x80", "\x80"},
+		{"\x80\x80", "\x80\x80"},
+		{"a\xf0\x9f\x80", "a"}, // three bytes of a four-byte rune, the last one 0x80
+		{"a\xf0\x9f\x98\x80", "a\xf0\x9f\x98\x80"},
 	}
 	for _, tt := range tests {
 		if got := string(trimPartialRune([]byte(tt.in))); got != tt.want {

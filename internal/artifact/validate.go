@@ -93,20 +93,20 @@ func isLowerHex64(s string) bool {
 // itself be a symlink the operator chose; nothing below it may be). Blank,
 // relative or unresolvable roots confine nothing.
 func locate(ref Ref, path string, roots []string) (location, error) {
-	usable := 0
+	usable := false
 	for _, root := range roots {
 		resolved, ok := resolveRoot(root)
 		if !ok {
 			continue
 		}
-		usable++
+		usable = true
 		for _, r := range []string{filepath.Clean(root), resolved} {
 			if rel, ok := below(path, r); ok {
 				return location{root: resolved, rel: rel}, nil
 			}
 		}
 	}
-	if usable == 0 {
+	if !usable {
 		return location{}, refErr(ref, "none of the %d configured artifact_roots is an existing absolute directory", len(roots))
 	}
 	return location{}, refErr(ref, "resolved path lies outside every configured artifact root")
