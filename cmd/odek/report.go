@@ -55,10 +55,12 @@ func outcome(ctx context.Context, res *loop.Result, err error) (status, reason s
 	switch {
 	case err == nil && res.Stop == loop.StopMaxTokens:
 		return "partial", "max_tokens", code
-	case err == nil && res.Partial:
+	case err == nil && res.Stop == loop.StopMaxIterations:
 		return "partial", "max_iterations", code
 	case err == nil:
 		return "success", "completed", code
+	case errors.As(err, new(*loop.MaxIterationsError)): // also a summary that was empty
+		return "error", "max_iterations_without_answer", code
 	case errors.Is(err, loop.ErrEmptyAnswer):
 		return "error", "empty_answer", code
 	case errors.Is(err, loop.ErrContentFilter):
@@ -72,10 +74,6 @@ func outcome(ctx context.Context, res *loop.Result, err error) (status, reason s
 	case code == exitSetup:
 		return "error", "setup_error", code
 	default:
-		var me *loop.MaxIterationsError
-		if errors.As(err, &me) {
-			return "error", "max_iterations_without_answer", code
-		}
 		return "error", "error", code
 	}
 }

@@ -39,14 +39,13 @@ func (c *child) run() (*subagent.Result, error) {
 	defer scancel()
 	opts := c.childLoopOptions()
 	res, err := loop.Run(sctx, opts, subagent.UserMessage(c.task, c.trust == subagent.Trusted, untrusted.NewNonce()))
-	softStop := errors.Is(err, errSoftDeadline)
-	if softStop {
+	if errors.Is(err, errSoftDeadline) {
 		_, err = loop.PartialSummary(hctx, opts, res, loop.TimeBudgetMarker)
 		if err != nil && hctx.Err() != nil {
 			err = context.Cause(hctx)
 		}
 	}
-	r := c.result(res, err, softStop)
+	r := c.result(res, err)
 	return r, c.exitError(r, err)
 }
 
@@ -88,7 +87,7 @@ func (c *child) progress(p loop.Progress) {
 }
 
 // result builds the result object from how the run ended.
-func (c *child) result(res *loop.Result, err error, softStop bool) *subagent.Result {
+func (c *child) result(res *loop.Result, err error) *subagent.Result {
 	r := &subagent.Result{Status: subagent.StatusSuccess, ParentSession: c.parentSession}
 	answer := ""
 	if res != nil {
@@ -96,11 +95,11 @@ func (c *child) result(res *loop.Result, err error, softStop bool) *subagent.Res
 	}
 	var be *budget.Error
 	switch {
-	case err == nil && softStop:
+	case err == nil && res.Stop == loop.StopEarly: // the soft deadline's summary
 		r.Status, r.PartialReason = subagent.StatusPartial, subagent.ReasonTime
 	case err == nil && res.Stop == loop.StopMaxTokens:
 		r.Status = subagent.StatusPartial // the answer was cut at the provider's limit
-	case err == nil && res.Partial:
+	case err == nil && res.Stop == loop.StopMaxIterations:
 		r.Status, r.PartialReason = subagent.StatusPartial, subagent.ReasonIteration
 	case errors.As(err, &be):
 		r.Status, r.PartialReason, r.Error = subagent.StatusBudgetExhausted, subagent.ReasonExecution, be.Error()

@@ -26,6 +26,7 @@ const (
 	StopCompleted     Stop = iota // the model answered
 	StopMaxIterations             // the iteration cap; the answer is a partial summary
 	StopMaxTokens                 // the answer was cut at the provider's output-token limit
+	StopEarly                     // the caller stopped the run; the answer is PartialSummary's
 )
 
 // think is the iteration's model call. A reply with neither text nor tool

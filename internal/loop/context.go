@@ -46,12 +46,18 @@ func textEstimate(msgs []llm.Message) int {
 	return n
 }
 
-// send makes one model call. A provider rejection for length puts the
-// history in survival mode and retries; when survival finds nothing more to
-// remove the rejection is the error.
+// send makes one model call with the trimmed history. A provider rejection
+// for length puts the history in survival mode and retries; when survival
+// finds nothing more to remove the rejection is the error.
 func (r *runner) send(ctx context.Context, i int, req llm.Request) (*llm.Response, error) {
+	return r.sendView(ctx, i, req, r.requestMessages)
+}
+
+// sendView is send with the request's messages built by messages from the
+// history's current view (the summary's transcript builds another form).
+func (r *runner) sendView(ctx context.Context, i int, req llm.Request, messages func() []llm.Message) (*llm.Response, error) {
 	for {
-		req.Messages = r.requestMessages()
+		req.Messages = messages()
 		resp, err := r.o.Model.Complete(ctx, req)
 		if err == nil {
 			r.observe(resp)

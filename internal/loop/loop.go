@@ -88,8 +88,8 @@ type Options struct {
 type Result struct {
 	Answer string
 	// Stop says how a run without an error ended; Partial is true unless it
-	// is StopCompleted (an iteration-cap summary, or an answer cut at the
-	// output-token limit).
+	// is StopCompleted (an iteration-cap summary, an answer cut at the
+	// output-token limit, or PartialSummary's answer after an early stop).
 	Stop        Stop
 	Partial     bool
 	Iterations  int

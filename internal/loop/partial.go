@@ -15,10 +15,12 @@ const TimeBudgetMarker = "[Time budget reached — partial summary]"
 // the work so far allows. The call's usage is added to res and counted
 // against o.Budget; the answer, which starts with marker, becomes the last
 // assistant message of res.History and res.Answer, and res is marked
-// Partial. On error res keeps what it had, plus the side call's usage.
+// Partial with Stop StopEarly. The side call is a summary like the
+// iteration cap's: fitted to o.ContextWindow, and an empty reply is an error.
+// On error res keeps what it had, plus the side call's usage.
 func PartialSummary(ctx context.Context, o Options, res *Result, marker string) (string, error) {
 	r := newRunner(o)
-	r.hist = NewHistory(res.History...)
+	r.hist = Regroup(res.History)
 	r.res = *res
 	text, err := r.summarize(ctx)
 	res.Usage = r.res.Usage
@@ -27,6 +29,6 @@ func PartialSummary(ctx context.Context, o Options, res *Result, marker string) 
 	}
 	answer := marker + "\n\n" + text
 	res.History = append(res.History, llm.Message{Role: llm.RoleAssistant, Content: answer})
-	res.Answer, res.Partial = answer, true
+	res.Answer, res.Stop, res.Partial = answer, StopEarly, true
 	return answer, nil
 }

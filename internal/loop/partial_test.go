@@ -37,7 +37,7 @@ func TestPartialSummaryAfterAnEarlyStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if answer != TimeBudgetMarker+"\n\nI read half of the files." || res.Answer != answer || !res.Partial {
+	if answer != TimeBudgetMarker+"\n\nI read half of the files." || res.Answer != answer || !res.Partial || res.Stop != StopEarly {
 		t.Fatalf("answer = %q, res = %+v", answer, res)
 	}
 	if last := res.History[len(res.History)-1]; last.Role != llm.RoleAssistant || last.Content != answer {
@@ -60,5 +60,19 @@ func TestPartialSummaryFailureKeepsTheResult(t *testing.T) {
 	}
 	if res.Partial || len(res.History) != 1 {
 		t.Fatalf("res changed: %+v", res)
+	}
+}
+
+// An early stop's summary keeps the answer contract too: an empty reply is
+// asked again once, and twice is an error that leaves res as it was.
+func TestPartialSummaryEmpty(t *testing.T) {
+	m := &scriptedModel{turns: []func(llm.Request) (*llm.Response, error){said("", "stop"), said(" ", "stop")}}
+	res := &Result{History: []llm.Message{{Role: llm.RoleUser, Content: "task"}}}
+	_, err := PartialSummary(context.Background(), Options{Model: m}, res, TimeBudgetMarker)
+	if !errors.Is(err, ErrEmptyAnswer) || len(m.reqs) != 2 {
+		t.Fatalf("err %v after %d requests", err, len(m.reqs))
+	}
+	if res.Partial || res.Answer != "" || len(res.History) != 1 || res.Usage.OutputTokens != 2 {
+		t.Fatalf("res %+v", res)
 	}
 }
