@@ -31,11 +31,17 @@ cat >"$work/home/config.json" <<JSON
 }
 JSON
 
-echo "\$ odek run --events-jsonl events.jsonl \"Summarise what odek is, and check the length of its description\""
+# What it prints is what it runs: the config, the environment, the command
+# (README.md, "Try it offline, by hand", does the same step by step).
+echo "ODEK_HOME=$work/home, whose config.json is:"
+sed 's/^/  /' "$work/home/config.json"
+echo "ODEK_BASE_URL=$(cat "$work/url") (bin/fakellm playing testdata/demo/script.json)"
 echo
-ODEK_HOME="$work/home" ODEK_BASE_URL="$(cat "$work/url")" ODEK_API_KEY= \
-  bin/odek run --events-jsonl "$work/events.jsonl" \
-  "Summarise what odek is, and check the length of its description"
+echo "\$ bin/odek run --events-jsonl events.jsonl \"Summarise what odek is, and check the length of its description\""
+echo
+(cd "$work" && ODEK_HOME="$work/home" ODEK_BASE_URL="$(cat "$work/url")" ODEK_API_KEY= \
+  "$OLDPWD/bin/odek" run --events-jsonl events.jsonl \
+  "Summarise what odek is, and check the length of its description")
 echo
 echo "Events written (odek.event/v1):"
 cut -c1-160 "$work/events.jsonl" | sed 's/^/  /'
@@ -47,6 +53,9 @@ start_fake testdata/demo/workspace.json "$work/url2"
 mkdir -p "$work/ws" "$work/home2"
 printf '{"model": "fake-demo-model"}\n' >"$work/home2/config.json"
 printf '#!/usr/bin/env bash\n# Print a greeting.\necho "Hello, wrold!"\n' >"$work/ws/greet.sh"
+echo "ODEK_HOME=$work/home2, whose config.json is: $(cat "$work/home2/config.json")"
+echo "ODEK_BASE_URL=$(cat "$work/url2") (bin/fakellm playing testdata/demo/workspace.json)"
+echo
 echo "\$ cd workspace && odek run \"Fix the typo in greet.sh\""
 echo
 (cd "$work/ws" && ODEK_HOME="$work/home2" ODEK_BASE_URL="$(cat "$work/url2")" ODEK_API_KEY= \

@@ -118,7 +118,12 @@ func newToolsCmd(ios *IOStreams) *cobra.Command {
 
 It starts the configured MCP servers, runs the approvals, and never calls the
 model: a preflight for CI. It exits 3 if a server fails to start or a tool is
-not approved, like a run would.`,
+not approved, like a run would.
+
+The list is sorted by name and shows each description as its server wrote it
+(the model gets it fenced as untrusted text, with a nonce that changes every
+run), so the same configuration lists the same bytes every time: --json output
+can be diffed or checked in (docs/schema/tools.schema.json).`,
 		Example: "  odek tools\n  odek tools --no-tool shell\n  odek tools --json | jq -r '.[].name'",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
