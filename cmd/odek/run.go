@@ -115,7 +115,7 @@ func registerTaskFlags(cmd *cobra.Command, ios *IOStreams, o *runOptions) {
 // continue shares (DECISION 3).
 func registerRunOutputFlags(cmd *cobra.Command, o *runOptions) {
 	fl := cmd.Flags()
-	fl.StringVar(&o.eventsPath, "events-jsonl", "", "append odek.event/v1 events to this file (0600; parent dir must exist)")
+	fl.StringVar(&o.eventsPath, "events-jsonl", "", "append odek.event/v1 events to this file (0600; parent dir must exist), or write them to an existing FIFO")
 	fl.BoolVar(&o.eventsIncludeArgs, "events-include-args", false, "include raw (redacted) tool arguments in tool_call_started events")
 	fl.StringVar(&o.output, "output", outputText, "stdout format: text (the bare answer), json (an odek.run-report/v1 object) or stream-json (events live, then the report)")
 	fl.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing on stderr but errors and warnings")

@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"io"
 	"path/filepath"
 	"testing"
 	"time"
@@ -45,4 +46,18 @@ func BenchmarkJSONLWrite(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
+}
+
+// BenchmarkStreamWrite measures the stream-json sink: the same line, no
+// fsync (stdout is a pipe or terminal).
+func BenchmarkStreamWrite(b *testing.B) {
+	s := NewStreamSink(io.Discard)
+	ev := &Event{Schema: Schema, Type: ToolCallCompleted, RunID: fixedRunID, Iteration: 3, Tool: "shell",
+		Timestamp: time.Now().UTC(), Data: map[string]any{"call_id": "call_1", "duration_ms": 412, "result_bytes": 812, "artifact_count": 1}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.Write(ev); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
