@@ -29,8 +29,8 @@ equiv=scripts/mutate-equivalent.txt
 
 if [ $# -eq 0 ]; then
   set -- internal/redact internal/artifact internal/budget internal/config \
-    internal/mcpclient internal/approvals internal/events \
-    internal/loop:loop.go,summary.go cmd/odek:exitcode.go
+    internal/mcpclient internal/approval internal/events \
+    internal/loop:loop.go,summary.go,answer.go cmd/odek:exitcode.go
 fi
 
 if [ -n "${MUTATE_LOGS:-}" ]; then
