@@ -37,11 +37,17 @@ func loadOutputSchema(cfg *config.Config) (*outputSchema, error) {
 	if err != nil {
 		return nil, asSetup(err)
 	}
+	return newOutputSchema(s, cfg), nil
+}
+
+// newOutputSchema holds answers to s with the config's retries, asking for
+// it as response_format unless llm.response_format is off.
+func newOutputSchema(s *outschema.Schema, cfg *config.Config) *outputSchema {
 	o := &outputSchema{guard: outschema.NewGuard(s, cfg.OutputSchemaRetries)}
 	if cfg.LLM.ResponseFormat {
 		o.format = &llm.ResponseFormat{Name: s.Name(), Schema: s.ResponseSchema(), Strict: s.Strict()}
 	}
-	return o, nil
+	return o
 }
 
 // schemaPath resolves output_schema: relative to the config file that set

@@ -20,9 +20,10 @@ import (
 const violationsFile = ".schema-violations"
 
 // checkedRun is run for the scripts' odek: every event file it wrote
-// (--events-jsonl), every run report it printed (--output json) and every
-// `odek tools --json` listing is validated against docs/schema with the
-// real validator, whatever the script itself checks.
+// (--events-jsonl), every run report it printed (--output json), every
+// `odek tools --json` listing and every line a sub-agent printed is
+// validated against docs/schema with the real validator, whatever the
+// script itself checks.
 func checkedRun() int {
 	args := os.Args[1:]
 	eventsPath := flagArg(args, "--events-jsonl")
@@ -35,6 +36,8 @@ func checkedRun() int {
 		stdoutSchema = "stream"
 	case args[0] == "tools" && slices.Contains(args, "--json"):
 		stdoutSchema = "tools"
+	case args[0] == "subagent": // by hand, and every child delegate_tasks starts
+		stdoutSchema = "subagent"
 	}
 	var before int64
 	if eventsPath != "" {

@@ -17,6 +17,7 @@ type subagentOptions struct {
 	timeout, maxIter        int
 	quiet, stream           bool
 	parentSession, profile  string
+	outputSchema            string // --output-schema: a JSON Schema file
 }
 
 func newSubagentCmd(ios *IOStreams) *cobra.Command {
@@ -33,11 +34,18 @@ one ends the run. stdout holds one JSON result object (with --stream, unless
 the task file is protocol 1: typed progress lines, then the result), even
 when the setup fails. See docs/SUBAGENTS.md.
 
+With --output-schema FILE (or the task file's output_schema) the final
+answer must be one JSON value matching the schema, held like run holds it
+(re-asks within the budgets): the result then carries that value as output,
+and an answer that still does not match ends the task as an error (exit 1).
+The config's output_schema never applies to a sub-agent.
+
 Exit codes: 0 success (also an iteration-cap partial), 1 task/model/tool
 error, 2 timeout (hard, or a time-budget partial), 3 setup error (flags, task
 file, config, profile), 4 execution budget exhausted, 130 interrupted.`,
 		Example: `  odek subagent --goal "List the TODO comments in ./internal" --timeout 120
-  odek subagent --task /tmp/odek-task-123.json --quiet --stream`,
+  odek subagent --task /tmp/odek-task-123.json --quiet --stream
+  odek subagent --goal "Count the TODO comments in ./internal" --output-schema count.schema.json | jq .output`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
@@ -56,6 +64,7 @@ file, config, profile), 4 execution budget exhausted, 130 interrupted.`,
 	fl.BoolVar(&o.stream, "stream", false, "typed progress lines on stdout before the result (protocol 2)")
 	fl.StringVar(&o.parentSession, "parent-session", "", "the parent's session id, echoed in the result")
 	fl.StringVar(&o.profile, "profile", "", "sub-agent profile (overrides the task file's and subagent.default_profile)")
+	fl.StringVar(&o.outputSchema, "output-schema", "", "JSON Schema file the final answer must match; the result carries the value as output (overrides the task file's)")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return childSetupError(ios, flagError(err))
 	})

@@ -61,7 +61,7 @@ func (c *child) childLoopOptions() loop.Options {
 		cons.MaxRuntime, cons.MaxToolCalls, cons.MaxInputTokens, cons.MaxOutputTok, cons.MaxCostUSD =
 			l.MaxRuntimeSeconds, l.MaxToolCalls, l.MaxInputTokens, l.MaxOutputTokens, l.MaxCostUSD
 	}
-	system := subagent.SystemPrompt + subagent.ConstraintsBlock(cons)
+	system := c.schema.system(subagent.SystemPrompt + subagent.ConstraintsBlock(cons))
 	opts := loop.Options{
 		Model: c.model, ModelName: c.cfg.Model, Tools: c.tools, System: system,
 		MaxIterations: c.maxIter, MaxToolParallel: c.cfg.MaxToolParallel,
@@ -69,6 +69,7 @@ func (c *child) childLoopOptions() loop.Options {
 		Gate: c.gate,
 	}
 	c.sessionOptions(c.ios, &opts) // its own plan and context trimming; a child has no session
+	c.schema.apply(&opts, c.warn)  // --output-schema: the same guard as run's
 	return opts
 }
 
@@ -116,6 +117,9 @@ func (c *child) result(res *loop.Result, err error) *subagent.Result {
 	}
 	subagent.FromHistory(r, hist, answer)
 	r.Summary = redact.String(r.Summary)
+	if err == nil {
+		r.Output = redactedJSON(c.schema.value()) // the matching answer's value; nil without a schema
+	}
 	c.account(r)
 	c.collectArtifacts(r)
 	return r

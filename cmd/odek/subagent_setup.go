@@ -71,6 +71,10 @@ func setUpChild(ctx context.Context, ios *IOStreams, o subagentOptions) (c *chil
 	if err = c.applyPolicy(); err != nil {
 		return c, err
 	}
+	// Before anything starts: a bad schema must not cost a server or a call.
+	if c.schema, err = childSchema(o.outputSchema, c.task, c.cfg); err != nil {
+		return c, err
+	}
 	c.openChildEvents(ios)
 	c.startBudget(ctx, ios)
 	c.store = artifact.NewStore(filepath.Join(c.cfg.Home, "artifacts", c.runID))

@@ -17,7 +17,9 @@ const TimeBudgetMarker = "[Time budget reached — partial summary]"
 // assistant message of res.History and res.Answer, and res is marked
 // Partial with Stop StopEarly. The side call is a summary like the
 // iteration cap's: fitted to o.ContextWindow, and an empty reply is an error.
-// On error res keeps what it had, plus the side call's usage.
+// When the call fails res keeps what it had, plus the side call's usage. As
+// at the iteration cap, o.Answers sees the summary last: its error is
+// returned with the summary recorded.
 func PartialSummary(ctx context.Context, o Options, res *Result, marker string) (string, error) {
 	r := newRunner(o)
 	r.hist = Regroup(res.History)
@@ -30,5 +32,8 @@ func PartialSummary(ctx context.Context, o Options, res *Result, marker string) 
 	answer := marker + "\n\n" + text
 	res.History = append(res.History, llm.Message{Role: llm.RoleAssistant, Content: answer})
 	res.Answer, res.Stop, res.Partial = answer, StopEarly, true
+	if o.Answers != nil {
+		return answer, o.Answers.Last(text)
+	}
 	return answer, nil
 }

@@ -76,3 +76,27 @@ func TestPartialSummaryEmpty(t *testing.T) {
 		t.Fatalf("res %+v", res)
 	}
 }
+
+// An early stop's summary is held to Options.Answers like the iteration
+// cap's: it is checked last, without a re-ask; a mismatch is returned with
+// the summary recorded.
+func TestPartialSummaryHeldToTheContract(t *testing.T) {
+	for _, tt := range []struct {
+		summary string
+		wantErr error
+	}{{"ok", nil}, {"not ok", errNotOK}} {
+		m := &scriptedModel{turns: []func(llm.Request) (*llm.Response, error){answer(tt.summary, 1, 1)}}
+		c := &okChecker{retries: 2}
+		res := &Result{History: []llm.Message{{Role: llm.RoleUser, Content: "task"}}}
+		got, err := PartialSummary(context.Background(), Options{Model: m, Answers: c}, res, TimeBudgetMarker)
+		if !errors.Is(err, tt.wantErr) || err == nil && tt.wantErr != nil {
+			t.Fatalf("%q: err = %v, want %v", tt.summary, err, tt.wantErr)
+		}
+		if got != TimeBudgetMarker+"\n\n"+tt.summary || res.Answer != got || len(c.last) != 1 || c.last[0] != tt.summary || c.asked != 0 {
+			t.Fatalf("%q: answer %q, res.Answer %q, checked %q, re-asks %d", tt.summary, got, res.Answer, c.last, c.asked)
+		}
+		if !strings.Contains(m.reqs[0].Messages[len(m.reqs[0].Messages)-1].Content, contractSummaryNote) {
+			t.Errorf("%q: the summary request does not ask for the contract's form", tt.summary)
+		}
+	}
+}

@@ -51,6 +51,9 @@ type Result struct {
 
 	// Usage splits TokensUsed for share-mode charge-back (additive).
 	Usage *Usage `json:"usage,omitempty"`
+	// Output is the final answer's JSON value when an output schema was in
+	// force and the answer matched it (additive); Summary keeps the text.
+	Output json.RawMessage `json:"output,omitempty"`
 
 	// Raw is a result-less child's unparseable stdout (parent side only).
 	Raw string `json:"-"`

@@ -1,6 +1,7 @@
 package subagent
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -28,6 +29,8 @@ const (
 	MaxGuidanceBytes = 64 << 10
 	MaxContextBytes  = 1 << 20
 	MaxTaskFileBytes = 4 << 20
+	// MaxOutputSchemaBytes is the cap of an --output-schema file too.
+	MaxOutputSchemaBytes = 1 << 20
 )
 
 // Task is the protocol-2 task file the parent writes for one child
@@ -56,6 +59,10 @@ type Task struct {
 	// Events asks the child to forward its odek.event/v1 events as typed
 	// stream lines (additive; the parent sets it when it has a sink).
 	Events bool `json:"events,omitempty"`
+	// OutputSchema is a JSON Schema object the child's final answer must
+	// match, as --output-schema would give it (additive, optional;
+	// delegate_tasks never sets it). The child compiles it.
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 }
 
 // Budget is the share-mode budget block: the parent's remaining limits and
@@ -114,6 +121,7 @@ func (t *Task) Validate() error {
 		func() error { return checkText("base_url", t.BaseURL, 2048, false) },
 		func() error { return checkRunID(t.ParentRunID) },
 		func() error { return t.Budget.validate() },
+		func() error { return checkSchemaObject(t.OutputSchema) },
 	}
 	for _, c := range checks {
 		if err := c(); err != nil {
@@ -209,6 +217,20 @@ func checkRoot(root string) error {
 		return taskErr("artifact_root", "is not a valid path")
 	case !filepath.IsAbs(root) || filepath.Clean(root) != root:
 		return taskErr("artifact_root", "must be an absolute, clean path")
+	}
+	return nil
+}
+
+// checkSchemaObject accepts an absent output_schema or a JSON object of at
+// most MaxOutputSchemaBytes; compiling it is the child's job.
+func checkSchemaObject(raw json.RawMessage) error {
+	switch {
+	case raw == nil:
+		return nil
+	case len(raw) > MaxOutputSchemaBytes:
+		return taskErr("output_schema", "is %d bytes, exceeding the limit of %d", len(raw), MaxOutputSchemaBytes)
+	case len(bytes.TrimLeft(raw, " \t\r\n")) == 0 || bytes.TrimLeft(raw, " \t\r\n")[0] != '{':
+		return taskErr("output_schema", "must be a JSON object (a JSON Schema)")
 	}
 	return nil
 }

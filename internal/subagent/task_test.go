@@ -13,7 +13,8 @@ func TestParseTaskValid(t *testing.T) {
 	 "trust_level":"trusted","max_risk":"local_write","profile":"ci.read-only","parent_trust":"untrusted",
 	 "artifact_root":"/home/u/.odek/artifacts/unfiled/task-0123456789abcdef","provider":"openai","model":"m",
 	 "base_url":"http://127.0.0.1:1/v1","parent_run_id":"0123456789abcdef0123456789abcdef","parent_session":"20260807-ab",
-	 "events":true,"budget":{"max_runtime_seconds":30,"max_tool_calls":4,"max_cost_usd":0.5,"tool_calls_exhausted":false}}`
+	 "events":true,"budget":{"max_runtime_seconds":30,"max_tool_calls":4,"max_cost_usd":0.5,"tool_calls_exhausted":false},
+	 "output_schema":{"type":"object","required":["n"]}}`
 	task, err := ParseTask([]byte(in))
 	if err != nil {
 		t.Fatal(err)
@@ -24,6 +25,7 @@ func TestParseTaskValid(t *testing.T) {
 		ArtifactRoot: "/home/u/.odek/artifacts/unfiled/task-0123456789abcdef", Provider: "openai", Model: "m",
 		BaseURL: "http://127.0.0.1:1/v1", ParentRunID: "0123456789abcdef0123456789abcdef", ParentSession: "20260807-ab",
 		Events: true, Budget: &Budget{MaxRuntimeSeconds: 30, MaxToolCalls: 4, MaxCostUSD: 0.5},
+		OutputSchema: json.RawMessage(`{"type":"object","required":["n"]}`),
 	}
 	if diff := cmp.Diff(want, task); diff != "" {
 		t.Fatalf("ParseTask (-want +got):\n%s", diff)
@@ -73,6 +75,11 @@ func TestParseTaskRejects(t *testing.T) {
 		{"negative cost", `{"goal":"g","budget":{"max_cost_usd":-0.5}}`, "task file: budget.max_cost_usd must be a non-negative number, got -0.5"},
 		{"wrong type", `{"goal":"g","budget":{"max_tool_calls":"3"}}`, "task file: field budget.max_tool_calls: want int64, got string"},
 		{"fraction", `{"goal":"g","protocol":2.5}`, "task file: field protocol: want int, got number 2.5"},
+		{"schema not an object", `{"goal":"g","output_schema":true}`, "task file: output_schema must be a JSON object (a JSON Schema)"},
+		{"schema null", `{"goal":"g","output_schema":null}`, "task file: output_schema must be a JSON object (a JSON Schema)"},
+		{"schema too big", `{"goal":"g","output_schema":{"description":"` + strings.Repeat("d", MaxOutputSchemaBytes) + `"}}`,
+			"task file: output_schema is 1048594 bytes, exceeding the limit of 1048576"},
+		{"schema duplicate key", `{"goal":"g","output_schema":{"type":"object","type":"string"}}`, `task file: duplicate key "type"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -122,6 +129,7 @@ func FuzzParseTask(f *testing.F) {
 	f.Add([]byte(`{"goal":"g","goal":"h"}`))
 	f.Add([]byte(`{"goal":"x","task_id":"task-0123456789abcdef","artifact_root":"/a"}`))
 	f.Add([]byte(`{"goal":"x","budget":{"runtime_exhausted":true},"x":[{"a":{"b":1}}]}`))
+	f.Add([]byte(`{"goal":"x","output_schema":{"type":"object", "properties":{"a":{"const":"\u00e9"}}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		task, err := ParseTask(data)
 		if err != nil {
