@@ -3,6 +3,7 @@ package main
 import (
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/odek-run/odek/internal/artifact"
 	"github.com/odek-run/odek/internal/redact"
@@ -17,6 +18,15 @@ var (
 	semOnce    sync.Once
 	sem        *subagent.Semaphore
 	waitNotice = subagent.DefaultWaitNotice
+)
+
+// Seams the test binary sets so that a script waits for a state, not for a
+// race against a short timer: softDeadline computes a sub-agent's deadlines
+// from its timeout, mcpInterruptGrace is each step of stopping the MCP
+// servers after an interrupt (0 = mcpclient's 250 ms).
+var (
+	softDeadline      = subagent.SoftDeadline
+	mcpInterruptGrace time.Duration
 )
 
 func processSemaphore(n int) *subagent.Semaphore {

@@ -31,8 +31,9 @@ func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *ar
 	}
 	opts := mcpclient.StartOptions{
 		Servers: specs, Builtins: builtins, Gate: gate,
-		Client: mcpclient.Options{Stderr: serverLog, LookupEnv: cfg.LookupEnv, Store: store, Version: version},
-		Keep:   keep,
+		Client: mcpclient.Options{Stderr: serverLog, LookupEnv: cfg.LookupEnv, Store: store, Version: version,
+			InterruptGrace: mcpInterruptGrace},
+		Keep: keep,
 	}
 	set, warnings, err := mcpclient.Start(ctx, opts)
 	printWarnings(ios, warnings)

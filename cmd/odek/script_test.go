@@ -65,11 +65,7 @@ func TestScripts(t *testing.T) {
 			"llm-header-match":  cmdLLMHeaderMatch,
 			"child-procs-clean": cmdChildProcsClean,
 			"no-orphans":        cmdNoOrphans,
-			"sleep": func(ts *testscript.TestScript, neg bool, args []string) {
-				d, err := time.ParseDuration(args[0])
-				ts.Check(err)
-				time.Sleep(d)
-			},
+			"llm-wait":          cmdLLMWait,
 		}),
 	})
 }
@@ -134,6 +130,25 @@ func cmdLLMRequests(ts *testscript.TestScript, neg bool, args []string) {
 	got := len(server(ts).Requests())
 	if (got == want) == neg {
 		ts.Fatalf("fake LLM received %d requests, want %s%d", got, map[bool]string{true: "not ", false: ""}[neg], want)
+	}
+}
+
+// cmdLLMWait waits (at most waitTimeout) until the fake LLM has received N
+// requests: odek is inside its Nth model call.
+//
+//	llm-wait 1
+func cmdLLMWait(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: llm-wait N")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	deadline := time.Now().Add(waitTimeout)
+	for len(server(ts).Requests()) < want {
+		if time.Now().After(deadline) {
+			ts.Fatalf("the fake LLM received %d requests after %v, want %d", len(server(ts).Requests()), waitTimeout, want)
+		}
+		time.Sleep(10 * time.Millisecond) // polling: the request's arrival is the event waited for
 	}
 }
 

@@ -13,10 +13,15 @@ import (
 	"github.com/odek-run/odek/internal/subagent"
 )
 
-// testOdek is the test binary's "odek": odek itself, with two test seams.
+// testOdek is the test binary's "odek": odek itself, with test seams.
 // ODEK_TEST_WAIT_NOTICE_MS shortens the 5 s after which a queued sub-agent
-// is reported. With ODEK_TEST_CHILD_HOOKS=1, a sub-agent whose goal names a
-// hook stands in for a broken or compromised child:
+// is reported. ODEK_TEST_SOFT_DEADLINE_MS puts a sub-agent's soft deadline
+// that long after its start (the hard one stays its timeout), so a script
+// can give the partial summary a wide window instead of timeout/8.
+// ODEK_TEST_MCP_INTERRUPT_GRACE_MS widens each step of stopping the MCP
+// servers after an interrupt, so a script can act during that wait. With
+// ODEK_TEST_CHILD_HOOKS=1, a sub-agent whose goal names a hook stands in for
+// a broken or compromised child:
 //
 //	[crash]   panics before doing anything (a Go crash: exit status 2)
 //	[flood]   writes lines to stdout without end
@@ -33,6 +38,15 @@ func testOdek() {
 func testHooks() {
 	if ms, err := strconv.Atoi(os.Getenv("ODEK_TEST_WAIT_NOTICE_MS")); err == nil {
 		waitNotice = time.Duration(ms) * time.Millisecond
+	}
+	if ms, err := strconv.ParseInt(os.Getenv("ODEK_TEST_SOFT_DEADLINE_MS"), 10, 64); err == nil {
+		softDeadline = func(secs int) (int64, int64) {
+			_, hard := subagent.SoftDeadline(secs)
+			return min(ms, hard), hard
+		}
+	}
+	if ms, err := strconv.Atoi(os.Getenv("ODEK_TEST_MCP_INTERRUPT_GRACE_MS")); err == nil {
+		mcpInterruptGrace = time.Duration(ms) * time.Millisecond
 	}
 	if os.Getenv("ODEK_TEST_CHILD_HOOKS") == "1" && len(os.Args) > 3 && os.Args[1] == "subagent" && os.Args[2] == "--task" {
 		childHook(os.Args[3])

@@ -183,7 +183,7 @@ func (c *child) applyPolicy() error {
 	if c.o.maxIter > 0 {
 		c.maxIter = min(c.o.maxIter, subagent.MaxIterations)
 	}
-	softMS, hardMS := subagent.SoftDeadline(secs)
+	softMS, hardMS := softDeadline(secs)
 	c.timeout, c.soft = time.Duration(hardMS)*time.Millisecond, time.Duration(softMS)*time.Millisecond
 	_, prof, err := sc.resolveProfile(c.o.profile, c.task.Profile)
 	if err != nil {

@@ -135,13 +135,15 @@ func TestStreamStoppedMidwayHitsIdleTimeout(t *testing.T) {
 // A stream slower in total than the idle timeout lives as long as each gap
 // is shorter.
 func TestIdleTimeoutMovesWithEveryChunk(t *testing.T) {
-	srv := startFake(t, fakellm.Turn{Content: "one two three four five six", ChunkSize: 4, ChunkDelayMs: 100})
-	c := newClient(srv, &recorder{}, func(o *llm.Options) { o.Timeouts = llm.Timeouts{Idle: 400 * time.Millisecond} })
+	// 14 chunks 150 ms apart: 2 s in all, each gap 850 ms short of the idle
+	// timeout, so a loaded machine does not stretch one past it.
+	srv := startFake(t, fakellm.Turn{Content: "one two three four five six", ChunkSize: 2, ChunkDelayMs: 150})
+	c := newClient(srv, &recorder{}, func(o *llm.Options) { o.Timeouts = llm.Timeouts{Idle: time.Second} })
 	resp, err := c.Complete(context.Background(), simpleRequest())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Timing.Total < 400*time.Millisecond || resp.Attempts != 1 {
+	if resp.Timing.Total < time.Second || resp.Attempts != 1 {
 		t.Errorf("total %v attempts %d: want one attempt longer than the idle timeout", resp.Timing.Total, resp.Attempts)
 	}
 }

@@ -281,7 +281,7 @@ func TestRuntimeDeadlineCancelsTool(t *testing.T) {
 	if !errors.As(err, &be) || be.Limit != "runtime" {
 		t.Fatalf("err = %v", err)
 	}
-	if el := time.Since(start); el > 1500*time.Millisecond {
+	if el := time.Since(start); el > 10*time.Second { // the tool alone would hang forever
 		t.Errorf("stopped after %v", el)
 	}
 	assertNoDangling(t, res.History)

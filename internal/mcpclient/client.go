@@ -31,6 +31,9 @@ type Options struct {
 	Version string
 	// Discovery bounds tools/list; zero fields take the defaults.
 	Discovery DiscoveryLimits
+	// InterruptGrace is each step of CloseNow; 0 = 250 ms. Tests of what
+	// happens during that wait widen it so the wait is not the race.
+	InterruptGrace time.Duration
 }
 
 // Client is one connection to one MCP server. It is safe for concurrent use:
@@ -135,7 +138,11 @@ func (c *Client) Close() error {
 // whole shutdown takes about half a second even for a server that ignores
 // both. Idempotent with Close: whichever comes first decides.
 func (c *Client) CloseNow() error {
-	return c.shutdown(grace{exit: interruptGrace, term: interruptGrace})
+	g := interruptGrace
+	if c.opts.InterruptGrace > 0 {
+		g = c.opts.InterruptGrace
+	}
+	return c.shutdown(grace{exit: g, term: g})
 }
 
 func (c *Client) shutdown(g grace) error {

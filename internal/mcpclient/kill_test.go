@@ -55,6 +55,28 @@ func TestCloseNowStubbornServer(t *testing.T) {
 	}
 }
 
+// Options.InterruptGrace sets each step of CloseNow: a stubborn server is
+// waited for twice that long (stdin closed, then SIGTERM) before the kill.
+func TestCloseNowInterruptGrace(t *testing.T) {
+	const g = 300 * time.Millisecond
+	c, err := Connect(context.Background(), "g", ServerConfig{Command: fixtureBin, Args: []string{"-root", t.TempDir(), "-stubborn"}},
+		Options{Environ: testEnviron, InterruptGrace: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := c.conn.t.(*stdioTransport).cmd.Process.Pid
+	start := time.Now()
+	if err := c.CloseNow(); err != nil {
+		t.Logf("CloseNow: %v", err) // the kill may be reported; the group must be gone either way
+	}
+	if d := time.Since(start); d < 2*g {
+		t.Errorf("CloseNow took %v, less than two steps of %v", d, g)
+	}
+	if !groupGone(pid) {
+		t.Fatalf("process group %d alive after CloseNow", pid)
+	}
+}
+
 // A second interrupt kills every server this process started, at once.
 func TestKillAll(t *testing.T) {
 	a, pa := stubborn(t, "a")

@@ -88,3 +88,19 @@ func (f *fixture) call(t testing.TB, tool, args string) (*CallResult, error) {
 	defer cancel()
 	return f.c.CallToolResult(ctx, tool, []byte(args))
 }
+
+// waitPending waits (at most 10 s) until c has n requests in flight.
+func waitPending(t testing.TB, c *Client, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		c.conn.mu.Lock()
+		got := len(c.conn.pending)
+		c.conn.mu.Unlock()
+		if got >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests in flight after 10 s, want %d", got, n)
+		}
+	}
+}
