@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/odek-run/odek/internal/suggest"
 	"github.com/spf13/cobra"
 )
 
@@ -64,7 +65,7 @@ func unknownCommand(cmd *cobra.Command, name string) error {
 	if cmd.SuggestionsMinimumDistance <= 0 {
 		cmd.SuggestionsMinimumDistance = 2
 	}
-	if s := closestFirst(name, cmd.SuggestionsFor(name)); len(s) > 0 {
+	if s := suggest.ByDistance(name, cmd.SuggestionsFor(name)); len(s) > 0 {
 		msg += "; did you mean " + quoteList(s) + "?"
 	}
 	return asSetup(fmt.Errorf("%s\nRun '%s --help' for usage", msg, cmd.CommandPath()))

@@ -150,21 +150,6 @@ func TestOutputArg(t *testing.T) {
 	}
 }
 
-func TestClosestFirst(t *testing.T) {
-	got := strings.Join(closestFirst("wc__word_cont", []string{"artifact_read", "wc__word_count", "plan", "wc__lines"}), ",")
-	if got != "wc__word_count,wc__lines,artifact_read,plan" {
-		t.Fatalf("closestFirst = %s", got)
-	}
-	for _, tc := range []struct {
-		a, b string
-		d    int
-	}{{"", "abc", 3}, {"run", "run", 0}, {"rnu", "run", 1}, {"runn", "run", 1}, {"tool", "tools", 1}, {"kitten", "sitting", 3}} {
-		if d := editDistance(tc.a, tc.b); d != tc.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, d, tc.d)
-		}
-	}
-}
-
 func TestCutQualified(t *testing.T) {
 	for _, tc := range []struct {
 		in, server, tool string

@@ -7,6 +7,7 @@ import (
 
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/mcpclient"
+	"github.com/odek-run/odek/internal/suggest"
 )
 
 // checkToolFilters makes --tool and --no-tool (and -c tools.enabled or
@@ -39,7 +40,7 @@ func unknownToolError(origin, name string, known []string) error {
 	if len(known) == 0 {
 		return fmt.Errorf("%s %q: no such tool; this run has no tools (no built-in tool is on and no MCP server is configured)", origin, name)
 	}
-	names := closestFirst(name, known)
+	names := suggest.ByDistance(name, known)
 	more := ""
 	if len(names) > maxListedTools {
 		more = fmt.Sprintf(" and %d more (odek tools lists them all)", len(names)-maxListedTools)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/odek-run/odek/internal/suggest"
 )
 
 // readEnv builds the environment layer from each setting's variable. An
@@ -124,7 +126,7 @@ func unknownSetting(key string) error {
 	for i := range table {
 		keys[i] = table[i].Key
 	}
-	if m := closest(key, keys); m != "" {
+	if m := suggest.Nearest(key, keys); m != "" {
 		return fmt.Errorf("unknown setting %q; did you mean %q? (docs/CONFIG.md lists them all)", key, m)
 	}
 	return fmt.Errorf("unknown setting %q (docs/CONFIG.md lists them all)", key)

@@ -193,17 +193,6 @@ func TestUnknownKeyHints(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
-	for _, tt := range []struct {
-		a, b string
-		d    int
-	}{{"", "", 0}, {"a", "", 1}, {"modle", "model", 1}, {"kitten", "sitting", 3}, {"é", "e", 1}, {"ab", "ba", 1}} {
-		if got := editDistance(tt.a, tt.b); got != tt.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.d)
-		}
-	}
-}
-
 func TestExpandScope(t *testing.T) {
 	global := `{"model": "${M}", "system": "cost: $9.99 $$ ${M}", "tools": {"disabled": ["$T"]},
 	  "mcp_servers": {"s": {"command": "${BIN}/srv", "args": ["--root=${ROOT}"], "env": {"K": "${ROOT}", "L": "$$"},

@@ -2,9 +2,10 @@ package config
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
+
+	"github.com/odek-run/odek/internal/suggest"
 )
 
 // unknownKey is a key odek does not know, with the names it might have meant.
@@ -50,7 +51,7 @@ func (u unknownKey) warning(path string) string {
 	if h := hintFor(u.prefix, u.name); h != "" {
 		return w + ": " + h
 	}
-	if m := closest(u.name, u.known); m != "" {
+	if m := suggest.Nearest(u.name, u.known); m != "" {
 		return fmt.Sprintf("%s; did you mean %q?", w, u.prefix+m)
 	}
 	return w
@@ -65,48 +66,4 @@ func hintFor(prefix, name string) string {
 		return hints["mcp_servers.*."+name]
 	}
 	return ""
-}
-
-// closest returns the known name nearest to name by edit distance, if it
-// is near enough to be a typo: ignoring case, at most one edit for short
-// names and two for names of five or more characters.
-func closest(name string, known []string) string {
-	limit := 1
-	if len(name) >= 5 {
-		limit = 2
-	}
-	best, bestD := "", limit+1
-	sorted := append([]string(nil), known...)
-	sort.Strings(sorted)
-	for _, k := range sorted {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(k)); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-// editDistance is the optimal-string-alignment distance: insertions,
-// deletions, substitutions and transpositions of neighbours cost one.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev2, prev, cur := make([]int, len(rb)+1), make([]int, len(rb)+1), make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
 }

@@ -1,0 +1,42 @@
+package suggest
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDistance(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		d    int
+	}{
+		{"", "", 0}, {"a", "", 1}, {"modle", "model", 1}, {"kitten", "sitting", 3}, {"é", "e", 1}, {"ab", "ba", 1},
+		{"", "abc", 3}, {"run", "run", 0}, {"rnu", "run", 1}, {"runn", "run", 1}, {"tool", "tools", 1},
+	} {
+		if got := Distance(tt.a, tt.b); got != tt.d {
+			t.Errorf("Distance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.d)
+		}
+	}
+}
+
+func TestByDistance(t *testing.T) {
+	got := strings.Join(ByDistance("wc__word_cont", []string{"artifact_read", "wc__word_count", "plan", "wc__lines"}), ",")
+	if got != "wc__word_count,wc__lines,artifact_read,plan" {
+		t.Fatalf("ByDistance = %s", got)
+	}
+}
+
+func TestNearest(t *testing.T) {
+	known := []string{"model", "mode", "stream", "system"}
+	for _, tt := range []struct{ name, want string }{
+		{"modle", "mode"},    // a tie (one edit each) goes to the alphabetically first
+		{"MODEL", "model"},   // case is ignored
+		{"mdl", ""},          // short names get one edit only
+		{"sytsem", "system"}, // two edits for longer names
+		{"xyz", ""},
+	} {
+		if got := Nearest(tt.name, known); got != tt.want {
+			t.Errorf("Nearest(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
