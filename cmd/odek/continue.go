@@ -8,7 +8,6 @@ import (
 
 func newContinueCmd(ios *IOStreams) *cobra.Command {
 	var o runOptions
-	var f runFlagValues
 	var sf sessionFlags
 	var id string
 	cmd := &cobra.Command{
@@ -36,7 +35,6 @@ Exit codes: as odek run; an invalid --id exits 3.`,
 			if err := checkOutputMode("continue", o.output); err != nil {
 				return err
 			}
-			f.apply(cmd, &o.overrides)
 			if err := sf.apply(cmd, &o); err != nil {
 				earlyReport(cmd, ios, err)
 				return err
@@ -64,7 +62,7 @@ Exit codes: as odek run; an invalid --id exits 3.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&id, "id", "", "the session to continue (default: the most recently updated)")
-	f.register(cmd)
+	registerRunFlags(cmd, &o.overrides)
 	registerRunOutputFlags(cmd, &o)
 	registerTaskFlags(cmd, ios, &o)
 	sf.register(cmd)

@@ -32,7 +32,7 @@ func (f *sessionFlags) register(cmd *cobra.Command) {
 }
 
 // apply parses the refs (a malformed one is a setup error) and records the
-// --no-* flags as overrides; call it after runFlagValues.apply.
+// --no-* flags as overrides.
 func (f *sessionFlags) apply(cmd *cobra.Command, o *runOptions) error {
 	for _, s := range f.refs {
 		r, err := session.ParseExternalRef(s)

@@ -27,7 +27,6 @@ type runOptions struct {
 
 func newRunCmd(ios *IOStreams) *cobra.Command {
 	var o runOptions
-	var f runFlagValues
 	var sf sessionFlags
 	cmd := &cobra.Command{
 		Use:   "run [flags] <task>|-",
@@ -77,7 +76,6 @@ budget exhausted, 130 interrupted.`,
 			if err := checkOutputMode("run", o.output); err != nil {
 				return err
 			}
-			f.apply(cmd, &o.overrides)
 			if err := sf.apply(cmd, &o); err != nil {
 				earlyReport(cmd, ios, err)
 				return err
@@ -95,7 +93,7 @@ budget exhausted, 130 interrupted.`,
 		},
 	}
 	fl := cmd.Flags()
-	f.register(cmd)
+	registerRunFlags(cmd, &o.overrides)
 	registerRunOutputFlags(cmd, &o)
 	registerTaskFlags(cmd, ios, &o)
 	sf.register(cmd)

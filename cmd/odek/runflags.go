@@ -7,37 +7,29 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// runFlagValues are the flags generated from the settings table: one per
-// supported setting that names a flag. Each value is parsed by the table's
-// rules as the command line is read and recorded in an Overrides, so an
-// unset flag never masks a config value.
-type runFlagValues struct {
-	overrides config.Overrides
-}
-
-func (f *runFlagValues) register(cmd *cobra.Command) {
-	registerConfigFlag(cmd, &f.overrides)
-	registerSettingFlags(cmd, &f.overrides, func(string) bool { return true })
+// registerRunFlags adds -c and the flags generated from the settings table:
+// one per supported setting that names a flag. Each value is parsed by the
+// table's rules as the command line is read and recorded in o, so an unset
+// flag never masks a config value.
+func registerRunFlags(cmd *cobra.Command, o *config.Overrides) {
+	registerConfigFlag(cmd, o)
+	registerSettingFlags(cmd, o, func(string) bool { return true })
 }
 
 // registerSettingFlags adds the generated flag of every supported setting
 // keep accepts.
 func registerSettingFlags(cmd *cobra.Command, o *config.Overrides, keep func(key string) bool) {
-	f := struct{ overrides *config.Overrides }{o}
 	for _, s := range config.Settings() {
 		if s.Flag == "" || !s.Supported || !keep(s.Key) {
 			continue
 		}
-		v := &settingFlag{key: s.Key, name: "--" + s.Flag, kind: s.Kind, o: f.overrides}
+		v := &settingFlag{key: s.Key, name: "--" + s.Flag, kind: s.Kind, o: o}
 		fl := cmd.Flags().VarPF(v, s.Flag, "", flagUsage(&s))
 		if s.Kind == config.Bool {
 			fl.NoOptDefVal = "true"
 		}
 	}
 }
-
-// apply hands the parsed flags to the config layer.
-func (f *runFlagValues) apply(_ *cobra.Command, o *config.Overrides) { *o = f.overrides }
 
 // flagUsage is a setting's help line as --help shows it.
 func flagUsage(s *config.Setting) string {
