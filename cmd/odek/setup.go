@@ -117,11 +117,8 @@ func setUp(ctx context.Context, ios *IOStreams, o runOptions) (s *runState, err 
 	if s.cfg, err = loadConfig(ios, o.overrides); err != nil {
 		return s, err
 	}
-	if err = s.cfg.RequireAPIKey(); err != nil {
-		return s, asSetup(err)
-	}
-	if err = s.cfg.RequireEnforceableBudget(); err != nil {
-		return s, asSetup(err)
+	if err = checkRunnable(s.cfg); err != nil {
+		return s, err
 	}
 	// Before anything starts: a bad schema must not cost a server or a call.
 	if s.schema, err = loadOutputSchema(s.cfg); err != nil {
@@ -132,21 +129,45 @@ func setUp(ctx context.Context, ios *IOStreams, o runOptions) (s *runState, err 
 	}
 	s.startBudget(ctx, ios)
 	s.store = artifact.NewStore(filepath.Join(s.cfg.Home, "artifacts", s.runID))
-	serverLog := ios.ErrOut
-	if o.quiet {
-		serverLog = nil // --quiet: the servers' logs too; their tail still reaches errors
-	}
-	if s.tools, err = s.buildTools(ios, s.store, serverLog); err != nil {
+	if s.tools, err = s.buildTools(ios, s.store, serverLog(ios, o.quiet)); err != nil {
 		return s, err
 	}
-	s.view = newProgressView(ios, s.cfg.NoColor || ios.env("NO_COLOR") != "", o.quiet, s.start)
+	return s, s.startModel(ios, ios, o.quiet)
+}
+
+// checkRunnable refuses a config no run can start with: no API key
+// (DECISION 10), or a cost cap the prices cannot enforce.
+func checkRunnable(cfg *config.Config) error {
+	if err := cfg.RequireAPIKey(); err != nil {
+		return asSetup(err)
+	}
+	if err := cfg.RequireEnforceableBudget(); err != nil {
+		return asSetup(err)
+	}
+	return nil
+}
+
+// serverLog is where the MCP servers' own stderr lines go: nowhere with
+// --quiet (their tail still reaches error messages).
+func serverLog(ios *IOStreams, quiet bool) io.Writer {
+	if quiet {
+		return nil
+	}
+	return ios.ErrOut
+}
+
+// startModel builds, once the tools are there, the progress view and the
+// warnings above it, the risk gate (asking on gateIOS) and the model client
+// with its reasoning effort.
+func (s *runState) startModel(ios, gateIOS *IOStreams, quiet bool) (err error) {
+	s.view = newProgressView(ios, s.cfg.NoColor || ios.env("NO_COLOR") != "", quiet, s.start)
 	s.warn = func(msg string) {
 		if !s.view.warning(msg) {
 			printWarnings(ios, []string{msg})
 		}
 	}
-	if s.gate, err = s.newGate(ios); err != nil {
-		return s, err
+	if s.gate, err = s.newGate(gateIOS); err != nil {
+		return err
 	}
 	s.model = llm.New(llm.Options{
 		BaseURL: s.cfg.BaseURL, APIKey: s.cfg.APIKey, KeySource: s.cfg.APIKeySource, Stream: s.cfg.Stream,
@@ -155,7 +176,7 @@ func setUp(ctx context.Context, ios *IOStreams, o runOptions) (s *runState, err 
 	var warns []string
 	s.reasoningEffort, warns = llm.ReasoningEffort(s.cfg.Model, s.cfg.Thinking, s.cfg.ReasoningEffort)
 	printWarnings(ios, warns)
-	return s, nil
+	return nil
 }
 
 // llmTimeouts maps the config's timeouts, where 0 means no limit, to the

@@ -12,7 +12,6 @@ import (
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/events"
-	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/redact"
 	"github.com/odek-run/odek/internal/subagent"
 )
@@ -59,11 +58,8 @@ func setUpChild(ctx context.Context, ios *IOStreams, o subagentOptions) (c *chil
 	if c.cfg, err = loadConfig(cios, over); err != nil {
 		return c, err
 	}
-	if err = c.cfg.RequireAPIKey(); err != nil {
-		return c, asSetup(err)
-	}
-	if err = c.cfg.RequireEnforceableBudget(); err != nil {
-		return c, asSetup(err)
+	if err = checkRunnable(c.cfg); err != nil {
+		return c, err
 	}
 	if c.wd, err = ios.Getwd(); err != nil {
 		return c, asSetup(err)
@@ -78,30 +74,10 @@ func setUpChild(ctx context.Context, ios *IOStreams, o subagentOptions) (c *chil
 	c.openChildEvents(ios)
 	c.startBudget(ctx, ios)
 	c.store = artifact.NewStore(filepath.Join(c.cfg.Home, "artifacts", c.runID))
-	var serverLog io.Writer = ios.ErrOut
-	if o.quiet {
-		serverLog = nil
-	}
-	if c.tools, err = c.buildTools(noTerminal(cios), c.store, serverLog); err != nil {
+	if c.tools, err = c.buildTools(noTerminal(cios), c.store, serverLog(ios, o.quiet)); err != nil {
 		return c, err
 	}
-	c.view = newProgressView(ios, c.cfg.NoColor || ios.env("NO_COLOR") != "", o.quiet, c.start)
-	c.warn = func(msg string) {
-		if !c.view.warning(msg) {
-			printWarnings(ios, []string{msg})
-		}
-	}
-	if c.gate, err = c.newGate(noTerminal(ios)); err != nil {
-		return c, err
-	}
-	c.model = llm.New(llm.Options{
-		BaseURL: c.cfg.BaseURL, APIKey: c.cfg.APIKey, KeySource: c.cfg.APIKeySource, Stream: c.cfg.Stream,
-		Timeouts: llmTimeouts(c.cfg.LLM), OnRetry: c.view.retry,
-	})
-	var warns []string
-	c.reasoningEffort, warns = llm.ReasoningEffort(c.cfg.Model, c.cfg.Thinking, c.cfg.ReasoningEffort)
-	printWarnings(ios, warns)
-	return c, nil
+	return c, c.startModel(ios, noTerminal(ios), o.quiet)
 }
 
 // loadTask reads --task strictly, or builds the task of --goal.
