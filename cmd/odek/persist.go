@@ -243,16 +243,13 @@ func (s *runState) note(ios *IOStreams, o runOptions, format string, args ...any
 // loadForContinue finds the session `continue` resumes: --id (given, even
 // empty), else the newest. A malformed id is a usage error (exit 3).
 func loadForContinue(ios *IOStreams, id string, given bool) (*session.Session, error) {
-	home, err := odekHome(ios)
+	store, _, err := openSessions(ios)
 	if err != nil {
-		return nil, asSetup(err)
+		return nil, err
 	}
-	store := sessionStore(home, ios)
-	if !given {
-		return store.Newest()
+	var args []string
+	if given {
+		args = []string{id}
 	}
-	if err := session.ValidID(id); err != nil {
-		return nil, asSetup(err)
-	}
-	return store.Load(id)
+	return loadSession(store, args)
 }
