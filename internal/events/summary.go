@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"net/url"
 	"path"
 	"slices"
 	"strings"
@@ -67,16 +66,6 @@ func isAssignment(w string) bool {
 		}
 	}
 	return true
-}
-
-// Host is a URL's host without userinfo (URLs carry tokens), port kept; ""
-// when unparsable.
-func Host(raw string) string {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil {
-		return ""
-	}
-	return Clip(u.Host)
 }
 
 // Clip cuts s to MaxSummaryString bytes on a rune boundary.

@@ -50,12 +50,6 @@ func TestSummaryHelpers(t *testing.T) {
 	if got := Clip(long); got != strings.Repeat("é", 256) {
 		t.Errorf("Clip cut to %d bytes, want 512 on a rune boundary", len(got))
 	}
-	if got := Host("https://user:pw@api.example.com:8443/x?token=abc"); got != "api.example.com:8443" {
-		t.Errorf("Host = %q", got)
-	}
-	if got := Host("://bad"); got != "" {
-		t.Errorf("Host of a bad URL = %q", got)
-	}
 }
 
 func TestArgsSHA256(t *testing.T) {
@@ -109,7 +103,6 @@ func FuzzArgsSummary(f *testing.F) {
 	f.Fuzz(func(t *testing.T, args string) {
 		checkStrings(t, KeysSummary([]byte(args)))
 		checkStrings(t, Argv0(args))
-		checkStrings(t, Host(args))
 	})
 }
 

@@ -1,9 +1,6 @@
 package risk
 
-import (
-	"context"
-	"strings"
-)
+import "context"
 
 // Class is how much a tool call can do beyond reading the workspace, in
 // severity order: when a command has several parts, the highest class of any
@@ -55,9 +52,6 @@ func ParseClass(s string) (Class, bool) {
 	}
 	return Unknown, false
 }
-
-// Names lists the class names, least severe first, for error messages.
-func Names() string { return strings.Join(classNames[:], ", ") }
 
 // Set is a set of classes: every class some part of a call has.
 type Set uint16

@@ -47,8 +47,6 @@ const (
 	DefaultMaxDepth = 2
 	// MaxDepthCap caps subagent.max_depth.
 	MaxDepthCap = 8
-	// DefaultConcurrency is the default size of the process-wide semaphore.
-	DefaultConcurrency = 3
 	// MaxConcurrency caps the semaphore.
 	MaxConcurrency = 8
 	// MaxSummaryRunes caps a child's summary; longer ones end with "…".
