@@ -205,21 +205,9 @@ func TestConfigFileOfExactlyTheLimit(t *testing.T) {
 	}
 }
 
-func TestClosestSuggestion(t *testing.T) {
-	for _, tt := range []struct {
-		name  string
-		known []string
-		want  string
-	}{
-		{"sxrem", []string{"stream"}, "stream"}, // 5 characters: two edits allowed
-		{"mxdl", []string{"model"}, ""},         // 4 characters: one edit only
-		{"modl", []string{"model"}, "model"},
-		{"ab", []string{"bb", "aa"}, "aa"}, // a tie goes to the first in order
-	} {
-		if got := closest(tt.name, tt.known); got != tt.want {
-			t.Errorf("closest(%q, %v) = %q, want %q", tt.name, tt.known, got, tt.want)
-		}
-	}
+// The typo limits of the suggestion itself are tested in internal/suggest
+// (TestNearestEdges).
+func TestHintForEdges(t *testing.T) {
 	if h := hintFor("limits.", "disabled"); h != "" {
 		t.Errorf("a server hint outside mcp_servers: %q", h)
 	}

@@ -26,6 +26,23 @@ func TestByDistance(t *testing.T) {
 	}
 }
 
+func TestNearestEdges(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		known []string
+		want  string
+	}{
+		{"sxrem", []string{"stream"}, "stream"}, // 5 characters: two edits allowed
+		{"mxdl", []string{"model"}, ""},         // 4 characters: one edit only
+		{"modl", []string{"model"}, "model"},
+		{"ab", []string{"bb", "aa"}, "aa"}, // a tie goes to the first in order
+	} {
+		if got := Nearest(tt.name, tt.known); got != tt.want {
+			t.Errorf("Nearest(%q, %v) = %q, want %q", tt.name, tt.known, got, tt.want)
+		}
+	}
+}
+
 func TestNearest(t *testing.T) {
 	known := []string{"model", "mode", "stream", "system"}
 	for _, tt := range []struct{ name, want string }{
