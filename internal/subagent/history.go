@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/odek-run/odek/internal/llm"
+	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // denialMarker starts the text of a policy denial (BEHAVIOR §11).
@@ -47,7 +48,7 @@ func (r *Result) scanToolOutput(m llm.Message, seen map[string]bool) {
 		if i := strings.Index(line, denialMarker); i >= 0 {
 			r.DenialsTotal++
 			if len(r.Denials) < maxReportedDenials {
-				r.Denials = append(r.Denials, Denial{Tool: m.Name, Class: riskOf(line[i:]), Reason: clip(line[i:], maxDenialRunes)})
+				r.Denials = append(r.Denials, Denial{Tool: m.Name, Class: riskOf(line[i:]), Reason: untrusted.OneLine(line[i:], maxDenialRunes)})
 			}
 			continue
 		}
@@ -65,7 +66,7 @@ func (r *Result) scanToolOutput(m llm.Message, seen map[string]bool) {
 			rest = strings.TrimSpace(rest)
 			if rest != "" && !seen[rest] && len(r.FilesChanged) < maxReportedFiles {
 				seen[rest] = true
-				r.FilesChanged = append(r.FilesChanged, clip(rest, maxFileRunes))
+				r.FilesChanged = append(r.FilesChanged, untrusted.OneLine(rest, maxFileRunes))
 			}
 			break
 		}
@@ -80,7 +81,7 @@ func riskOf(s string) string {
 	}
 	rest := s[i+len("(risk: "):]
 	if j := strings.IndexByte(rest, ')'); j >= 0 {
-		return clip(rest[:j], 32)
+		return untrusted.OneLine(rest[:j], 32)
 	}
 	return ""
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // MaxKeyBytes bounds the API key read from the descriptor.
@@ -38,7 +40,7 @@ func KeyFile(dir, key string) (*os.File, error) {
 // At most MaxKeyBytes are read; a trailing newline is dropped.
 func ReadKeyFD(value string, open func(fd uintptr) *os.File) (string, error) {
 	if strings.TrimSpace(value) != "3" {
-		return "", fmt.Errorf("%w: %s=%q: only descriptor 3 is supported", ErrKeyFD, EnvAPIKeyFD, clip(value, 16))
+		return "", fmt.Errorf("%w: %s=%q: only descriptor 3 is supported", ErrKeyFD, EnvAPIKeyFD, untrusted.OneLine(value, 16))
 	}
 	f := open(KeyFD)
 	if f == nil {

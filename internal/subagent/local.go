@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // DefaultGrace is how long a cancelled child gets between SIGTERM and
@@ -165,13 +167,13 @@ func (p *localProcess) StderrTail() string {
 		return strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "\uFFFD")), " ")
 	}
 	if p.total <= stderrHeadBytes {
-		return clip(oneLine(p.head), stderrHeadBytes)
+		return untrusted.OneLine(oneLine(p.head), stderrHeadBytes)
 	}
 	tail := oneLine(p.tail)
 	if r := []rune(tail); len(r) > 200 {
 		tail = "…" + string(r[len(r)-200:])
 	}
-	return clip(oneLine(p.head), 200) + " … " + tail
+	return untrusted.OneLine(oneLine(p.head), 200) + " … " + tail
 }
 
 func closeFiles(fs ...*os.File) {

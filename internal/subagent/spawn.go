@@ -11,6 +11,7 @@ import (
 
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // DefaultKillMargin is how long after its own timeout a child may take to
@@ -218,9 +219,9 @@ func bound(r *Result) {
 		r.Denials = r.Denials[:maxReportedDenials]
 	}
 	for i := range r.Denials {
-		r.Denials[i].Tool = clip(r.Denials[i].Tool, 64)
-		r.Denials[i].Class = clip(r.Denials[i].Class, 32)
-		r.Denials[i].Reason = clip(r.Denials[i].Reason, maxDenialRunes)
+		r.Denials[i].Tool = untrusted.OneLine(r.Denials[i].Tool, 64)
+		r.Denials[i].Class = untrusted.OneLine(r.Denials[i].Class, 32)
+		r.Denials[i].Reason = untrusted.OneLine(r.Denials[i].Reason, maxDenialRunes)
 	}
 	if r.TokensUsed < 0 {
 		r.TokensUsed = 0

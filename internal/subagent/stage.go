@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/odek-run/odek/internal/artifact"
+	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // StageDir is the workspace directory children stage artifacts in, one
@@ -76,7 +77,7 @@ func (c *Collected) problem(format string, args ...any) {
 // take moves one staged entry.
 func (c *Collected) take(stage, root string, e fs.DirEntry, ids map[string]bool) {
 	name := e.Name()
-	shown := clip(name, 64)
+	shown := untrusted.OneLine(name, 64)
 	switch {
 	case e.IsDir():
 		c.problem("%q is a directory; nested files are discarded", shown)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // Trust levels of a task and of its parent.
@@ -188,14 +190,14 @@ func checkEnum(field, v string, allowed []string) error {
 			return nil
 		}
 	}
-	return taskErr(field, "%q is not one of %s", clip(v, 64), strings.Join(allowed, ", "))
+	return taskErr(field, "%q is not one of %s", untrusted.OneLine(v, 64), strings.Join(allowed, ", "))
 }
 
 // checkTaskID requires the form NewTaskID produces: the id becomes a path
 // element.
 func checkTaskID(id string) error {
 	if id != "" && !IsTaskID(id) {
-		return taskErr("task_id", "%q is not of the form task-<16 lowercase hex>", clip(id, 64))
+		return taskErr("task_id", "%q is not of the form task-<16 lowercase hex>", untrusted.OneLine(id, 64))
 	}
 	return nil
 }
@@ -204,7 +206,7 @@ func checkTaskID(id string) error {
 // names).
 func checkName(field, v string) error {
 	if v != "" && !isName(v) {
-		return taskErr(field, "%q must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$", clip(v, 64))
+		return taskErr(field, "%q must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$", untrusted.OneLine(v, 64))
 	}
 	return nil
 }
@@ -290,19 +292,4 @@ func isLowerHex(s string, n int) bool {
 		}
 	}
 	return true
-}
-
-// clip bounds a value quoted in an error message to one line of n runes.
-func clip(s string, n int) string {
-	out := make([]rune, 0, n)
-	for _, r := range s {
-		if len(out) == n {
-			return string(out) + "…"
-		}
-		if r < 0x20 || r == 0x7f {
-			r = ' '
-		}
-		out = append(out, r)
-	}
-	return string(out)
 }
