@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -203,24 +204,35 @@ func checkDefaultType(t *testing.T, s *Setting) {
 // from the table, so wiring one does not break it.
 func TestUnsupportedWarnings(t *testing.T) {
 	var s *Setting
+	var text, jsonText string // the value in the environment and in a file
 	for i := range table {
-		if c := &table[i]; !c.Supported && !c.Upstream && c.Kind == Bool && c.Env != NoEnv && c.Trust != GlobalOnly {
-			s = c
-			break
+		c := &table[i]
+		if c.Supported || c.Upstream || c.Env == NoEnv || c.Trust == GlobalOnly {
+			continue
 		}
+		switch {
+		case c.Kind == Bool:
+			text, jsonText = "true", "true"
+		case c.Kind == String && len(c.Enum) > 0:
+			text, jsonText = c.Enum[0], strconv.Quote(c.Enum[0])
+		default:
+			continue
+		}
+		s = c
+		break
 	}
 	if s == nil {
 		t.Skip("every setting is supported")
 	}
-	top, _, _ := strings.Cut(s.Key, ".") // a file value {"a": {"b": true}} for "a.b"
-	value := "true"
+	top, _, _ := strings.Cut(s.Key, ".") // a file value {"a": {"b": v}} for "a.b"
+	value := jsonText
 	if rest, ok := strings.CutPrefix(s.Key, top+"."); ok {
-		value = fmt.Sprintf(`{%q: true}`, rest)
+		value = fmt.Sprintf(`{%q: %s}`, rest, jsonText)
 	}
 	fx := fixture{
 		global:  fmt.Sprintf(`{%q: %s, "memory": {"x": 1}}`, top, value),
 		project: fmt.Sprintf(`{%q: %s}`, top, value),
-		env:     map[string]string{s.Env: "true"},
+		env:     map[string]string{s.Env: text},
 	}
 	_, w := fx.mustLoad(t)
 	want := []string{ // in table order within each layer
