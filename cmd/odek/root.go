@@ -10,8 +10,9 @@ import (
 func newRootCmd(ios *IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "odek",
-		Short: "Run an LLM agent over MCP tools, with hard budgets and a versioned event stream",
-		Long: `odek drives an LLM think-act loop over tools served by MCP servers.
+		Short: "Run an LLM agent over workspace and MCP tools, with hard budgets and a versioned event stream",
+		Long: `odek drives an LLM think-act loop over its built-in workspace tools and tools
+served by MCP servers.
 
 It is built for places where nobody watches: the final answer alone goes to
 stdout, progress to stderr, and the exit code says how the run ended:
