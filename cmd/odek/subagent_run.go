@@ -135,7 +135,7 @@ func (c *child) account(r *subagent.Result) {
 		cost := s.CostUSD()
 		r.CostUSD = &cost
 	}
-	r.DurationSeconds = c.now().Sub(c.start).Seconds()
+	r.DurationSeconds = c.ios.Now().Sub(c.start).Seconds()
 }
 
 // collectArtifacts moves what the child staged into the task's artifact

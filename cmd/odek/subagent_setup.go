@@ -29,14 +29,13 @@ type child struct {
 	maxIter int
 	sc      *subagentConfig
 	ctxSig  context.Context // the signal context, to tell an interrupt apart
-	now     func() time.Time
 	ios     *IOStreams
 }
 
 // setUpChild builds the child run. The returned child is usable for
 // failSetup even when err is set.
 func setUpChild(ctx context.Context, ios *IOStreams, o subagentOptions) (c *child, err error) {
-	c = &child{o: o, ctxSig: ctx, now: ios.Now, ios: ios, runState: &runState{start: ios.Now(), runID: events.NewRunID(), errOut: ios.ErrOut}}
+	c = &child{o: o, ctxSig: ctx, ios: ios, runState: &runState{start: ios.Now(), runID: events.NewRunID(), errOut: ios.ErrOut}}
 	defer func() {
 		if err != nil {
 			c.runState.close()
