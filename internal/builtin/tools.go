@@ -89,17 +89,14 @@ func (ws *workspace) recheck(ctx context.Context, tool string, op risk.Op, path 
 	return resolved, nil
 }
 
-// pathSummary is {path, class} for path tools' tool_call_started events.
+// pathSummary is {path, class} for path tools' tool_call_started events;
+// a call without a path works on "." (list_dir, search_files).
 func (ws *workspace) pathSummary(op risk.Op, args json.RawMessage) map[string]any {
 	var a struct {
-		Path    string `json:"path"`
-		Pattern string `json:"pattern"`
+		Path string `json:"path"`
 	}
 	_ = json.Unmarshal(args, &a)
 	p := a.Path
-	if p == "" {
-		p = a.Pattern
-	}
 	if p == "" {
 		p = "."
 	}
