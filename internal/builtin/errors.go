@@ -3,6 +3,7 @@ package builtin
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/odek-run/odek/internal/risk"
 )
@@ -42,4 +43,14 @@ func (e *TooLargeError) Error() string {
 		s += "; " + e.Suggestion
 	}
 	return s
+}
+
+// TimeoutError is a command killed at its timeout, with what it printed.
+type TimeoutError struct {
+	After  time.Duration
+	Output string
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("shell: timed out after %s; the command and every process it started were killed\n%s", e.After, e.Output)
 }

@@ -127,16 +127,6 @@ func (t *shellTool) saveWhole(out *capture) string {
 	return "\n" + artifact.FormatMetadataLine(id, "text/plain; charset=utf-8", int64(len(data)), "", summary)
 }
 
-// TimeoutError is a command killed at its timeout, with what it printed.
-type TimeoutError struct {
-	After  time.Duration
-	Output string
-}
-
-func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("shell: timed out after %s; the command and every process it started were killed\n%s", e.After, e.Output)
-}
-
 type runSpec struct {
 	command, dir string
 	env          []string
