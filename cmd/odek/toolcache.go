@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sync"
 
 	"github.com/odek-run/odek/internal/atomicfile"
 	"github.com/odek-run/odek/internal/mcpclient"
@@ -24,8 +25,9 @@ type toolCache struct {
 }
 
 // completableName is what a name must look like to be cached and offered
-// to a shell: a server's tool names are untrusted text.
-var completableName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+// to a shell: a server's tool names are untrusted text. Compiled on first
+// use, not at every start.
+var completableName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`) })
 
 func readToolCache(home string) toolCache {
 	var c toolCache
@@ -51,7 +53,7 @@ func rememberTools(home string, set *mcpclient.Set) {
 	}
 	for _, q := range set.Discovered() {
 		server, tool, ok := cutQualified(q)
-		if ok && completableName.MatchString(tool) {
+		if ok && completableName().MatchString(tool) {
 			next.Servers[server] = append(next.Servers[server], tool)
 		}
 	}
