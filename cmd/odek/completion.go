@@ -110,7 +110,7 @@ func completeToolNames(ios *IOStreams, cmd *cobra.Command) ([]cobra.Completion, 
 	cache := readToolCache(cfg.Home)
 	nospace := false
 	for _, sv := range cfg.MCPServers {
-		if sv.Config.Enabled != nil && !*sv.Config.Enabled || !completableName().MatchString(sv.Name) {
+		if sv.Config.Enabled != nil && !*sv.Config.Enabled || !completable(sv.Name) {
 			continue
 		}
 		tools := cache.Servers[sv.Name]
@@ -120,7 +120,7 @@ func completeToolNames(ios *IOStreams, cmd *cobra.Command) ([]cobra.Completion, 
 			continue
 		}
 		for _, t := range tools {
-			if completableName().MatchString(t) {
+			if completable(t) {
 				names = append(names, sv.Name+"__"+t)
 			}
 		}
