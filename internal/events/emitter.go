@@ -105,6 +105,13 @@ func (e *Emitter) RunID() string {
 	return e.runID
 }
 
+// Enabled reports whether events reach anyone: false for a nil Emitter and
+// for one without sinks, which drops every event at once. Callers skip
+// building event data when it is false.
+func (e *Emitter) Enabled() bool {
+	return e != nil && len(e.sinks) > 0
+}
+
 // SetSessionID stamps id on events emitted from now on. Safe for concurrent use.
 func (e *Emitter) SetSessionID(id string) {
 	if e == nil {
@@ -115,9 +122,9 @@ func (e *Emitter) SetSessionID(id string) {
 
 // Emit queues one event without blocking. data passes to the emitter: the
 // caller must not modify it afterwards. A full buffer drops the event and
-// counts it in Dropped; after Close, Emit does nothing.
+// counts it in Dropped; after Close, and without sinks, Emit does nothing.
 func (e *Emitter) Emit(t Type, iteration int, tool string, data map[string]any) {
-	if e == nil {
+	if !e.Enabled() {
 		return
 	}
 	ev := &Event{Schema: Schema, Type: t, RunID: e.runID, ParentRunID: e.parent, TaskID: e.taskID,
@@ -133,7 +140,7 @@ func (e *Emitter) Emit(t Type, iteration int, tool string, data map[string]any) 
 // kept, and it is redacted on delivery like every event. The caller hands ev
 // over. Non-blocking, like Emit.
 func (e *Emitter) Forward(ev *Event) {
-	if e == nil || ev == nil {
+	if !e.Enabled() || ev == nil {
 		return
 	}
 	ev.Schema = Schema

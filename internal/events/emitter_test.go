@@ -244,6 +244,40 @@ func TestNilEmitter(t *testing.T) {
 	}
 }
 
+// TestEmitterWithoutSinks: an emitter nobody listens to is not Enabled, and
+// Emit and Forward drop at once: nothing is queued, stamped or redacted (the
+// loop skips building event data on Enabled). Its run id still stands, for
+// the children a run spawns.
+func TestEmitterWithoutSinks(t *testing.T) {
+	var nilE *Emitter
+	if nilE.Enabled() {
+		t.Error("nil emitter Enabled")
+	}
+	redactions := 0
+	e := NewEmitter(Options{RunID: "run-1", Sinks: []Sink{nil}, Buffer: 1, Redact: func(s string) string { redactions++; return s }})
+	if e.Enabled() {
+		t.Error("emitter without sinks Enabled")
+	}
+	for range 3 { // more than the buffer holds: a queued event would count as dropped
+		e.Emit(ToolCallStarted, 1, "tool", map[string]any{"k": "v"})
+		e.Forward(&Event{Type: RunStarted, RunID: "child", Data: map[string]any{"k": "v"}})
+	}
+	closeOK(t, e)
+	if redactions != 0 || e.Dropped() != 0 || e.RunID() != "run-1" {
+		t.Errorf("redactions %d, dropped %d, run id %q; want 0, 0, run-1", redactions, e.Dropped(), e.RunID())
+	}
+	rec := &recordSink{}
+	on := NewEmitter(Options{Sinks: []Sink{rec}})
+	if !on.Enabled() {
+		t.Error("emitter with a sink not Enabled")
+	}
+	on.Emit(RunStarted, 0, "", nil)
+	closeOK(t, on)
+	if len(rec.all()) != 1 {
+		t.Errorf("sink got %d events, want 1", len(rec.all()))
+	}
+}
+
 func TestConcurrentEmitSessionClose(t *testing.T) {
 	rec := &recordSink{}
 	e := NewEmitter(Options{Sinks: []Sink{rec}, Buffer: 64})

@@ -36,7 +36,7 @@ func (r *runner) act(ctx context.Context, i int, msg llm.Message) {
 			calls[k].Type = "function"
 		}
 	}
-	if r.o.Events != nil {
+	if r.o.Events.Enabled() {
 		for _, c := range calls {
 			r.emit(events.ToolCallStarted, i, c.Function.Name, r.startedData(c))
 		}
@@ -107,7 +107,7 @@ func (r *runner) record(i int, c llm.ToolCall, o callOutcome) {
 		} else {
 			r.res.ToolCalls.Failed++
 		}
-		if r.o.Events == nil {
+		if !r.o.Events.Enabled() {
 			return
 		}
 		r.emit(events.ToolCallFailed, i, c.Function.Name, map[string]any{
@@ -116,7 +116,7 @@ func (r *runner) record(i int, c llm.ToolCall, o callOutcome) {
 		return
 	}
 	r.res.ToolCalls.OK++
-	if r.o.Events == nil {
+	if !r.o.Events.Enabled() {
 		return
 	}
 	r.emit(events.ToolCallCompleted, i, c.Function.Name, map[string]any{

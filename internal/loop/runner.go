@@ -94,7 +94,7 @@ func (r *runner) progress(p Progress) {
 // per-call speed fields (each omitted when unknown).
 func (r *runner) iterationDone(i int, resp *llm.Response, tools int) {
 	r.progress(Progress{Kind: ProgressIterationDone, Iteration: i})
-	if r.o.Events == nil {
+	if !r.o.Events.Enabled() {
 		return // building the event data is most of this function's cost
 	}
 	d := map[string]any{
