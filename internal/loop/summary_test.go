@@ -151,7 +151,7 @@ func TestSummaryFitsTheContextWindow(t *testing.T) {
 func TestSummaryUsesTheTrimmedView(t *testing.T) {
 	r := newRunner(Options{ContextWindow: 100000})
 	r.hist = historyOf(6, strings.Repeat("q", 3000))
-	r.trim.cut[3], r.trim.nTrunc = 3000, 1 // the first step's first result
+	r.trim.cut[3], r.trim.nTrunc = truncatedNotice(3000), 1 // the first step's first result
 	msgs := r.summaryRequest("")
 	body := msgs[len(msgs)-1].Content
 	if !strings.Contains(body, truncatedNotice(3000)) {

@@ -38,17 +38,17 @@ type trimmer struct {
 	toolTokens int     // estimate of the tool definitions
 	reserve    int     // tokens kept free besides the markers (the digest)
 
-	dropped     []bool      // by group of the history
-	cut         map[int]int // message index → bytes a truncation replaced
-	nTrunc      int         // tool results truncated, cumulative
-	nDrop       int         // groups dropped by proactive trimming, cumulative
-	survived    int         // messages removed by survival mode, cumulative
-	survivalEnd int         // groups the history had at the last survival; 0 = none
-	digest      string      // the compaction digest message, "" = none
+	dropped     []bool         // by group of the history
+	cut         map[int]string // message index → the notice that replaced its content
+	nTrunc      int            // tool results truncated, cumulative
+	nDrop       int            // groups dropped by proactive trimming, cumulative
+	survived    int            // messages removed by survival mode, cumulative
+	survivalEnd int            // groups the history had at the last survival; 0 = none
+	digest      string         // the compaction digest message, "" = none
 }
 
 func newTrimmer(window, toolTokens int) *trimmer {
-	return &trimmer{window: window, factor: trimFactor, toolTokens: toolTokens, cut: map[int]int{}}
+	return &trimmer{window: window, factor: trimFactor, toolTokens: toolTokens, cut: map[int]string{}}
 }
 
 // active reports whether the view differs from the history.
@@ -69,7 +69,7 @@ func (t *trimmer) inserted(g, m int) {
 		t.dropped = append(t.dropped[:g], append([]bool{false}, t.dropped[g:]...)...)
 	}
 	if len(t.cut) > 0 {
-		shifted := make(map[int]int, len(t.cut))
+		shifted := make(map[int]string, len(t.cut))
 		for i, n := range t.cut {
 			if i >= m {
 				i++
@@ -118,41 +118,60 @@ func (t *trimmer) view(h *History) []llm.Message {
 		return h.Messages()
 	}
 	t.grow(h)
-	l := layoutOf(h)
-	out := make([]llm.Message, 0, h.Len()+4)
-	for k := 0; k < h.Groups(); k++ {
-		if k == l.lead && t.survived > 0 {
-			out = append(out, sys(fmt.Sprintf(survivePrefix+" %d earlier message(s) were removed after the provider rejected the request as too long for the model's context window.]", t.survived)))
-		}
-		if k == l.lastUser && t.nTrunc+t.nDrop > 0 {
-			out = append(out, sys(fmt.Sprintf(trimmedPrefix+" %d tool output(s) truncated, %d prior message group(s) dropped to fit the model's context window.]", t.nTrunc, t.nDrop)))
-		}
+	n := 4 // room for the markers
+	for k := range h.Groups() {
 		if !t.dropped[k] {
-			out = t.appendGroup(out, h, k)
-		}
-		if k == l.firstUser && t.digest != "" {
-			out = append(out, sys(t.digest))
-		}
-		if t.survivalEnd > 0 && k == t.survivalEnd-1 {
-			out = append(out, sys(survivalPrefix+" the conversation was cut to its most recent steps to fit the model's context window. Carry on with the task from here; look up again anything you need from before.]"))
+			n += len(h.Group(k))
 		}
 	}
+	out := make([]llm.Message, 0, n)
+	t.walk(h, func(m llm.Message) { out = append(out, m) })
 	return out
+}
+
+// estimate is EstimateMessages(t.view(h)) without building the view: the
+// proactive pass before every call needs the number only.
+func (t *trimmer) estimate(h *History) int {
+	if !t.active() {
+		return EstimateMessages(h.Messages())
+	}
+	t.grow(h)
+	n := 0
+	t.walk(h, func(m llm.Message) { n += messageTokens(&m) })
+	return n
+}
+
+// walk passes each message of the view to fn in order: the groups not
+// dropped, with their truncations applied, and the markers.
+func (t *trimmer) walk(h *History, fn func(llm.Message)) {
+	l := layoutOf(h)
+	marker := func(s string) { fn(sys(s)) }
+	for k := 0; k < h.Groups(); k++ {
+		if k == l.lead && t.survived > 0 {
+			marker(fmt.Sprintf(survivePrefix+" %d earlier message(s) were removed after the provider rejected the request as too long for the model's context window.]", t.survived))
+		}
+		if k == l.lastUser && t.nTrunc+t.nDrop > 0 {
+			marker(fmt.Sprintf(trimmedPrefix+" %d tool output(s) truncated, %d prior message group(s) dropped to fit the model's context window.]", t.nTrunc, t.nDrop))
+		}
+		if !t.dropped[k] {
+			start := h.starts[k]
+			for i, m := range h.Group(k) {
+				if notice, ok := t.cut[start+i]; ok {
+					m.Content = notice
+				}
+				fn(m)
+			}
+		}
+		if k == l.firstUser && t.digest != "" {
+			marker(t.digest)
+		}
+		if t.survivalEnd > 0 && k == t.survivalEnd-1 {
+			marker(survivalPrefix + " the conversation was cut to its most recent steps to fit the model's context window. Carry on with the task from here; look up again anything you need from before.]")
+		}
+	}
 }
 
 func sys(s string) llm.Message { return llm.Message{Role: llm.RoleSystem, Content: s} }
-
-// appendGroup appends group k with its truncations applied.
-func (t *trimmer) appendGroup(out []llm.Message, h *History, k int) []llm.Message {
-	start := h.starts[k]
-	for i, m := range h.Group(k) {
-		if n, ok := t.cut[start+i]; ok {
-			m.Content = truncatedNotice(n)
-		}
-		out = append(out, m)
-	}
-	return out
-}
 
 func truncatedNotice(n int) string {
 	return fmt.Sprintf("[tool output trimmed: %d bytes dropped to fit context budget]", n)
@@ -172,7 +191,7 @@ func (t *trimmer) proactive(h *History) (dropped []int, truncated int) {
 		return nil, 0
 	}
 	t.grow(h)
-	est := EstimateMessages(t.view(h))
+	est := t.estimate(h)
 	budget := t.budget()
 	if est <= budget {
 		return nil, 0
@@ -214,8 +233,9 @@ func (t *trimmer) truncate(h *History, est, target int) (int, int) {
 		if _, done := t.cut[i]; done || len(content) <= truncateOver || t.dropped[t.groupOf(h, i)] {
 			continue
 		}
-		est -= tokens(content) - tokens(truncatedNotice(len(content)))
-		t.cut[i] = len(content)
+		notice := truncatedNotice(len(content))
+		est -= tokens(content) - tokens(notice)
+		t.cut[i] = notice
 		n++
 	}
 	return est, n
@@ -232,8 +252,8 @@ func (t *trimmer) groupTokens(h *History, k int) int {
 	n := 0
 	start := h.starts[k]
 	for i, m := range h.Group(k) {
-		if c, ok := t.cut[start+i]; ok {
-			m.Content = truncatedNotice(c)
+		if notice, ok := t.cut[start+i]; ok {
+			m.Content = notice
 		}
 		n += messageTokens(&m)
 	}

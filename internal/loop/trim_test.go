@@ -273,8 +273,14 @@ func TestTrimNeverBreaksPairs(t *testing.T) {
 			} else {
 				tr.proactive(h)
 			}
+			if rng.IntN(10) == 0 {
+				tr.digest = fmt.Sprintf("%s digest %d]", digestPrefix, step)
+			}
 			v := tr.view(h)
 			assertPaired(t, v)
+			if got, want := tr.estimate(h), EstimateMessages(v); got != want {
+				t.Fatalf("trial %d: estimate %d, the view's %d", trial, got, want)
+			}
 			if v[0].Content != "sys" {
 				t.Fatalf("trial %d: system message lost", trial)
 			}
