@@ -3,9 +3,11 @@ package mcpclient
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -94,4 +96,47 @@ func BenchmarkCallRoundTripMinimalServer(b *testing.B) {
 		ds = append(ds, time.Since(start))
 	}
 	reportP50(b, ds, "p50-µs", time.Microsecond)
+}
+
+// BenchmarkResult20MiB is the bounded-memory promise: a tool result of
+// 20 MiB on one line, under the default 10 MiB max_response_bytes (rejected
+// once the limit is passed, the connection closed) and under a raised
+// 32 MiB limit (read, cut to max_result_chars, kept whole as an artifact).
+// It reports the time of the call and the bytes this process allocated for
+// it; each call gets a fresh server, since a rejected line closes it.
+func BenchmarkResult20MiB(b *testing.B) {
+	for _, bc := range []struct {
+		name  string
+		limit int64
+		tool  string
+	}{{"rejected-default-limit", 0, "huge_line"}, {"accepted-32MiB-limit", 32 << 20, "large_result"}} {
+		b.Run(bc.name, func(b *testing.B) {
+			args := json.RawMessage(`{"n":20971520}`)
+			var took time.Duration
+			var alloc uint64
+			for b.Loop() {
+				b.StopTimer()
+				f := startFixture(b, ServerConfig{MaxResponseBytes: bc.limit})
+				runtime.GC()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				b.StartTimer()
+				start := time.Now()
+				r, err := f.c.CallToolResult(context.Background(), bc.tool, args)
+				took += time.Since(start)
+				b.StopTimer()
+				runtime.ReadMemStats(&after)
+				alloc += after.TotalAlloc - before.TotalAlloc
+				var tl *ResponseTooLargeError
+				if bc.limit == 0 && !errors.As(err, &tl) || bc.limit > 0 && (err != nil || !r.Truncated) {
+					b.Fatalf("err = %v", err)
+				}
+				_ = f.c.Close()
+				b.StartTimer()
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(took.Microseconds())/n/1000, "ms/call")
+			b.ReportMetric(float64(alloc)/n/(1<<20), "MiB-alloc/call")
+		})
+	}
 }
