@@ -31,7 +31,9 @@ const (
 	MaxGuidanceBytes = 64 << 10
 	MaxContextBytes  = 1 << 20
 	MaxTaskFileBytes = 4 << 20
-	// MaxOutputSchemaBytes is the cap of an --output-schema file too.
+	// MaxOutputSchemaBytes caps the task's output_schema object; it equals
+	// outschema.MaxFileBytes, the cap of an --output-schema file (subagent
+	// does not import outschema: the child compiles the schema).
 	MaxOutputSchemaBytes = 1 << 20
 )
 
