@@ -98,10 +98,10 @@ func lookup(name string) handler {
 // familyByPrefix are programs that come as prefix.variant (mkfs.ext4).
 var familyByPrefix = map[string]handler{}
 
-// clip shortens a name or path for a reason text.
+// clip shortens a name or path for a reason text, never inside a rune.
 func clip(s string) string {
 	if len(s) > 80 {
-		return s[:77] + "..."
+		return strings.ToValidUTF8(s[:77], "") + "..."
 	}
 	return s
 }
