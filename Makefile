@@ -30,6 +30,12 @@ FUZZTIME ?= 10s
 fuzz:
 	@scripts/fuzz.sh $(FUZZTIME)
 
+# Every benchmark, about a minute. The speed contract's figures: cmd/odek
+# BenchmarkFirstRequest (start-up next to testdata/bench/bareloop, and the
+# CPU, wall time and peak RSS of a 20-iteration run), BenchmarkVersionInit,
+# BenchmarkDelegateToFirstRequest; internal/llm BenchmarkRequestHistory;
+# internal/mcpclient BenchmarkResult20MiB; internal/session BenchmarkSave1000;
+# internal/builtin BenchmarkSearchVsGrep.
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./...
 
