@@ -19,32 +19,18 @@ import (
 	"github.com/odek-run/odek/internal/fakellm"
 )
 
-// built caches binaries compiled once per test process: benchmarks measure
-// the real executable, as users run it.
-var (
-	built   = map[string]string{}
-	buildMu sync.Mutex
-)
-
+// buildBinary compiles pkg into the benchmark's temporary directory, removed
+// when the benchmark ends: benchmarks measure the real executable, as users
+// run it. (The build cache makes a rebuild a link of well under a second.)
 func buildBinary(b *testing.B, pkg, name string) string {
 	b.Helper()
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	if p, ok := built[pkg]; ok {
-		return p
-	}
-	dir, err := os.MkdirTemp("", "odek-bench-")
-	if err != nil {
-		b.Fatal(err)
-	}
-	out := filepath.Join(dir, name)
+	out := filepath.Join(b.TempDir(), name)
 	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
 	cmd.Dir = filepath.Join("..", "..")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as `make build` ships it
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("go build %s: %v\n%s", pkg, err, msg)
 	}
-	built[pkg] = out
 	return out
 }
 
