@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/llm"
@@ -21,6 +22,7 @@ type callOutcome struct {
 	content  string // framed, redacted text for the tool message
 	err      error
 	denied   bool // the Gate refused it
+	cut      bool // it failed after a runtime budget stop cut it short
 	duration time.Duration
 	raw      int // bytes of the result before framing
 	refs     int // artifact metadata lines
@@ -110,8 +112,12 @@ func (r *runner) record(i int, c llm.ToolCall, o callOutcome) {
 		if !r.o.Events.Enabled() {
 			return
 		}
+		class := toolErrorClass(o.err)
+		if o.cut {
+			class = errclass.ExecutionBudget
+		}
 		r.emit(events.ToolCallFailed, i, c.Function.Name, map[string]any{
-			"call_id": c.ID, "duration_ms": o.duration.Milliseconds(), "error_class": toolErrorClass(o.err),
+			"call_id": c.ID, "duration_ms": o.duration.Milliseconds(), "error_class": class,
 		})
 		return
 	}
@@ -143,6 +149,10 @@ func (r *runner) call(ctx context.Context, i int, c llm.ToolCall) callOutcome {
 	text, err := r.invoke(ctx, c)
 	o := callOutcome{err: err, denied: isDenial(err), duration: r.now().Sub(start)}
 	if err != nil {
+		// A tool reports the cut as whatever its context gave it (an MCP
+		// call says "context deadline exceeded"); the context's cause says
+		// it was the budget (DECISION 9).
+		o.cut = ctx.Err() != nil && budget.IsBudget(context.Cause(ctx))
 		text = "error: " + err.Error()
 	} else {
 		o.raw = len(text)
