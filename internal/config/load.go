@@ -76,8 +76,9 @@ type Config struct {
 	// by the project file, with defaults filled in.
 	Dangerous Dangerous
 	// Env holds the variables secrets.env provided (absent from the real
-	// environment); SecretNames are their sorted names, to strip from
-	// sub-agent environments.
+	// environment). SecretNames are the sorted names secrets.env defines,
+	// those the real environment overrides included, to strip from the
+	// environments of sub-agents and shell commands.
 	Env         map[string]string
 	SecretNames []string
 	// Files lists the config files that were loaded, global first.

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -216,7 +217,8 @@ func TestSecretsEnv(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"B": "quoted value", "C": "single", "PATHX": "x"}, c.Env); diff != "" {
 		t.Errorf("Env (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"B", "C", "PATHX"}, c.SecretNames); diff != "" {
+	// A is the real environment's, but secrets.env declared it a secret.
+	if diff := cmp.Diff([]string{"A", "B", "C", "PATHX"}, c.SecretNames); diff != "" {
 		t.Errorf("SecretNames (-want +got):\n%s", diff)
 	}
 	if v, _ := c.LookupEnv("A"); v != "real" {
@@ -234,6 +236,12 @@ func TestSecretsEnv(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, w); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+	// A file whose every name the environment overrides provides no value
+	// but still names its secrets.
+	c, _ = fixture{secrets: "A=x\nA=y\n", env: map[string]string{"A": "real"}}.mustLoad(t)
+	if len(c.Env) != 0 || !slices.Equal(c.SecretNames, []string{"A"}) {
+		t.Errorf("Env %v, SecretNames %q", c.Env, c.SecretNames)
 	}
 }
 

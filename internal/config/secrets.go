@@ -5,15 +5,17 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 )
 
-// secretsFile holds what secrets.env provides: only names the real
-// environment lacks, because the file must never override it.
+// secretsFile holds what secrets.env provides: env has only the names the
+// real environment lacks, because the file must never override it; names
+// has every name the file defines, sorted: the operator declared each one a
+// secret, also one the real environment sets too.
 type secretsFile struct {
 	env   map[string]string
-	names []string // sorted
+	names []string
 }
 
 // loadSecrets reads path. A missing file provides nothing; an unreadable or
@@ -29,6 +31,7 @@ func loadSecrets(path string, lookup func(string) (string, bool)) (secretsFile, 
 		warns = append(warns, w)
 	}
 	env := map[string]string{}
+	var names []string
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 4096), len(data)+1)
 	for n := 1; sc.Scan(); n++ {
@@ -39,19 +42,21 @@ func loadSecrets(path string, lookup func(string) (string, bool)) (secretsFile, 
 		if !ok {
 			continue
 		}
+		if !slices.Contains(names, key) {
+			names = append(names, key)
+		}
 		if _, set := lookup(key); set {
 			continue // the real environment always wins
 		}
 		env[key] = val
 	}
-	if len(env) == 0 {
+	if len(names) == 0 {
 		return secretsFile{}, warns, nil
 	}
-	names := make([]string, 0, len(env))
-	for k := range env {
-		names = append(names, k)
+	slices.Sort(names)
+	if len(env) == 0 {
+		env = nil
 	}
-	sort.Strings(names)
 	return secretsFile{env: env, names: names}, warns, nil
 }
 

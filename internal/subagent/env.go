@@ -7,7 +7,7 @@ import (
 )
 
 // ChildEnv is the environment of a child: the parent's, minus the names
-// secrets.env provided, minus every name secret reports as credential-like,
+// secrets.env defines, minus every name secret reports as credential-like,
 // minus any inherited depth or key-descriptor setting, plus the child's depth
 // and (when a key is handed over) ODEK_API_KEY_FD=3. The key itself is never
 // in it.

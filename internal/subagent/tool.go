@@ -64,7 +64,7 @@ type Options struct {
 	Workspace     string // the children's working directory
 
 	Env         []string          // this process's environment
-	SecretNames []string          // names secrets.env provided
+	SecretNames []string          // names secrets.env defines
 	Secret      func(string) bool // secret-looking names
 	APIKey      string            // handed to children on fd 3, never in env or argv
 
