@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/odek-run/odek/internal/builtin"
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/policy"
+	"github.com/odek-run/odek/internal/redact"
 	"github.com/odek-run/odek/internal/risk"
 )
 
@@ -34,13 +36,16 @@ func (s *runState) workspaceTools(ios *IOStreams, store builtin.ResultStore) ([]
 	return tools, nil
 }
 
-// shellEnv is odek's environment less the model's API key: a command the
-// model writes has no business reading it.
+// shellEnv is odek's environment less every secret-looking name
+// (redact.IsSecretName: the API key variables among them), every name
+// secrets.env defines, and any variable holding the API key: a command the
+// model writes (env and printenv are safe) has no business reading the
+// operator's secrets.
 func shellEnv(environ []string, cfg *config.Config) []string {
 	out := make([]string, 0, len(environ))
 	for _, kv := range environ {
 		name, val, _ := strings.Cut(kv, "=")
-		if name == "ODEK_API_KEY" || name == "OPENAI_API_KEY" || (cfg.APIKey != "" && val == cfg.APIKey) {
+		if redact.IsSecretName(name) || slices.Contains(cfg.SecretNames, name) || (cfg.APIKey != "" && val == cfg.APIKey) {
 			continue
 		}
 		out = append(out, kv)

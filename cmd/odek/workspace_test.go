@@ -55,9 +55,11 @@ func TestGateWiring(t *testing.T) {
 	}
 }
 
-func TestShellEnvDropsAPIKey(t *testing.T) {
-	env := shellEnv([]string{"PATH=/bin", "OPENAI_API_KEY=sk-1", "ODEK_API_KEY=sk-2", "MY_TOKEN=sk-3", "HOME=/h"}, &config.Config{APIKey: "sk-3"})
-	if strings.Join(env, " ") != "PATH=/bin HOME=/h" {
+func TestShellEnvDropsSecrets(t *testing.T) {
+	env := shellEnv([]string{"PATH=/bin", "OPENAI_API_KEY=sk-1", "ODEK_API_KEY=sk-2", "ALIAS=sk-3", "HOME=/h",
+		"GITHUB_TOKEN=ghp", "aws_secret_access_key=x", "DATABASE_URL=pg://", "PLAIN="},
+		&config.Config{APIKey: "sk-3", SecretNames: []string{"DATABASE_URL", "UNSET"}})
+	if strings.Join(env, " ") != "PATH=/bin HOME=/h PLAIN=" {
 		t.Fatalf("env = %v", env)
 	}
 }
