@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 
@@ -29,7 +27,7 @@ func loadOutputSchema(cfg *config.Config) (*outputSchema, error) {
 	if cfg.OutputSchema == "" {
 		return nil, nil
 	}
-	path, err := schemaPath(cfg)
+	path, err := cfg.OutputSchemaPath()
 	if err != nil {
 		return nil, asSetup(err)
 	}
@@ -48,47 +46,6 @@ func newOutputSchema(s *outschema.Schema, cfg *config.Config) *outputSchema {
 		o.format = &llm.ResponseFormat{Name: s.Name(), Schema: s.ResponseSchema(), Strict: s.Strict()}
 	}
 	return o
-}
-
-// schemaPath resolves output_schema: relative to the config file that set
-// it, else to the working directory (a flag, -c). The project file is
-// untrusted, so its schema must be inside the project directory: the whole
-// file goes into the system prompt, and a cloned repository must not be able
-// to send, say, ~/.docker/config.json to the model.
-func schemaPath(cfg *config.Config) (string, error) {
-	p, src := cfg.OutputSchema, cfg.Source("output_schema")
-	switch src {
-	case filepath.Join(cfg.Home, "config.json"):
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(cfg.Home, p)
-		}
-		return p, nil
-	case filepath.Join(cfg.Dir, "odek.json"):
-		return insideDir(cfg.Dir, p, src)
-	}
-	return p, nil
-}
-
-// insideDir joins a project-relative path to dir and refuses one that is
-// absolute, climbs out, or leads out through a symlink.
-func insideDir(dir, p, src string) (string, error) {
-	outside := fmt.Errorf("output_schema %q in %s is outside the project directory; a project file may only name a schema inside it", p, src)
-	if !filepath.IsLocal(p) {
-		return "", outside
-	}
-	full := filepath.Join(dir, p)
-	real, err := filepath.EvalSymlinks(full)
-	if err != nil {
-		return full, nil // missing: outschema.Load says so, naming the file
-	}
-	root, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return "", err
-	}
-	if rel, err := filepath.Rel(root, real); err != nil || !filepath.IsLocal(rel) {
-		return "", outside
-	}
-	return full, nil
 }
 
 // system adds the schema's instruction to the system prompt.

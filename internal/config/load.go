@@ -87,7 +87,8 @@ type Config struct {
 	Home, Dir string
 
 	lookup  func(string) (string, bool)
-	sources []string // by table index
+	sources []string    // by table index
+	kinds   []layerKind // by table index: the layer that set it
 }
 
 // Source names where a setting's value came from: a config file's path, an
@@ -172,7 +173,7 @@ func loadFile(kind layerKind, path string, lookup func(string) (string, bool)) (
 
 // resolve lays the layers over the defaults: global, project, env, flags.
 func (c *Config) resolve(globalPath string, global, project, env, flags *layer, guard *secretGuard) ([]string, error) {
-	r := &resolver{c: c, globalPath: globalPath, src: make([]string, len(table))}
+	r := &resolver{c: c, globalPath: globalPath, src: make([]string, len(table)), kinds: make([]layerKind, len(table))}
 	for _, l := range []*layer{global, project} {
 		if l != nil {
 			c.Files = append(c.Files, l.path)
@@ -184,7 +185,7 @@ func (c *Config) resolve(globalPath string, global, project, env, flags *layer, 
 		}
 	}
 	r.clampAll()
-	c.sources = r.src
+	c.sources, c.kinds = r.src, r.kinds
 	c.resolveAPIKey(r.src[index["api_key"]])
 	c.Dangerous.finish()
 	servers, w, err := mergeServers(global, project, globalPath, c.Dir, guard)

@@ -13,7 +13,8 @@ type resolver struct {
 	c          *Config
 	globalPath string
 	warns      []string
-	src        []string // by table index; "" = the default
+	src        []string    // by table index; "" = the default
+	kinds      []layerKind // by table index: the layer that set it; 0 = the default
 }
 
 // setDefaults gives every setting its default.
@@ -54,13 +55,14 @@ func (r *resolver) apply(l *layer) {
 		if !s.Supported {
 			r.warns = append(r.warns, unsupportedWarning(src, s))
 		}
-		r.set(i, v, src)
+		r.set(i, v, src, l.kind)
 	}
 }
 
-// set assigns v to setting i. An empty string is unset, so a blank
-// "${VAR}" or ODEK_MODEL= never wipes a lower layer's value.
-func (r *resolver) set(i int, v any, src string) {
+// set assigns v to setting i, from src in a layer of kind. An empty string
+// is unset, so a blank "${VAR}" or ODEK_MODEL= never wipes a lower layer's
+// value.
+func (r *resolver) set(i int, v any, src string, kind layerKind) {
 	s := &table[i]
 	if s.bind == nil {
 		return
@@ -78,13 +80,13 @@ func (r *resolver) set(i int, v any, src string) {
 				*cur = append(*cur, t)
 			}
 		}
-		r.src[i] = src
+		r.src[i], r.kinds[i] = src, kind
 		return
 	case s.Kind == StringList:
 		v = slices.Clone(v.([]string))
 	}
 	assign(dst, v)
-	r.src[i] = src
+	r.src[i], r.kinds[i] = src, kind
 }
 
 // projectValue applies the setting's trust rule to a project value: ok is
