@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -79,68 +80,120 @@ func workProcs(dir string) []proc {
 	return out
 }
 
-// cmdChildProcsClean waits (up to 20 s) for a running `odek subagent` in
-// $WORK and checks, through /proc, that the API key is in neither its
-// environment nor its argv, that it was told ODEK_API_KEY_FD=3, and that its
-// fd 3 is an unlinked file; -NAME must not be in its environment, +NAME must:
+// cmdChildProcsClean checks, through /proc, the N sub-agents parked in
+// $ODEK_TEST_PARK_DIR before they read the key (see park in
+// subagent_hooks_test.go), so the state checked cannot change under the
+// check: each was told ODEK_API_KEY_FD=3 and holds on fd 3 an unlinked
+// regular file that holds the key; the key is in the environment or argv
+// of no process in $WORK but the run that started them; -NAME must not be
+// in a sub-agent's environment, +NAME must. It then lets each go on and
+// waits until it has closed fd 3:
 //
-//	child-procs-clean sk-test-key -GITHUB_TOKEN +PLAIN_VAR
+//	child-procs-clean 1 sk-test-key -GITHUB_TOKEN +PLAIN_VAR
 func cmdChildProcsClean(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 1 {
-		ts.Fatalf("usage: child-procs-clean KEY [-NAME|+NAME]...")
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: child-procs-clean N KEY [-NAME|+NAME]...")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	key, names, park := args[1], args[2:], ts.Getenv("ODEK_TEST_PARK_DIR")
+	if park == "" {
+		ts.Fatalf("child-procs-clean needs ODEK_TEST_PARK_DIR")
 	}
 	if _, err := os.Stat("/proc/self/environ"); err != nil {
 		ts.Fatalf("needs /proc (guard the script with [linux])")
 	}
-	key, dir := args[0], ts.Getenv("WORK")
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		var children []proc
-		for _, p := range workProcs(dir) {
-			if strings.Contains(p.cmdline, "subagent\x00--task") {
-				children = append(children, p)
-			}
-		}
-		if len(children) == 0 {
-			time.Sleep(20 * time.Millisecond) // polling /proc: the child's appearance is the event waited for
-			continue
-		}
-		for _, p := range children {
-			if strings.Contains(p.environ, key) || strings.Contains(p.cmdline, key) {
-				ts.Fatalf("pid %s: the API key is in its environment or argv", p.pid)
-			}
-			if !strings.Contains("\x00"+p.environ, "\x00ODEK_API_KEY_FD=3\x00") {
-				ts.Fatalf("pid %s: no ODEK_API_KEY_FD=3 in its environment", p.pid)
-			}
-			for _, a := range args[1:] {
-				has := strings.Contains("\x00"+p.environ, "\x00"+a[1:]+"=")
-				if has != (a[0] == '+') {
-					ts.Fatalf("pid %s: %s in the environment is %v", p.pid, a[1:], has)
-				}
-			}
-			link, err := os.Readlink(filepath.Join("/proc", p.pid, "fd", "3"))
-			if err == nil && !strings.HasSuffix(link, "(deleted)") {
-				ts.Fatalf("pid %s: fd 3 is %s, not an unlinked file", p.pid, link)
-			}
-			ts.Logf("pid %s: key absent from environ and cmdline; fd 3 → %s", p.pid, link)
-			waitKeyClosed(ts, p.pid)
-		}
-		return
+	pids := waitParked(ts, park, n)
+	parents := map[string]bool{}
+	for _, pid := range pids {
+		parents[checkParkedChild(ts, pid, key, names)] = true
 	}
-	ts.Fatalf("no odek subagent process appeared in %s", dir)
+	for _, p := range workProcs(ts.Getenv("WORK")) {
+		if !parents[p.pid] && (strings.Contains(p.environ, key) || strings.Contains(p.cmdline, key)) {
+			ts.Fatalf("pid %s (%s): the API key is in its environment or argv", p.pid, strings.ReplaceAll(p.cmdline, "\x00", " "))
+		}
+	}
+	for _, pid := range pids {
+		ts.Check(os.WriteFile(filepath.Join(park, pid+".go"), nil, 0o600))
+		waitKeyClosed(ts, pid)
+	}
 }
 
-// waitKeyClosed waits (up to 10 s) until the child has closed the key
-// descriptor, so nothing it starts can inherit it.
+// waitParked waits (at most waitTimeout) until n sub-agents have parked in
+// dir, and returns their pids.
+func waitParked(ts *testscript.TestScript, dir string, n int) []string {
+	for deadline := time.Now().Add(waitTimeout); ; {
+		marks, _ := filepath.Glob(filepath.Join(dir, "*.parked"))
+		if len(marks) >= n {
+			pids := make([]string, len(marks))
+			for i, m := range marks {
+				pids[i] = strings.TrimSuffix(filepath.Base(m), ".parked")
+			}
+			return pids
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%d sub-agents parked in %s after %v, want %d", len(marks), dir, waitTimeout, n)
+		}
+		time.Sleep(10 * time.Millisecond) // polling: a child's marker is the event waited for
+	}
+}
+
+// checkParkedChild checks one parked sub-agent and returns its parent's pid.
+func checkParkedChild(ts *testscript.TestScript, pid, key string, names []string) string {
+	base := filepath.Join("/proc", pid)
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(base, name))
+		ts.Check(err)
+		return string(b)
+	}
+	cmdline, environ, stat := read("cmdline"), read("environ"), read("stat")
+	if !strings.Contains(cmdline, "subagent\x00--task") {
+		ts.Fatalf("pid %s is not a sub-agent: %q", pid, cmdline)
+	}
+	if strings.Contains(environ, key) || strings.Contains(cmdline, key) {
+		ts.Fatalf("pid %s: the API key is in its environment or argv", pid)
+	}
+	if !strings.Contains("\x00"+environ, "\x00ODEK_API_KEY_FD=3\x00") {
+		ts.Fatalf("pid %s: no ODEK_API_KEY_FD=3 in its environment", pid)
+	}
+	for _, a := range names {
+		has := strings.Contains("\x00"+environ, "\x00"+a[1:]+"=")
+		if has != (a[0] == '+') {
+			ts.Fatalf("pid %s: %s in the environment is %v", pid, a[1:], has)
+		}
+	}
+	fd3 := filepath.Join(base, "fd", "3")
+	link, err := os.Readlink(fd3)
+	ts.Check(err)
+	fi, err := os.Stat(fd3)
+	ts.Check(err)
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || !fi.Mode().IsRegular() || st.Nlink != 0 || !strings.HasSuffix(link, " (deleted)") {
+		ts.Fatalf("pid %s: fd 3 is %s (%v), not an unlinked regular file", pid, link, fi.Mode())
+	}
+	if got, err := os.ReadFile(fd3); err != nil || string(got) != key {
+		ts.Fatalf("pid %s: fd 3 does not hold the key (%v)", pid, err)
+	}
+	ts.Logf("pid %s: key absent from environ and cmdline; fd 3 → %s holds it", pid, link)
+	_, rest, _ := strings.Cut(stat[strings.LastIndexByte(stat, ')')+1:], " ")
+	fields := strings.Fields(rest)
+	if len(fields) < 2 {
+		ts.Fatalf("pid %s: unreadable stat %q", pid, stat)
+	}
+	return fields[1]
+}
+
+// waitKeyClosed waits (at most waitTimeout) until the child has closed the
+// key descriptor, so nothing it starts can inherit it.
 func waitKeyClosed(ts *testscript.TestScript, pid string) {
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+	for deadline := time.Now().Add(waitTimeout); time.Now().Before(deadline); {
 		link, err := os.Readlink(filepath.Join("/proc", pid, "fd", "3"))
 		if err != nil || !strings.Contains(link, "odek-key-") {
 			return
 		}
 		time.Sleep(20 * time.Millisecond) // polling /proc for the close
 	}
-	ts.Fatalf("pid %s still holds the key descriptor after 10 s", pid)
+	ts.Fatalf("pid %s still holds the key descriptor after %v", pid, waitTimeout)
 }
 
 // cmdNoOrphans asserts that no process is left running in $WORK.

@@ -19,7 +19,11 @@ import (
 // that long after its start (the hard one stays its timeout), so a script
 // can give the partial summary a wide window instead of timeout/8.
 // ODEK_TEST_MCP_INTERRUPT_GRACE_MS widens each step of stopping the MCP
-// servers after an interrupt, so a script can act during that wait. With
+// servers after an interrupt, so a script can act during that wait.
+// ODEK_TEST_PARK_DIR=dir parks a sub-agent before it does anything (before
+// it reads the key on fd 3, and while it is still dumpable, so /proc shows
+// it to its own user): it writes dir/<pid>.parked and waits for
+// dir/<pid>.go (see child-procs-clean). With
 // ODEK_TEST_CHILD_HOOKS=1, a sub-agent whose goal names a hook stands in for
 // a broken or compromised child:
 //
@@ -48,8 +52,27 @@ func testHooks() {
 	if ms, err := strconv.Atoi(os.Getenv("ODEK_TEST_MCP_INTERRUPT_GRACE_MS")); err == nil {
 		mcpInterruptGrace = time.Duration(ms) * time.Millisecond
 	}
-	if os.Getenv("ODEK_TEST_CHILD_HOOKS") == "1" && len(os.Args) > 3 && os.Args[1] == "subagent" && os.Args[2] == "--task" {
+	child := len(os.Args) > 3 && os.Args[1] == "subagent" && os.Args[2] == "--task"
+	if dir := os.Getenv("ODEK_TEST_PARK_DIR"); dir != "" && child {
+		park(dir)
+	}
+	if os.Getenv("ODEK_TEST_CHILD_HOOKS") == "1" && child {
 		childHook(os.Args[3])
+	}
+}
+
+// park announces this sub-agent in dir and waits (at most waitTimeout, so a
+// failed script leaves nothing parked) for the script to let it go on.
+func park(dir string) {
+	base := filepath.Join(dir, strconv.Itoa(os.Getpid()))
+	if os.WriteFile(base+".parked", nil, 0o600) != nil {
+		return
+	}
+	for deadline := time.Now().Add(waitTimeout); time.Now().Before(deadline); {
+		if _, err := os.Stat(base + ".go"); err == nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond) // polling: the script's go-ahead is the event waited for
 	}
 }
 
