@@ -65,6 +65,7 @@ func (s *runState) delegateTool(ios *IOStreams, store *artifact.Store) *subagent
 		APIKey:        s.cfg.APIKey,
 		Model:         s.cfg.Model,
 		BaseURL:       s.cfg.BaseURL,
+		Provider:      providerOf(s.cfg.BaseURL), // a label, as the session records it
 		// Children relay their events only when this run writes them somewhere.
 		ForwardEvents: s.sink != nil || s.relay,
 		OnLine:        func(task int, l *subagent.Line) { s.view.subagentLine(task, l) },

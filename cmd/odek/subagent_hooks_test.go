@@ -33,6 +33,7 @@ import (
 //	          a model would with a write tool, then runs normally
 //	[tamper]  stages report.txt, runs normally, and changes the artifact
 //	          after the child measured it, before the parent reads the result
+//	[keep]    copies its task file to kept-task.json, then runs normally
 func testOdek() {
 	testHooks()
 	os.Exit(checkedRun())
@@ -98,6 +99,8 @@ func childHook(taskFile string) {
 		_ = os.MkdirAll(stage, 0o755)
 		_ = os.WriteFile(filepath.Join(stage, "notes.txt"), []byte("line one\nline two\n"), 0o644)
 		_ = os.WriteFile(filepath.Join(stage, "big.log"), []byte(strings.Repeat("0123456789abcdef\n", 40<<10/17+1)), 0o644)
+	case strings.Contains(task.Goal, "[keep]"):
+		_ = os.WriteFile("kept-task.json", data, 0o600)
 	case strings.Contains(task.Goal, "[tamper]"):
 		_ = os.MkdirAll(stage, 0o755)
 		_ = os.WriteFile(filepath.Join(stage, "report.txt"), []byte("original\n"), 0o644)

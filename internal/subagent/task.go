@@ -120,7 +120,9 @@ func (t *Task) Validate() error {
 		func() error { return checkName("profile", t.Profile) },
 		func() error { return checkName("parent_session", t.ParentSession) },
 		func() error { return checkRoot(t.ArtifactRoot) },
-		func() error { return checkText("provider", t.Provider, 256, false) },
+		// provider is base_url less its userinfo, query and fragment: the
+		// same cap, or a long base_url would make the child refuse the file.
+		func() error { return checkText("provider", t.Provider, 2048, false) },
 		func() error { return checkText("model", t.Model, 256, false) },
 		func() error { return checkText("base_url", t.BaseURL, 2048, false) },
 		func() error { return checkRunID(t.ParentRunID) },

@@ -71,6 +71,7 @@ func TestParseTaskRejects(t *testing.T) {
 		{"relative root", `{"goal":"g","artifact_root":"arts"}`, "task file: artifact_root must be an absolute, clean path"},
 		{"unclean root", `{"goal":"g","artifact_root":"/a/../b"}`, "task file: artifact_root must be an absolute, clean path"},
 		{"run id", `{"goal":"g","parent_run_id":"XYZ"}`, "task file: parent_run_id must be 32 lowercase hex digits"},
+		{"provider too long", `{"goal":"g","provider":"` + strings.Repeat("p", 2049) + `"}`, "task file: provider is 2049 bytes, exceeding the limit of 2048"},
 		{"negative budget", `{"goal":"g","budget":{"max_tool_calls":-1}}`, "task file: budget.max_tool_calls must not be negative, got -1"},
 		{"negative cost", `{"goal":"g","budget":{"max_cost_usd":-0.5}}`, "task file: budget.max_cost_usd must be a non-negative number, got -0.5"},
 		{"wrong type", `{"goal":"g","budget":{"max_tool_calls":"3"}}`, "task file: field budget.max_tool_calls: want int64, got string"},

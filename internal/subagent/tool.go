@@ -68,6 +68,9 @@ type Options struct {
 	Secret      func(string) bool // secret-looking names
 	APIKey      string            // handed to children on fd 3, never in env or argv
 
+	// Model and BaseURL are the parent's endpoint, which the child takes
+	// like flags; Provider labels it (BaseURL without userinfo, query or
+	// fragment, as a session records it) and is never read as an endpoint.
 	Provider, Model, BaseURL string
 	// Session returns the run's session id ("" = none), read when a call
 	// starts: a session may begin after the tool is built.
