@@ -88,6 +88,40 @@ func TestValidName(t *testing.T) {
 	}
 }
 
+// A tool without a schema (absent or JSON null) is offered as any object; a
+// schema the server gave is passed on unchanged.
+func TestToolAdapterSchema(t *testing.T) {
+	const given = `{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}`
+	for in, want := range map[string]string{"": `{"type":"object"}`, "null": `{"type":"object"}`, given: given, "{}": "{}"} {
+		if got := string((&ToolAdapter{ParamSchema: json.RawMessage(in)}).Schema()); got != want {
+			t.Errorf("schema %q: got %s, want %s", in, got, want)
+		}
+	}
+}
+
+// clip keeps a string of exactly n runes whole and cuts one of n+1 to n
+// runes and "…", counting runes, not bytes.
+func TestClip(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"", 0, ""},
+		{"a", 0, "…"},
+		{"abc", 3, "abc"},
+		{"abcd", 3, "abc…"},
+		{"äöü", 3, "äöü"},
+		{"äöüß", 3, "äöü…"},
+		{"ab", 5, "ab"},
+	}
+	for _, tt := range tests {
+		if got := clip(tt.in, tt.n); got != tt.want {
+			t.Errorf("clip(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}
+
 func TestNormalizeArgs(t *testing.T) {
 	for in, want := range map[string]string{"": "{}", "null": "{}", " {\"a\":1} ": `{"a":1}`, "not json": `"not json"`, "[1]": "[1]"} {
 		if got := string(normalizeArgs(json.RawMessage(in))); got != want {

@@ -41,3 +41,16 @@ func TestHTTPServerOnMetadataAddressRefused(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// The dialer of url servers bounds a connection attempt to 30 s (a
+// blackholed host must not hold a run for the OS's minutes), probes idle
+// connections every 30 s, and runs the address guard on every dial.
+func TestGuardedDialerSettings(t *testing.T) {
+	d := guardedDialer()
+	if d.Timeout != 30*time.Second || d.KeepAlive != 30*time.Second {
+		t.Errorf("dialer timeout %v keep-alive %v, want 30s and 30s", d.Timeout, d.KeepAlive)
+	}
+	if d.Control == nil || d.Control("tcp", "169.254.169.254:80", nil) == nil {
+		t.Error("dialer does not refuse the metadata address")
+	}
+}

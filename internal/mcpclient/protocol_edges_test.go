@@ -15,13 +15,16 @@ import (
 )
 
 // protoServer is a Streamable HTTP MCP server whose tools/list pages and
-// call behaviour a test sets; it records every notification's params.
+// call behaviour a test sets; it records every notification's params and
+// the initialize params.
 type protoServer struct {
 	pages [][]string // tool names per tools/list page
+	opts  Options    // for Connect; HTTPClient is set by connect
 
 	mu       sync.Mutex
 	notified map[string][]json.RawMessage
 	callIDs  []json.RawMessage
+	init     json.RawMessage
 }
 
 func (s *protoServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -45,6 +48,9 @@ func (s *protoServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	switch m.Method {
 	case "initialize":
+		s.mu.Lock()
+		s.init = m.Params
+		s.mu.Unlock()
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-03-26","capabilities":{}}}`, m.ID)
 	case "tools/list":
 		var p struct{ Cursor string }
@@ -72,7 +78,9 @@ func (s *protoServer) connect(t *testing.T) (*Client, error) {
 	t.Helper()
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
-	c, err := Connect(context.Background(), "p", ServerConfig{URL: srv.URL + "/mcp"}, Options{HTTPClient: srv.Client()})
+	o := s.opts
+	o.HTTPClient = srv.Client()
+	c, err := Connect(context.Background(), "p", ServerConfig{URL: srv.URL + "/mcp"}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,6 +105,27 @@ func TestDuplicateToolNamesRejectTheServer(t *testing.T) {
 	}
 	if _, err := (&protoServer{pages: [][]string{{"a"}, {"b"}}}).connect(t); err != nil {
 		t.Errorf("distinct names across pages: %v", err)
+	}
+}
+
+// initialize names odek and Options.Version as the client, "dev" when the
+// caller set none, and asks for the protocol revision odek speaks.
+func TestInitializeClientInfo(t *testing.T) {
+	for version, want := range map[string]string{"": "dev", "1.4.2": "1.4.2"} {
+		s := &protoServer{pages: [][]string{{"a"}}, opts: Options{Version: version}}
+		if _, err := s.connect(t); err != nil {
+			t.Fatal(err)
+		}
+		var p struct {
+			ProtocolVersion string `json:"protocolVersion"`
+			ClientInfo      struct{ Name, Version string }
+		}
+		if err := json.Unmarshal(s.init, &p); err != nil {
+			t.Fatalf("initialize params %s: %v", s.init, err)
+		}
+		if p.ClientInfo.Name != "odek" || p.ClientInfo.Version != want || p.ProtocolVersion != ProtocolVersion {
+			t.Errorf("Version %q: initialize params %s, want clientInfo odek %s", version, s.init, want)
+		}
 	}
 }
 
