@@ -56,6 +56,7 @@ func (r *runner) act(ctx context.Context, i int, msg llm.Message) {
 		r.record(i, c, out[k])
 	}
 	r.hist.Append(group...)
+	r.ingest(calls)
 }
 
 // callAll runs calls concurrently with a bounded number in flight.

@@ -64,6 +64,11 @@ type Options struct {
 	// Plan renders the plan message ("" = no plan); the loop upserts it
 	// after each tool batch, before AfterBatch.
 	Plan func() string
+	// OnUntrusted is called once, on the loop goroutine, when the run has
+	// ingested untrusted content: the first tool result of a tool that is
+	// not a TrustedOutputTool entered the history, or the history a run
+	// continues already held one (see taint.go). nil = nobody asks.
+	OnUntrusted func()
 	// Warn receives warnings for the operator (a server that cut the
 	// prompt silently); nil drops them.
 	Warn func(string)
@@ -130,6 +135,7 @@ func Continue(ctx context.Context, o Options, h *History) (*Result, error) {
 
 func (r *runner) run(ctx context.Context, h *History) (*Result, error) {
 	r.hist = h
+	r.ingestRestored(h.Messages())
 	r.ids = seedCallIDs(h.Messages())
 	r.start = r.now()
 	r.emit(events.RunStarted, 0, "", map[string]any{

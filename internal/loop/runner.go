@@ -46,6 +46,7 @@ type runner struct {
 	cut       map[string]bool // ids of the current batch's calls cut by the output limit
 	clamped   bool            // the last call's max_tokens was the output budget's clamp
 	reAsks    int             // final answers Options.Answers sent back
+	tainted   bool            // untrusted content reached the history (taint.go)
 
 	ttftSum   time.Duration
 	ttftCount int

@@ -36,6 +36,17 @@ type RiskAssessor interface {
 	AssessRisk(args json.RawMessage) (risk.Assessment, error)
 }
 
+// TrustedOutputTool is a Tool whose results, errors included, are only
+// odek's own text, made from the model's arguments and odek's state (the
+// plan tool): never a file's, a process's, a server's or another agent's
+// bytes. Every other tool, MCP tools included, is untrusted output: once one
+// of its results reaches the model, the run has ingested untrusted content
+// (Options.OnUntrusted). Saying true is a promise; when in doubt, leave the
+// interface out.
+type TrustedOutputTool interface {
+	TrustedOutput() bool
+}
+
 // Gate decides whether a call may run, asking the operator if it must; it is
 // called concurrently for the calls of one batch. A nil error lets the call
 // run; an error is the call's result, counted as denied when it has a
@@ -61,8 +72,9 @@ type Model interface {
 // Registry is the one place tools come from. Its tool specs are built once, so
 // offering tools to the model costs nothing per iteration.
 type Registry struct {
-	byName map[string]Tool
-	specs  []llm.ToolSpec
+	byName  map[string]Tool
+	specs   []llm.ToolSpec
+	trusted map[string]bool // names of the tools whose output is trusted
 }
 
 // emptySchema is offered for tools that declare none.
@@ -80,6 +92,12 @@ func NewRegistry(tools ...Tool) (*Registry, error) {
 		}
 		r.byName[name] = t
 		names = append(names, name)
+		if to, ok := t.(TrustedOutputTool); ok && to.TrustedOutput() {
+			if r.trusted == nil {
+				r.trusted = map[string]bool{}
+			}
+			r.trusted[name] = true
+		}
 	}
 	sort.Strings(names)
 	for _, name := range names {
@@ -108,4 +126,11 @@ func (r *Registry) Specs() []llm.ToolSpec {
 		return nil
 	}
 	return r.specs
+}
+
+// trustedOutput reports whether results named name come from a tool that
+// promises trusted output. An unknown name (a tool not in this run, a
+// restored message without a name) is not: fail closed.
+func (r *Registry) trustedOutput(name string) bool {
+	return r != nil && r.trusted[name]
 }

@@ -29,3 +29,9 @@ var schema = json.RawMessage(`{"type":"object","properties":{` +
 
 // Schema implements the loop's Tool interface.
 func (p *Plan) Schema() json.RawMessage { return schema }
+
+// TrustedOutput implements the loop's TrustedOutputTool: every result and
+// error is the plan as the model wrote it, rendered by this package, and
+// never bytes from a file, process, server or other agent, so reading it
+// does not taint the run.
+func (p *Plan) TrustedOutput() bool { return true }
