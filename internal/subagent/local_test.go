@@ -28,6 +28,10 @@ silent) exit 0 ;;
 budget)
   b=$(grep -o '"budget":{[^}]*}' "$task" | tr '"' "'")
   printf '{"type":"result","result":{"status":"success","summary":"%s","tokens_used":30,"cost_usd":0.25,"usage":{"input_tokens":20,"output_tokens":10,"tool_calls":2}}}\n' "$b" ;;
+trust)
+  p=$(grep -o '"parent_trust":"[a-z]*"' "$task" | tr -d '"')
+  l=$(grep -o '"trust_level":"[a-z]*"' "$task" | tr -d '"')
+  printf '{"type":"result","result":{"status":"success","summary":"%s %s"}}\n' "$p" "${l:-no trust_level}" ;;
 key)
   key=$(cat <&3)
   leak=no

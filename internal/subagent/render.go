@@ -26,7 +26,14 @@ type Report struct {
 	Goal      string
 	Result    *Result
 	Artifacts []string // rendered artifact lines (already indented)
+	// Tainted: the task asked for trusted and ran untrusted because this
+	// run had already ingested untrusted content.
+	Tainted bool
 }
+
+// TaintedNote follows the status line of a task that asked for trusted and
+// ran untrusted because of the taint.
+const TaintedNote = "trust: untrusted (trusted was asked for, but this conversation already holds untrusted content)"
 
 // ResultsHeader opens the block the model sees.
 const ResultsHeader = "📋 Sub-agent results:"
@@ -53,6 +60,9 @@ func renderTask(b *strings.Builder, r Report) {
 	}
 	fmt.Fprintf(b, "─── Task %d: %s ───\n", r.Index, untrusted.OneLine(r.Goal, maxGoalRunes))
 	b.WriteString(statusLine(res) + "\n")
+	if r.Tainted {
+		b.WriteString(TaintedNote + "\n")
+	}
 	if res.Error != "" {
 		b.WriteString("error: " + untrusted.OneLine(res.Error, maxErrorRunes) + "\n")
 	}

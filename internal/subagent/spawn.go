@@ -23,7 +23,7 @@ const maxReportedDenials = 20
 
 // runTask runs one task to its end and returns the result the model sees and
 // the refs to deliver. It never fails: every problem becomes a status.
-func (t *Tool) runTask(ctx context.Context, index int, spec TaskSpec, share *Budget) (*Result, TaskArtifacts) {
+func (t *Tool) runTask(ctx context.Context, index int, spec TaskSpec, share *Budget, parentTrust string) (*Result, TaskArtifacts) {
 	taskID := NewTaskID()
 	ta := TaskArtifacts{Index: index + 1}
 	session := t.session()
@@ -42,7 +42,7 @@ func (t *Tool) runTask(ctx context.Context, index int, spec TaskSpec, share *Bud
 	task := &Task{
 		TaskID: taskID, Protocol: Protocol, Goal: spec.Goal, Context: spec.Context, Guidance: spec.Guidance,
 		TrustLevel: spec.TrustLevel, MaxRisk: spec.MaxRisk, Profile: spec.Profile, Budget: share,
-		ParentTrust: t.parentTrust(), ArtifactRoot: root, Provider: t.o.Provider, Model: t.o.Model,
+		ParentTrust: parentTrust, ArtifactRoot: root, Provider: t.o.Provider, Model: t.o.Model,
 		BaseURL: t.o.BaseURL, ParentRunID: t.o.Events.RunID(), ParentSession: session,
 		Events: t.o.ForwardEvents && t.o.Events != nil,
 	}
@@ -57,11 +57,18 @@ func (t *Tool) runTask(ctx context.Context, index int, spec TaskSpec, share *Bud
 	return res, ta
 }
 
-func (t *Tool) parentTrust() string {
-	if t.o.ParentTrust == "" {
-		return Trusted
+// parentTrust is the parent_trust of this call's tasks: this process's
+// trust, lowered to untrusted once the run has ingested untrusted content.
+// tainted says that the taint, not the process's own trust, lowered it.
+func (t *Tool) parentTrust() (trust string, tainted bool) {
+	trust = t.o.ParentTrust
+	if trust == "" {
+		trust = Trusted
 	}
-	return t.o.ParentTrust
+	if trust == Trusted && t.o.Tainted != nil && t.o.Tainted() {
+		return Untrusted, true
+	}
+	return trust, false
 }
 
 func (t *Tool) session() string {
@@ -126,7 +133,7 @@ func (t *Tool) spawn(ctx context.Context, index int, task *Task) *Result {
 	}
 	t.emit(events.SubagentSpawned, map[string]any{
 		"task_id": task.TaskID, "pid": proc.PID(), "depth": t.o.Depth + 1,
-		"timeout_seconds": s.TimeoutSeconds, "goal_sha256": GoalHash(task.Goal),
+		"timeout_seconds": s.TimeoutSeconds, "goal_sha256": GoalHash(task.Goal), "trust": task.Trust(),
 	})
 	stream, rerr := ReadStream(proc.Stdout(), StreamLimits{}, func(l *Line) { t.onLine(index, task.TaskID, l) })
 	if rerr != nil {

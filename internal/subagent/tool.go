@@ -57,6 +57,12 @@ type Options struct {
 
 	Depth       int    // this process's depth (ODEK_SUBAGENT_DEPTH)
 	ParentTrust string // this process's trust ("" = trusted: a top-level run)
+	// Tainted reports whether this run has ingested untrusted content (a
+	// file, a tool's or server's output, a child's result), read when a
+	// call starts; while it says true the run passes parent_trust
+	// untrusted, so no task of the call can be trusted (BEHAVIOR §8.1).
+	// nil = never tainted.
+	Tainted func() bool
 	// ArtifactsHome is $ODEK_HOME/artifacts: each task gets the 0700
 	// directory <ArtifactsHome>/<session id, or "unfiled">/<task id>.
 	ArtifactsHome string
@@ -164,6 +170,7 @@ func (t *Tool) Call(ctx context.Context, raw json.RawMessage) (string, error) {
 		}
 		share = b
 	}
+	parent, tainted := t.parentTrust()
 	reports := make([]Report, len(args.Tasks))
 	arts := make([]TaskArtifacts, len(args.Tasks))
 	var wg sync.WaitGroup
@@ -171,8 +178,8 @@ func (t *Tool) Call(ctx context.Context, raw json.RawMessage) (string, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, ta := t.runTask(ctx, i, spec, share)
-			reports[i] = Report{Index: i + 1, Goal: spec.Goal, Result: res}
+			res, ta := t.runTask(ctx, i, spec, share, parent)
+			reports[i] = Report{Index: i + 1, Goal: spec.Goal, Result: res, Tainted: tainted && spec.TrustLevel == Trusted}
 			arts[i] = ta
 		}()
 	}
