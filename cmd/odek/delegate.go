@@ -56,6 +56,7 @@ func (s *runState) delegateTool(ios *IOStreams, store *artifact.Store) *subagent
 		Store:         store,
 		Depth:         s.depth,
 		ParentTrust:   s.trust,
+		Tainted:       s.tainted.Load,
 		ArtifactsHome: filepath.Join(s.cfg.Home, "artifacts"),
 		Session:       s.sessionID,
 		Workspace:     wd,

@@ -118,6 +118,9 @@ func (s *runState) resumeSession(ios *IOStreams, o runOptions) (*loop.History, e
 	}
 	s.emitter.SetSessionID(s.sess.ID)
 	s.note(ios, o, "odek: continuing session %s (turn %d → %d)\n", s.sess.ID, s.sess.Turns, s.sess.Turns+1)
+	if session.Trimmed(s.sess.Messages) {
+		s.taint() // what was removed cannot be told trusted any more: fail closed
+	}
 	h := loop.Regroup(restorePlan(s.plan, s.sess.Messages))
 	h.Append(llm.Message{Role: llm.RoleUser, Content: s.schema.task(o.task, h.Messages())})
 	return h, nil

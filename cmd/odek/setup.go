@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/odek-run/odek/internal/artifact"
@@ -62,6 +63,10 @@ type runState struct {
 	// parentSession files a sub-agent's own sub-agents' artifacts under its
 	// parent's session.
 	parentSession string
+	// tainted: the model has seen untrusted content (the loop's
+	// OnUntrusted, or a continued session that lost messages), so
+	// delegate_tasks passes parent_trust untrusted (BEHAVIOR §8.1).
+	tainted atomic.Bool
 }
 
 // odekHome is $ODEK_HOME, else ~/.odek.
@@ -236,11 +241,15 @@ func (s *runState) loopOptions(o runOptions) loop.Options {
 		Model: s.model, ModelName: s.cfg.Model, Tools: s.tools, System: s.schema.system(s.cfg.System),
 		MaxIterations: s.cfg.MaxIterations, MaxToolParallel: s.cfg.MaxToolParallel,
 		Budget: s.tracker, Events: s.emitter, IncludeArgs: o.eventsIncludeArgs, Gate: s.gate,
-		Progress: s.view.update, ReasoningEffort: s.reasoningEffort,
+		Progress: s.view.update, ReasoningEffort: s.reasoningEffort, OnUntrusted: s.taint,
 	}
 	s.schema.apply(&lo, s.warn)
 	return lo
 }
+
+// taint records that the model has seen untrusted content; it is the
+// loop's OnUntrusted.
+func (s *runState) taint() { s.tainted.Store(true) }
 
 func (s *runState) stopProgress() { s.view.stop() }
 

@@ -43,6 +43,18 @@ func isSystem(m llm.Message, prefix string) bool {
 	return m.Role == llm.RoleSystem && strings.HasPrefix(m.Content, prefix)
 }
 
+// Trimmed reports whether msgs hold a marker of messages removed from the
+// session (odek session trim, the storage cap): what they were can no longer
+// be told, e.g. whether one was an untrusted tool result.
+func Trimmed(msgs []llm.Message) bool {
+	for _, m := range msgs {
+		if isSystem(m, trimmedPrefix) || isSystem(m, storagePrefix) {
+			return true
+		}
+	}
+	return false
+}
+
 // markerCount reads N back from a marker made with format.
 func markerCount(m llm.Message, format string) int {
 	var n int

@@ -169,6 +169,9 @@ func TestSaveOverTheCapDropsOldestGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkPaired(t, got.Messages)
+	if !Trimmed(got.Messages) || Trimmed(hist) {
+		t.Errorf("Trimmed: loaded %v, original %v", Trimmed(got.Messages), Trimmed(hist))
+	}
 	if got.Messages[0].Content != "You are odek." || !strings.HasPrefix(got.Messages[1].Content, "[Session storage limit: ") {
 		t.Errorf("head: %q, %q", got.Messages[0].Content, got.Messages[1].Content)
 	}
@@ -237,6 +240,9 @@ func TestTrim(t *testing.T) {
 			continue
 		}
 		checkPaired(t, sess.Messages)
+		if Trimmed(sess.Messages) != (tc.removed > 0) {
+			t.Errorf("keep %d: Trimmed = %v after removing %d", tc.keep, Trimmed(sess.Messages), tc.removed)
+		}
 		if tc.removed == 0 {
 			if len(sess.Messages) != len(base) {
 				t.Errorf("keep %d: messages changed", tc.keep)
