@@ -14,7 +14,10 @@
 # shared), MUTATE_THRESHOLD (adjusted efficacy each target must reach, default 90),
 # MUTATE_LOGS (a directory to keep gremlins' full output in), MUTATE_TIMEOUT
 # (gremlins' --timeout-coefficient, default 10: a mutant's test run may take
-# that many times the unmutated run before it counts as timed out).
+# that many times the unmutated run before it counts as timed out), MUTATE_MEMORY_KIB
+# (virtual memory each process may map, default 8 GiB: a mutant that removes a size
+# bound must fail its test, not take the machine's memory; an out-of-memory test
+# counts as killed).
 #
 # --test-cpu is deliberately not passed: with it gremlins v0.6.0 reports every
 # mutant as killed.
@@ -25,6 +28,7 @@ gremlins=${GREMLINS:-bin/tools/gremlins-v0.6.0}
 workers=${MUTATE_WORKERS:-1}
 timeout=${MUTATE_TIMEOUT:-10}
 threshold=${MUTATE_THRESHOLD:-90}
+memory=${MUTATE_MEMORY_KIB:-8388608}
 equiv=scripts/mutate-equivalent.txt
 
 if [ $# -eq 0 ]; then
@@ -68,7 +72,7 @@ for target in "$@"; do
   mapfile -t excl < <(exclusions "$dir" "$keep")
   echo "== mutate $target"
   start=$SECONDS
-  "$gremlins" unleash --workers "$workers" --timeout-coefficient "$timeout" --invert-logical "${excl[@]}" "./$dir" >"$log" 2>&1 || {
+  (ulimit -v "$memory" && exec "$gremlins" unleash --workers "$workers" --timeout-coefficient "$timeout" --invert-logical "${excl[@]}" "./$dir") >"$log" 2>&1 || {
     cat "$log"
     echo "mutate: gremlins failed on $target"
     exit 1
