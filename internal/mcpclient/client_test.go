@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/odek-run/odek/internal/artifact"
 )
@@ -26,8 +27,13 @@ func TestConfigValidation(t *testing.T) {
 		{"neg bytes", ServerConfig{URL: u, MaxResponseBytes: -1}, `mcp server "s": max_response_bytes -1 must not be negative`, ""},
 		{"neg chars", ServerConfig{URL: u, MaxResultChars: -1}, `mcp server "s": max_result_chars -1 must not be negative`, ""},
 		{"ceiling", ServerConfig{URL: u, MaxResponseBytes: 64<<20 + 1}, `mcp server "s": max_response_bytes 67108865 exceeds the 67108864-byte ceiling`, ""},
+		{"at the ceiling", ServerConfig{URL: u, MaxResponseBytes: 64 << 20}, "", ""},
 		{"timeout clamp", ServerConfig{URL: u, TimeoutSeconds: 7200}, "", `mcp server "s": timeout_seconds 7200 exceeds the hard cap; clamped to 3600`},
+		{"timeout one over the cap", ServerConfig{URL: u, TimeoutSeconds: 3601}, "", `mcp server "s": timeout_seconds 3601 exceeds the hard cap; clamped to 3600`},
+		{"timeout at the cap", ServerConfig{URL: u, TimeoutSeconds: 3600}, "", ""},
 		{"chars clamp", ServerConfig{URL: u, MaxResultChars: 2000000}, "", `mcp server "s": max_result_chars 2000000 exceeds the hard cap; clamped to 1000000`},
+		{"chars one over the cap", ServerConfig{URL: u, MaxResultChars: 1000001}, "", `mcp server "s": max_result_chars 1000001 exceeds the hard cap; clamped to 1000000`},
+		{"chars at the cap", ServerConfig{URL: u, MaxResultChars: 1000000}, "", ""},
 		{"userinfo", ServerConfig{URL: "https://user:pw@example.com/mcp"}, `mcpclient s: url must not embed credentials (userinfo); use token_env`, ""},
 		{"relative", ServerConfig{URL: "/mcp"}, `mcpclient s: url must be an absolute http or https URL with a host`, ""},
 		{"scheme", ServerConfig{URL: "ftp://example.com/"}, `mcpclient s: url must be an absolute http or https URL with a host`, ""},
@@ -53,6 +59,27 @@ func TestConfigValidation(t *testing.T) {
 				t.Errorf("warnings %q, want %q", got, tc.warn)
 			}
 		})
+	}
+}
+
+// Zero settings take the defaults, set ones apply, values past a hard cap
+// apply as the cap.
+func TestEffectiveLimits(t *testing.T) {
+	tests := []struct {
+		cfg  ServerConfig
+		want limits
+	}{
+		{ServerConfig{}, limits{DefaultTimeout, DefaultMaxResponseBytes, DefaultMaxResultChars}},
+		{ServerConfig{TimeoutSeconds: 1, MaxResponseBytes: 1, MaxResultChars: 1}, limits{time.Second, 1, 1}},
+		{ServerConfig{TimeoutSeconds: 3600, MaxResponseBytes: 64 << 20, MaxResultChars: 1000000}, limits{time.Hour, 64 << 20, 1000000}},
+		{ServerConfig{TimeoutSeconds: 3601, MaxResultChars: 1000001}, limits{time.Hour, DefaultMaxResponseBytes, 1000000}},
+	}
+	for _, tt := range tests {
+		tt.cfg.URL = "http://127.0.0.1:1/mcp"
+		got, _, err := checkConfig("s", tt.cfg)
+		if err != nil || got != tt.want {
+			t.Errorf("checkConfig(%+v) = %+v, %v; want %+v", tt.cfg, got, err, tt.want)
+		}
 	}
 }
 

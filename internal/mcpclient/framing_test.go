@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -53,6 +54,25 @@ func TestLineReader(t *testing.T) {
 				t.Fatalf("got %q, %v; want %q", got, err, tc.want)
 			}
 		})
+	}
+}
+
+// Short lines take the window's fast path: reading one costs about its own
+// size, never a whole 1 MiB chunk (a chatty server would otherwise make the
+// reader allocate a mebibyte per line).
+func TestLineReaderShortLinesAllocateLittle(t *testing.T) {
+	const lines = 200
+	in := strings.Repeat(strings.Repeat("s", 99)+"\n", lines)
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, err := readAll(strings.NewReader(in), 1<<20)
+	runtime.ReadMemStats(&after)
+	if err != nil || len(got) != lines || got[0] != strings.Repeat("s", 99) {
+		t.Fatalf("read %d lines, %v", len(got), err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 4<<20 {
+		t.Errorf("allocated %d KiB for %d lines of 100 bytes", grew>>10, lines)
 	}
 }
 

@@ -144,3 +144,75 @@ func TestHTTPTimeoutCancelsRequest(t *testing.T) {
 		t.Fatal("the timed-out call's HTTP request is still open")
 	}
 }
+
+// boundServer answers tools/call by tool name: "status_<code>" with that
+// HTTP status and a valid result, "bytes_<n>" with a JSON body of exactly n
+// bytes.
+func boundServer(w http.ResponseWriter, r *http.Request) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct{ Name string }
+	}
+	body, _ := io.ReadAll(r.Body)
+	_ = json.Unmarshal(body, &m)
+	if m.Method == "" || strings.HasPrefix(m.Method, "notifications/") {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	switch {
+	case m.Method == "initialize":
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-03-26","capabilities":{}}}`, m.ID)
+	case m.Method == "tools/list":
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[]}}`, m.ID)
+	case strings.HasPrefix(m.Params.Name, "status_"):
+		var code int
+		fmt.Sscan(strings.TrimPrefix(m.Params.Name, "status_"), &code)
+		w.WriteHeader(code)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"ok"}]}}`, m.ID)
+	case strings.HasPrefix(m.Params.Name, "bytes_"):
+		var n int
+		fmt.Sscan(strings.TrimPrefix(m.Params.Name, "bytes_"), &n)
+		frame := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"%%s"}]}}`, m.ID)
+		fmt.Fprintf(w, frame, strings.Repeat("p", n-len(frame)+2))
+	}
+}
+
+// Every 2xx status is success and nothing else is; a JSON body of exactly
+// max_response_bytes is read, one byte more is refused.
+func TestHTTPStatusAndBodyBounds(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(boundServer))
+	defer srv.Close()
+	const limit = 1000
+	c, err := Connect(context.Background(), "b", ServerConfig{URL: srv.URL, MaxResponseBytes: limit}, Options{HTTPClient: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Discover(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		tool string
+		want string // "" = success; else a prefix of the error after "mcpclient b: tool <tool>: "
+	}{
+		{"status_200", ""},
+		{"status_202", ""},
+		{"status_299", ""},
+		{"status_300", "http 300: "},
+		{"status_404", "http 404: "},
+		{"status_500", "http 500: "},
+		{fmt.Sprint("bytes_", limit), ""},
+		{fmt.Sprint("bytes_", limit+1), fmt.Sprintf("response exceeds max_response_bytes=%d (observed at least %d bytes)", limit, limit+1)},
+	}
+	for _, tt := range tests {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, err := c.CallToolResult(ctx, tt.tool, nil)
+		cancel()
+		if tt.want == "" && err != nil ||
+			tt.want != "" && (err == nil || !strings.HasPrefix(err.Error(), "mcpclient b: tool "+tt.tool+": "+tt.want)) {
+			t.Errorf("%s: err = %v, want %q", tt.tool, err, tt.want)
+		}
+	}
+}

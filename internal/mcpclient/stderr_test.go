@@ -31,3 +31,27 @@ func TestStderrSinkSanitises(t *testing.T) {
 		}
 	}
 }
+
+// A server's stderr tail keeps its last stderrTailSize bytes: all of them
+// at exactly that size, the newest ones beyond it.
+func TestStderrTailKeepsTheLastBytes(t *testing.T) {
+	body := func(n int) string {
+		var b strings.Builder
+		for i := 0; b.Len() < n; i++ {
+			b.WriteByte("0123456789abcdefghijklmnopqrstuvwxyz"[i%36])
+			if i%80 == 79 {
+				b.WriteByte('\n')
+			}
+		}
+		return b.String()[:n]
+	}
+	for _, n := range []int{1, stderrTailSize - 1, stderrTailSize, stderrTailSize + 1, 3*stderrTailSize + 17} {
+		in := body(n) + "END"
+		s := &stderrSink{prefix: "[p] "} // no writer: discarded, but the tail is kept
+		s.drain(strings.NewReader(in))
+		want := strings.TrimSpace(in[max(0, len(in)-stderrTailSize):])
+		if got := s.tailString(); got != want {
+			t.Errorf("%d bytes: tail has %d bytes %.20q…, want %d bytes %.20q…", len(in), len(got), got, len(want), want)
+		}
+	}
+}
