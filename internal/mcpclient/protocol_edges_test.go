@@ -215,3 +215,44 @@ func TestSSEEventSizeBound(t *testing.T) {
 		}
 	}
 }
+
+// The SSE reader yields the data of message events (unnamed or named
+// "message"), skips other event types, comments and events without data,
+// and keeps a final unnamed event that lacks its blank line.
+func TestSSEReaderEvents(t *testing.T) {
+	tests := []struct {
+		stream string
+		want   []string
+	}{
+		{"data: a\n\n", []string{"a"}},
+		{"event: message\ndata: a\n\n", []string{"a"}},
+		{"event: ping\ndata: p\n\ndata: b\n\n", []string{"b"}},
+		{"event: message\ndata: m\n\nevent: ping\ndata: p\n\n", []string{"m"}},
+		{": keepalive\n\n\n\ndata: c\n\n", []string{"c"}},
+		{"data:a\ndata:b\n\ndata:  two\r\n\r\n", []string{"a\nb", " two"}},
+		{"id: 7\nretry: 10\ndata: z\n\n", []string{"z"}},
+		{"data\n\n", []string{""}},
+		{"data: x", []string{"x"}},
+		{"data: x\ndata: y\n", []string{"x\ny"}},
+		{"data: a\n\nevent: ping\ndata: p", []string{"a"}},
+		{"event: ping\n\n", nil},
+		{"", nil},
+	}
+	for _, tt := range tests {
+		r := newSSEReader(strings.NewReader(tt.stream), 1<<10)
+		var got []string
+		for range 10 { // bounded: a reader that never reaches EOF fails, not hangs
+			data, err := r.next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%q: %v", tt.stream, err)
+			}
+			got = append(got, string(data))
+		}
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") || len(got) != len(tt.want) {
+			t.Errorf("%q: events %q, want %q", tt.stream, got, tt.want)
+		}
+	}
+}

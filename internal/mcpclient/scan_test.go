@@ -3,6 +3,7 @@ package mcpclient
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -103,6 +104,61 @@ func BenchmarkClassify10MiB(b *testing.B) {
 	for b.Loop() {
 		if k, _ := classify(line); k != kindResponse {
 			b.Fatal("not a response")
+		}
+	}
+}
+
+// scanObject accepts exactly the JSON objects (structurally) and hands over
+// every member as it is written, escapes and nesting included.
+func TestScanObject(t *testing.T) {
+	tests := []struct {
+		in      string
+		ok      bool
+		members string // key=value|key=value
+	}{
+		{`{}`, true, ""},
+		{" \t{ \r\n} \n", true, ""},
+		{`{"a":1}`, true, `"a"=1`},
+		{` { "a" : true , "b":null} `, true, `"a"=true|"b"=null`},
+		{`{"a":[1,{"b":"]}"}],"c":{"d":[]}}`, true, `"a"=[1,{"b":"]}"}]|"c"={"d":[]}`},
+		{`{"a":"\"","b":"\\","c":"x\\\"y"}`, true, `"a"="\""|"b"="\\"|"c"="x\\\"y"`},
+		{`{"\"k":-1.5e3}`, true, `"\"k"=-1.5e3`},
+		{`{}x`, false, ""},
+		{`{"a":1}}`, false, ""},
+		{`{"a":1,}`, false, ""},
+		{`{,}`, false, ""},
+		{`{"a"}`, false, ""},
+		{`{"a":}`, false, ""},
+		{`{"a":1 "b":2}`, false, ""},
+		{`{a:1}`, false, ""},
+		{`{"a":[1,2}`, false, ""},
+		{`["a"]`, false, ""},
+		{`"a"`, false, ""},
+		{` `, false, ""},
+	}
+	for _, tt := range tests {
+		var got []string
+		ok := scanObject([]byte(tt.in), func(k, v []byte) { got = append(got, string(k)+"="+string(v)) })
+		if ok != tt.ok || ok && strings.Join(got, "|") != tt.members {
+			t.Errorf("scanObject(%q) = %v %q, want %v %q", tt.in, ok, got, tt.ok, tt.members)
+		}
+	}
+}
+
+// A message cut anywhere (a server killed mid-write, a line split) is never
+// an object, and scanning it never runs past its end.
+func TestScanObjectEveryPrefixRejected(t *testing.T) {
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":12,"result":{"content":[{"type":"text","text":"a \"q\" \\ }]"}],"isError":false}}`,
+		`{ "id" : "x\\\"" , "method" : "ping" , "params" : [ 1 , -2.5 , null , true ] }`,
+	} {
+		if !scanObject([]byte(msg), func(_, _ []byte) {}) {
+			t.Fatalf("whole message rejected: %s", msg)
+		}
+		for n := range len(msg) {
+			if scanObject([]byte(msg[:n]), func(_, _ []byte) {}) {
+				t.Errorf("prefix accepted: %q", msg[:n])
+			}
 		}
 	}
 }
