@@ -242,3 +242,20 @@ func TestStartDiscoveredAndListed(t *testing.T) {
 		t.Fatal("an adapter without Listed lists Desc")
 	}
 }
+
+// A server's description reaches the model fenced as untrusted; odek's own
+// placeholder and an empty description stay as they are. Listings show the
+// server's text unfenced.
+func TestNewApprovedAdapterDescriptions(t *testing.T) {
+	c := &Client{name: "s"}
+	for desc, fenced := range map[string]bool{"": false, DescriptionPlaceholder: false, "does things": true} {
+		a := newApprovedAdapter(c, "s", ToolDef{Name: "t", Description: desc})
+		if a.Listed != desc {
+			t.Errorf("%q: listed %q", desc, a.Listed)
+		}
+		isFenced := strings.HasPrefix(a.Description(), "<untrusted_content_") && strings.Contains(a.Description(), "\n"+desc+"\n")
+		if isFenced != fenced || !fenced && a.Description() != desc {
+			t.Errorf("%q: the model sees %q, fenced %v, want fenced %v", desc, a.Description(), isFenced, fenced)
+		}
+	}
+}

@@ -79,3 +79,37 @@ func TestDiscoveryWithinBounds(t *testing.T) {
 		t.Fatalf("a 6 MB result after discovery: %v", err)
 	}
 }
+
+// Each per-tool and per-list bound met exactly passes: the longest fixture
+// name is 15 bytes, the longest description 28, every schema 17, and a
+// cursor of exactly cursor_bytes is followed.
+func TestDiscoveryBoundsMetExactly(t *testing.T) {
+	n := len(fixtureToolNames)
+	tests := []struct {
+		name  string
+		lim   DiscoveryLimits
+		flags []string
+		tools int
+	}{
+		{"name, description, schema, count, page", DiscoveryLimits{NameBytes: 15, DescriptionBytes: 28, SchemaBytes: 17, Tools: n, Pages: 1}, nil, n},
+		{"cursor", DiscoveryLimits{}, []string{"-pages", "2", "-cursor_bytes", "4096"}, n},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, tools, err := discoverWith(t, tt.lim, tt.flags...)
+			if err != nil || len(tools) != tt.tools {
+				t.Fatalf("err = %v, %d tools, want %d", err, len(tools), tt.tools)
+			}
+		})
+	}
+	// One byte less on any of them rejects the server.
+	for _, lim := range []DiscoveryLimits{{NameBytes: 14}, {DescriptionBytes: 27}, {SchemaBytes: 16}, {Tools: n - 1}} {
+		if _, _, err := discoverWith(t, lim); err == nil || !errors.As(err, new(*DiscoveryLimitError)) {
+			t.Errorf("limits %+v: err = %v, want a discovery bound", lim, err)
+		}
+	}
+	if _, _, err := discoverWith(t, DiscoveryLimits{CursorBytes: 4095}, "-pages", "2", "-cursor_bytes", "4096"); err == nil ||
+		!strings.Contains(err.Error(), "cursor_bytes=4095 (observed 4096)") {
+		t.Errorf("cursor one over: err = %v", err)
+	}
+}
