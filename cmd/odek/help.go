@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/odek-run/odek/internal/suggest"
@@ -81,4 +82,65 @@ func quoteList(names []string) string {
 		return q[0]
 	}
 	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
+// strayCommand is the command name a flag error on a command that only
+// groups subcommands hides: in odek runn --max-iter 3, the flag is unknown
+// only because runn is not run. It returns the first argument after cmd's
+// path that is not a flag or a flag's value, when no subcommand has that
+// name; "" otherwise. args are the command line's arguments (nil: os.Args).
+func strayCommand(cmd *cobra.Command, args []string) string {
+	if !cmd.HasSubCommands() {
+		return ""
+	}
+	if args == nil {
+		args = os.Args[1:]
+	}
+	found, rest, err := cmd.Root().Find(args)
+	if err != nil || found != cmd {
+		return ""
+	}
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if a == "--" {
+			return ""
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			if isSubcommand(cmd, a) {
+				return "" // odek --bogus run: the flag is the mistake
+			}
+			return a
+		}
+		if takesValue(cmd, a) {
+			i++ // -C dir: dir is the flag's value
+		}
+	}
+	return ""
+}
+
+// takesValue reports whether flag argument a (-C, --cwd, not --cwd=dir)
+// names a flag of cmd that takes the next argument as its value.
+func takesValue(cmd *cobra.Command, a string) bool {
+	if strings.Contains(a, "=") {
+		return false
+	}
+	if name, long := strings.CutPrefix(a, "--"); long {
+		f := cmd.Flags().Lookup(name)
+		return f != nil && f.NoOptDefVal == ""
+	}
+	if len(a) != 2 {
+		return false // -abc: shorthands together, or a value attached
+	}
+	f := cmd.Flags().ShorthandLookup(a[1:])
+	return f != nil && f.NoOptDefVal == ""
+}
+
+// isSubcommand reports whether name names one of cmd's subcommands.
+func isSubcommand(cmd *cobra.Command, name string) bool {
+	for _, c := range cmd.Commands() {
+		if c.Name() == name || c.HasAlias(name) {
+			return true
+		}
+	}
+	return false
 }

@@ -48,7 +48,11 @@ stdout, progress to stderr, and the exit code says how the run ended:
 		return nil
 	}
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		err = asSetup(fmt.Errorf("%w\nRun '%s --help' for usage", err, cmd.CommandPath()))
+		if name := strayCommand(cmd, ios.Args); name != "" {
+			err = unknownCommand(cmd, name) // odek runn --max-iter 3: the typo, not the flag
+		} else {
+			err = asSetup(fmt.Errorf("%w\nRun '%s --help' for usage", err, cmd.CommandPath()))
+		}
 		earlyReport(cmd, ios, err)
 		return err
 	})
