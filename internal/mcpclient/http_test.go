@@ -53,12 +53,22 @@ func (s *fakeHTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-03-26","capabilities":{}}}`, m.ID)
 	case m.Method == "tools/list":
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"echo"},{"name":"big"},{"name":"fail"}]}}`, m.ID)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"echo"},{"name":"big"},{"name":"fail"},{"name":"stray"}]}}`, m.ID)
 	case m.Params.Name == "echo":
 		w.Header().Set("Content-Type", "text/event-stream")
 		fmt.Fprint(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n")
 		fmt.Fprint(w, ": keepalive\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"srv-1\",\"method\":\"ping\"}\n\n")
 		fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\ndata: \"result\":{\"content\":[{\"type\":\"text\",\"text\":\"sse hello\"}]}}\n\n", m.ID)
+	case m.Params.Name == "stray":
+		// A log line and answers to ids that are not this request's come
+		// before the response; none of them ends the stream.
+		var id int64
+		_ = json.Unmarshal(m.ID, &id)
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: server log line, not JSON\n\n")
+		fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"stale\"}]}}\n\n", id+1000)
+		fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":\"%d\",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"string id\"}]}}\n\n", id)
+		fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"right id\"}]}}\n\n", id)
 	case m.Params.Name == "hang":
 		<-r.Context().Done()
 		close(s.hangEnded)
@@ -81,12 +91,17 @@ func TestHTTPTransport(t *testing.T) {
 		t.Fatal(err)
 	}
 	tools, err := c.Discover(context.Background())
-	if err != nil || len(tools) != 3 {
+	if err != nil || len(tools) != 4 {
 		t.Fatalf("discover: %v %v", tools, err)
 	}
 	out, err := c.CallTool(context.Background(), "echo", `{}`)
 	if err != nil || !strings.Contains(out, "\nsse hello\n") {
 		t.Fatalf("echo: %q %v", out, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if out, err := c.CallTool(ctx, "stray", `{}`); err != nil || !strings.Contains(out, "\nright id\n") {
+		t.Fatalf("stray: %q %v", out, err)
 	}
 	_, err = c.CallTool(context.Background(), "fail", `{}`)
 	var he *HTTPStatusError
@@ -116,6 +131,26 @@ func TestHTTPTransport(t *testing.T) {
 	}
 	if fake.pingAns != "{}" {
 		t.Errorf("ping in SSE stream answered %q", fake.pingAns)
+	}
+}
+
+// Close of a server that has gone away (its session DELETE cannot connect)
+// still shuts the client down cleanly.
+func TestHTTPCloseAfterServerGone(t *testing.T) {
+	srv := httptest.NewServer(&fakeHTTPServer{})
+	c, err := Connect(context.Background(), "web", ServerConfig{URL: srv.URL}, Options{HTTPClient: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Discover(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	srv.Close()
+	if err := c.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if _, err := c.CallTool(context.Background(), "echo", `{}`); !errors.Is(err, ErrClosed) {
+		t.Errorf("call after Close: %v", err)
 	}
 }
 
