@@ -121,3 +121,27 @@ func TestSendFailureFailsTheRequest(t *testing.T) {
 		t.Errorf("%d requests left pending", n)
 	}
 }
+
+// After stdin, SIGTERM: a server that ignores EOF but exits on SIGTERM gets
+// the term grace (Close: 500 ms; CloseNow: its second 250 ms step) to exit
+// on its own before the group is killed.
+func TestShutdownLetsServerExitOnSIGTERM(t *testing.T) {
+	old := exitGrace
+	exitGrace = 100 * time.Millisecond // Close's first step; not what is tested
+	t.Cleanup(func() { exitGrace = old })
+	for name, closeFn := range map[string]func(*Client) error{"Close": (*Client).Close, "CloseNow": (*Client).CloseNow} {
+		c, err := Connect(context.Background(), "term", ServerConfig{Command: "/bin/sh",
+			Args: []string{"-c", "trap 'exit 0' TERM; while :; do sleep 5 & wait $!; done"}}, Options{Environ: testEnviron})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := c.conn.t.(*stdioTransport)
+		if err := closeFn(c); err != nil {
+			t.Fatal(err)
+		}
+		<-st.exited
+		if st.waitErr != nil {
+			t.Errorf("%s: server ended with %v, want exit status 0 from its TERM trap", name, st.waitErr)
+		}
+	}
+}
