@@ -108,7 +108,10 @@ func TestChildEnv(t *testing.T) {
 
 func TestValidName(t *testing.T) {
 	for name, want := range map[string]bool{"echo": true, "a-b_c9": true, "": false, "a__b": false, "_a": true,
-		strings.Repeat("a", 64): true, strings.Repeat("a", 65): false, "a.b": false, "ä": false, "a b": false} {
+		strings.Repeat("a", 64): true, strings.Repeat("a", 65): false, "a.b": false, "ä": false, "a b": false,
+		// each range at its ends, and the byte just outside each end
+		"a": true, "z": true, "A": true, "Z": true, "0": true, "9": true, "-": true, "_": true,
+		"`": false, "{": false, "@": false, "[": false, "/": false, ":": false, "^": false, ",": false} {
 		if validName(name) != want {
 			t.Errorf("validName(%q) = %v", name, !want)
 		}

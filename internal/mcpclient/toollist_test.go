@@ -59,6 +59,11 @@ func TestDiscoveryBounds(t *testing.T) {
 			if classOf(err) != ClassMCP {
 				t.Fatalf("class %q", classOf(err))
 			}
+			// Reading stopped within one read window past the budget: a page
+			// is never read whole past what is left of it.
+			if le.Bound == BoundBytes && le.Observed > le.Limit+readBufferSize {
+				t.Errorf("observed %d bytes, more than a read window past the %d-byte budget", le.Observed, le.Limit)
+			}
 			if _, err := c.CallTool(context.Background(), "echo", `{}`); err == nil {
 				t.Fatalf("connection still usable after rejection: %v", err)
 			}
@@ -111,5 +116,34 @@ func TestDiscoveryBoundsMetExactly(t *testing.T) {
 	if _, _, err := discoverWith(t, DiscoveryLimits{CursorBytes: 4095}, "-pages", "2", "-cursor_bytes", "4096"); err == nil ||
 		!strings.Contains(err.Error(), "cursor_bytes=4095 (observed 4096)") {
 		t.Errorf("cursor one over: err = %v", err)
+	}
+}
+
+// A page over max_response_bytes while the discovery budget left is no
+// smaller than it is refused by max_response_bytes, and named so; only a
+// smaller budget makes it a tools_list_bytes rejection.
+func TestDiscoveryPageOverMaxResponseBytes(t *testing.T) {
+	const m = 1 << 20
+	tests := []struct {
+		budget int64
+		want   string
+	}{
+		{m, "response line exceeded configured max_response_bytes limit of 1048576 bytes"},
+		{2 * m, "response line exceeded configured max_response_bytes limit of 1048576 bytes"},
+		{m - 1, "tools/list exceeds the discovery bound tools_list_bytes=1048575 (observed at least "},
+	}
+	for _, tt := range tests {
+		c, err := Connect(context.Background(), "fx", ServerConfig{Command: fixtureBin, MaxResponseBytes: m,
+			Args: []string{"-root", t.TempDir(), "-page_bytes", "2000000"}}, Options{Environ: testEnviron, Discovery: DiscoveryLimits{Bytes: tt.budget, DescriptionBytes: 4 * m}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		_, err = c.Discover(ctx)
+		cancel()
+		_ = c.Close()
+		if err == nil || !strings.HasPrefix(err.Error(), "mcpclient fx: tools/list: "+tt.want) {
+			t.Errorf("budget %d: err = %v, want %q", tt.budget, err, tt.want)
+		}
 	}
 }
