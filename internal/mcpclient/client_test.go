@@ -111,7 +111,9 @@ func TestValidName(t *testing.T) {
 		strings.Repeat("a", 64): true, strings.Repeat("a", 65): false, "a.b": false, "ä": false, "a b": false,
 		// each range at its ends, and the byte just outside each end
 		"a": true, "z": true, "A": true, "Z": true, "0": true, "9": true, "-": true, "_": true,
-		"`": false, "{": false, "@": false, "[": false, "/": false, ":": false, "^": false, ",": false} {
+		"`": false, "{": false, "@": false, "[": false, "/": false, ":": false, "^": false, ",": false,
+		// "__" anywhere, also leading or trailing; a single "_" at either end is fine
+		"__a": false, "a__": false, "__": false, "a_": true, "a_b_c": true} {
 		if validName(name) != want {
 			t.Errorf("validName(%q) = %v", name, !want)
 		}
