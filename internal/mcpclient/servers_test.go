@@ -259,3 +259,26 @@ func TestNewApprovedAdapterDescriptions(t *testing.T) {
 		}
 	}
 }
+
+// A start failure carries the server's stderr tail exactly once: added when
+// the reason lacks it (a protocol error), not repeated when the reason has
+// it already (an exit error quotes the tail itself).
+func TestStartFailureStderrTailOnce(t *testing.T) {
+	tests := []struct {
+		flags []string
+		tail  string
+	}{
+		{[]string{"-exit_now"}, "error: unknown option --frobnicate"},
+		{[]string{"-hostile_stderr", "-version", "1999-01-01"}, `\u001b]0;pwned\u0007\u001b]52;c;cHduZWQ=\u0007\u001b[2Jhostile`},
+	}
+	for _, tt := range tests {
+		_, _, err := startSet(t, StartOptions{Servers: []ServerSpec{fixtureSpec(t, "bad", tt.flags...)}})
+		if err == nil || strings.Count(err.Error(), tt.tail) != 1 {
+			t.Errorf("%v: err = %v, want the tail %q once", tt.flags, err, tt.tail)
+		}
+	}
+	_, _, err := startSet(t, StartOptions{Servers: []ServerSpec{fixtureSpec(t, "bad", "-hostile_stderr", "-version", "1999-01-01")}})
+	if err == nil || !strings.HasSuffix(err.Error(), "; stderr tail: "+tests[1].tail) {
+		t.Errorf("protocol failure: err = %v, want the stderr tail appended", err)
+	}
+}
