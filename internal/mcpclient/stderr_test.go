@@ -17,6 +17,7 @@ func TestStderrSinkSanitises(t *testing.T) {
 		{"title\x1b]0;pwned\x07\r\nnext\x1b[2J\n", `[p] title\u001b]0;pwned\u0007` + "\n" + `[p] next\u001b[2J` + "\n"},
 		{long + "é\x1b[H\n", "[p] " + long + `é\u001b[H` + "\n"},
 		{long + "\r\nx\n", "[p] " + long + "\n[p] x\n"},
+		{long[:4094] + "€x\n", "[p] " + long[:4094] + "€x\n"}, // a 3-byte rune cut after its second byte
 		{"no newline at the end\x9b", "[p] no newline at the end\uFFFD"},
 	}
 	for _, tt := range tests {
