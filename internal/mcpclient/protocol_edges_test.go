@@ -59,6 +59,10 @@ func (s *protoServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Sscan(p.Cursor, &page)
 		var tools []string
 		for _, n := range s.pages[page] {
+			if strings.HasPrefix(n, "{") { // a whole tool object
+				tools = append(tools, n)
+				continue
+			}
 			tools = append(tools, fmt.Sprintf(`{"name":%q}`, n))
 		}
 		next := ""
@@ -125,6 +129,27 @@ func TestInitializeClientInfo(t *testing.T) {
 		}
 		if p.ClientInfo.Name != "odek" || p.ClientInfo.Version != want || p.ProtocolVersion != ProtocolVersion {
 			t.Errorf("Version %q: initialize params %s, want clientInfo odek %s", version, s.init, want)
+		}
+	}
+}
+
+// Discover hands back each tool's input schema as the server sent it, and
+// {"type":"object"} for a tool that sent none or null.
+func TestDiscoverSchemaDefault(t *testing.T) {
+	const given = `{"type":"object","properties":{"q":{"type":"string"}}}`
+	s := &protoServer{pages: [][]string{{"none", `{"name":"null","inputSchema":null}`, `{"name":"given","inputSchema":` + given + `}`}}}
+	c, err := s.connect(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"none": `{"type":"object"}`, "null": `{"type":"object"}`, "given": given}
+	tools, err := c.Discover(context.Background())
+	if err != nil || len(tools) != 3 {
+		t.Fatalf("discover: %v, %d tools", err, len(tools))
+	}
+	for _, td := range tools {
+		if string(td.InputSchema) != want[td.Name] {
+			t.Errorf("%s: schema %s, want %s", td.Name, td.InputSchema, want[td.Name])
 		}
 	}
 }
