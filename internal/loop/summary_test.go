@@ -178,6 +178,9 @@ func TestFitEntries(t *testing.T) {
 	if got := fitEntries([]string{"ééé\n"}, 3); got[0] != "é …\n" {
 		t.Errorf("cut inside a rune: %q", got)
 	}
+	if got := fitEntries([]string{"\x80\x80\x80\x80\n"}, 3); got[0] != " …\n" { // no rune start to cut at
+		t.Errorf("invalid UTF-8: %q", got)
+	}
 }
 
 // A length rejection of the summary request puts the history in survival
