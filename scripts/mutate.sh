@@ -88,7 +88,11 @@ for target in "$@"; do
   comm -12 "$log.lived" "$log.equiv" >"$log.known"
   comm -23 "$log.lived" "$log.equiv" >"$log.new"
   known=$(wc -l <"$log.known")
-  stale=$(awk -v d="$dir/" 'index($1, d) == 1' "$log.equiv" | comm -23 - "$log.lived")
+  # Stale: a listed entry of a mutated file that no longer survives (with a
+  # keep list, only its files were mutated).
+  stale=$(awk -v d="$dir/" -v keep=",$keep," 'index($1, d) == 1 {
+      f = substr($1, length(d) + 1); sub(/:.*/, "", f)
+      if (keep == ",," || index(keep, "," f ",")) print }' "$log.equiv" | comm -23 - "$log.lived")
   raw=$(awk -v k="$killed" -v l="$lived" 'BEGIN { if (k + l == 0) print "n/a"; else printf "%.2f", 100 * k / (k + l) }')
   adj=$(awk -v k="$killed" -v l="$((lived - known))" 'BEGIN { if (k + l == 0) print "100.00"; else printf "%.2f", 100 * k / (k + l) }')
   if [ -s "$log.new" ]; then
