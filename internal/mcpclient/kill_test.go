@@ -31,7 +31,7 @@ func groupGone(pid int) bool {
 		if errors.Is(syscall.Kill(-pid, 0), syscall.ESRCH) {
 			return true
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // polling: an empty group is the state waited for
 	}
 	return false
 }

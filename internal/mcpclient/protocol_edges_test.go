@@ -177,7 +177,7 @@ func TestCancelledNotificationNamesRequestAndReason(t *testing.T) {
 				cancel2()
 				return
 			}
-			time.Sleep(5 * time.Millisecond)
+			time.Sleep(5 * time.Millisecond) // polling: both calls in flight is the state waited for
 		}
 	}()
 	if _, err := c.CallToolResult(ctx2, "hang", nil); !errors.Is(err, context.Canceled) {
@@ -192,7 +192,7 @@ func TestCancelledNotificationNamesRequestAndReason(t *testing.T) {
 		if len(got) == 2 {
 			break
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // polling: the two notifications are the event waited for
 	}
 	if len(got) != 2 {
 		t.Fatalf("%d notifications/cancelled, want 2", len(got))
