@@ -60,6 +60,7 @@ type Tracker struct {
 	usage     Usage
 	costMicro int64 // own cost plus childCost
 	child     ChildUsage
+	reserved  Reservation // held for running sub-agents (Reserve)
 }
 
 // NewTracker is New with the real clock.

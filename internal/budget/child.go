@@ -32,6 +32,10 @@ func (t *Tracker) AddChild(u ChildUsage) error {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.addChildLocked(u)
+}
+
+func (t *Tracker) addChildLocked(u ChildUsage) error {
 	t.child.InputTokens += max(u.InputTokens, 0)
 	t.child.OutputTokens += max(u.OutputTokens, 0)
 	t.child.ToolCalls += max(u.ToolCalls, 0)
@@ -39,7 +43,7 @@ func (t *Tracker) AddChild(u ChildUsage) error {
 	t.toolCalls += max(u.ToolCalls, 0)
 	t.recostLocked()
 	if l := t.limits.MaxToolCalls; l > 0 && t.toolCalls > l {
-		return &Error{Limit: LimitToolCalls, Observed: float64(t.toolCalls), Max: float64(l)}
+		return &Error{Limit: LimitToolCalls, Observed: float64(t.toolCalls), Max: float64(l), Overrun: true}
 	}
-	return t.checkUsageLocked()
+	return overrun(t.checkUsageLocked())
 }

@@ -28,6 +28,9 @@ type Error struct {
 	// would pass the limit was refused (Observed > Max): Observed-Ran calls
 	// never started. An exhausted budget (Observed = Max) ran all of them.
 	Ran int64
+	// Overrun marks a use found past the limit after the fact (what
+	// sub-agents charged back): everything observed ran.
+	Overrun bool
 }
 
 // Units of the limits, as Unit and the budget_exceeded event name them.
@@ -63,6 +66,9 @@ func (e *Error) Unit() string { return UnitOf(e.Limit) }
 func (e *Error) Error() string {
 	msg := "execution budget exceeded: " + e.Limit + " observed " + e.quantity(e.Observed) +
 		" (limit " + e.quantity(e.Max) + ")"
+	if e.Overrun {
+		return msg + ": reached with what sub-agents charged back"
+	}
 	if e.Limit == LimitToolCalls && e.Observed > e.Max {
 		batch := formatCount(e.Observed - float64(e.Ran))
 		if e.Ran == 0 {
@@ -110,7 +116,7 @@ func (e *Error) EventData() map[string]any {
 // callsRan is the tool calls that ran: Ran when a batch passing the limit
 // was refused, else (a budget found exhausted, observed = limit) all of them.
 func (e *Error) callsRan() int64 {
-	if e.Observed > e.Max {
+	if e.Observed > e.Max && !e.Overrun {
 		return e.Ran
 	}
 	return int64(e.Observed)

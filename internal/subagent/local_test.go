@@ -235,12 +235,56 @@ func TestToolShareBudget(t *testing.T) {
 	_ = tr.CheckToolBatch(1) // the delegate_tasks call itself
 	tool, _, _ := newTestTool(t, "budget", func(o *Options) { o.Budget, o.Settings.BudgetInherit = tr, InheritShare })
 	out := unwrap(t, call(t, tool, context.Background(), `{"tasks":[{"goal":"b"}]}`))
-	if !strings.Contains(out, "summary: 'budget':{'max_runtime_seconds':") || !strings.Contains(out, "'max_tool_calls':9,'max_cost_usd':1}") {
+	if !strings.Contains(out, "summary: 'budget':{'max_runtime_seconds':") || !strings.Contains(out, "'max_tool_calls':9,'max_cost_usd':1,'input_cost_per_million_usd':1,'output_cost_per_million_usd':1}") {
 		t.Fatalf("the task file does not carry the parent's remaining budget:\n%s", out)
 	}
 	s := tr.Snapshot()
 	if s.ToolCalls != 3 || s.InputTokens != 20 || s.OutputTokens != 10 || s.CostMicroUSD != 250000 {
 		t.Fatalf("charge-back: %+v", s)
+	}
+}
+
+// TestToolBudgetInEveryMode: operator mode (the default) passes the
+// remaining budget too, and parallel children split it.
+func TestToolBudgetInEveryMode(t *testing.T) {
+	tr := budget.New(budget.Options{Limits: budget.Limits{MaxToolCalls: 3}, Start: time.Now()})
+	_ = tr.CheckToolBatch(1)
+	tool, _, _ := newTestTool(t, "budget", func(o *Options) { o.Budget = tr })
+	out := unwrap(t, call(t, tool, context.Background(), `{"tasks":[{"goal":"a"},{"goal":"b"},{"goal":"c"}]}`))
+	if strings.Count(out, "'max_tool_calls':1") != 2 || strings.Count(out, "'tool_calls_exhausted':true") != 1 {
+		t.Fatalf("the children do not split the 2 calls left:\n%s", out)
+	}
+}
+
+// TestToolOverrunStopsAtOnce: a charge-back past a limit is reported to
+// OnOverrun as the typed budget error.
+func TestToolOverrunStopsAtOnce(t *testing.T) {
+	tr := budget.New(budget.Options{Limits: budget.Limits{MaxToolCalls: 2}, Start: time.Now()})
+	_ = tr.CheckToolBatch(1)
+	var got []error
+	var mu sync.Mutex
+	tool, _, _ := newTestTool(t, "result", func(o *Options) {
+		o.Budget = tr
+		o.OnOverrun = func(err error) { mu.Lock(); got = append(got, err); mu.Unlock() }
+	})
+	call(t, tool, context.Background(), `{"tasks":[{"goal":"a"}]}`) // the child reports 2 tool calls
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 || !budget.IsBudget(got[0]) || !strings.Contains(got[0].Error(), "tool_calls observed 3 calls (limit 2 calls)") {
+		t.Fatalf("OnOverrun got %v", got)
+	}
+}
+
+// TestToolChargesASilentChildItsReservation: a child that reports nothing
+// is charged its whole share, so the count never falls below what it may
+// have spent.
+func TestToolChargesASilentChildItsReservation(t *testing.T) {
+	tr := budget.New(budget.Options{Limits: budget.Limits{MaxToolCalls: 9, MaxInputTokens: 1000}, Start: time.Now()})
+	_ = tr.CheckToolBatch(1)
+	tool, _, _ := newTestTool(t, "crash", func(o *Options) { o.Budget = tr })
+	call(t, tool, context.Background(), `{"tasks":[{"goal":"a"},{"goal":"b"}]}`)
+	if s := tr.Snapshot(); s.ToolCalls != 9 || s.InputTokens != 1000 {
+		t.Fatalf("charged %d calls, %d tokens; want the reservations: 9, 1000", s.ToolCalls, s.InputTokens)
 	}
 }
 

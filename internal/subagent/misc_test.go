@@ -188,29 +188,44 @@ func TestReadKeyFDErrors(t *testing.T) {
 	}
 }
 
-func TestShareBudget(t *testing.T) {
+func TestBudgetFor(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	prices := budget.Prices{InputPerMillionUSD: 100, OutputPerMillionUSD: 100}
 	tr := budget.New(budget.Options{Limits: budget.Limits{MaxRuntimeSeconds: 100, MaxToolCalls: 10, MaxCostUSD: 1, MaxInputTokens: 1000},
-		Prices: budget.Prices{InputPerMillionUSD: 100, OutputPerMillionUSD: 100}, Start: start})
+		Prices: prices, Start: start})
 	_ = tr.CheckToolBatch(4)
 	_ = tr.AddUsage(budget.Usage{InputTokens: 500, OutputTokens: 10}) // $0.051
-	b, err := ShareBudget(tr.SnapshotAt(start.Add(30 * time.Second)))
+	g, err := tr.Reserve(1, start.Add(30*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &Budget{MaxRuntimeSeconds: 70, MaxToolCalls: 6, MaxCostUSD: 0.949, MaxInputTokens: 500}
-	if diff := cmp.Diff(want, b); diff != "" {
-		t.Fatalf("ShareBudget (-want +got):\n%s", diff)
+	want := &Budget{MaxRuntimeSeconds: 70, MaxToolCalls: 6, MaxCostUSD: 0.949, MaxInputTokens: 500,
+		InputCostPerMillionUSD: 100, OutputCostPerMillionUSD: 100}
+	if diff := cmp.Diff(want, BudgetFor(g, 0)); diff != "" {
+		t.Fatalf("BudgetFor (-want +got):\n%s", diff)
 	}
-	// Exhausted: the flag is set and the parent's own figures explain it.
-	_ = tr.CheckToolBatch(6)
-	b, err = ShareBudget(tr.SnapshotAt(start.Add(30 * time.Second)))
-	var be *budget.Error
-	if !errors.As(err, &be) || be.Error() != "execution budget exceeded: tool_calls observed 10 calls (limit 10 calls)" || !b.ToolCallsExhausted || b.MaxToolCalls != 0 {
-		t.Fatalf("err = %v, block = %+v", err, b)
+	for _, s := range g.Shares {
+		_ = tr.Settle(s, budget.ChildUsage{})
 	}
-	if b, err := ShareBudget(budget.Snapshot{}); b != nil || err != nil {
-		t.Fatalf("no limits: %+v, %v", b, err)
+	// Eight children share 6 tool calls: six get one, two get an explicit
+	// exhaustion flag (a 0 would read as "no limit").
+	g, err = tr.Reserve(8, start.Add(30*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls int64
+	for i := range g.Shares {
+		b := BudgetFor(g, i)
+		calls += b.MaxToolCalls
+		if (i >= 6) != b.ToolCallsExhausted {
+			t.Errorf("child %d: %+v", i, b)
+		}
+	}
+	if calls != 6 {
+		t.Fatalf("shares add up to %d calls, want 6", calls)
+	}
+	if b := BudgetFor(budget.Grants{Shares: make([]budget.Reservation, 1)}, 0); b != nil {
+		t.Fatalf("no limits: %+v", b)
 	}
 }
 

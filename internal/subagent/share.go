@@ -1,68 +1,49 @@
 package subagent
 
-import (
-	"math"
+import "github.com/odek-run/odek/internal/budget"
 
-	"github.com/odek-run/odek/internal/budget"
-)
-
-// Budget inheritance modes of subagent.budget_inherit.
+// Budget inheritance modes of subagent.budget_inherit. Since issue 18 both
+// give every child its reserved share of what the parent has left (the
+// run's flags included): a run's budget holds for its whole tree. The
+// setting is kept so that existing configs load.
 const (
-	InheritOperator = "operator" // the child enforces the operator's limits only
-	InheritShare    = "share"    // the child also gets what the parent has left
+	InheritOperator = "operator" // the child enforces the operator's limits and its share
+	InheritShare    = "share"    // the same
 )
 
-// ShareBudget is the share-mode budget block for a child of a parent whose
-// tracker reads s: for each configured limit, what is left, and an explicit
-// flag when nothing is. It is nil when the parent has no limits. When a
-// dimension is exhausted, the typed budget error for it (the parent's own
-// figures) is returned too: the parent must not spawn.
-func ShareBudget(s budget.Snapshot) (*Budget, error) {
-	l := s.Limits
-	b := &Budget{}
-	configured := false
-	var first error
-	exhausted := func(flag *bool, name string, used, limit float64) {
-		*flag = true
-		if first == nil {
-			first = &budget.Error{Limit: name, Observed: used, Max: limit}
-		}
+// BudgetFor is the budget block of the i-th child of a delegation granted g:
+// for each limited dimension its share, or an explicit exhausted flag when
+// its share is 0 (a 0 on the wire would read as "no limit"). It is nil when
+// the parent has no limits. With a cost share it carries the parent's
+// prices, so the child can enforce the cap whatever its own config prices.
+func BudgetFor(g budget.Grants, i int) *Budget {
+	l := g.Limits
+	if l.MaxRuntimeSeconds <= 0 && l.MaxToolCalls <= 0 && l.MaxInputTokens <= 0 && l.MaxOutputTokens <= 0 && !g.CostEnforced {
+		return nil
 	}
-	ints := []struct {
-		limit, used int64
-		name        string
-		dst         *int64
-		flag        *bool
-	}{
-		{l.MaxRuntimeSeconds, s.RuntimeSeconds, budget.LimitRuntime, &b.MaxRuntimeSeconds, &b.RuntimeExhausted},
-		{l.MaxToolCalls, s.ToolCalls, budget.LimitToolCalls, &b.MaxToolCalls, &b.ToolCallsExhausted},
-		{l.MaxInputTokens, s.InputTokens, budget.LimitInputTokens, &b.MaxInputTokens, &b.InputTokensExhausted},
-		{l.MaxOutputTokens, s.OutputTokens, budget.LimitOutputTokens, &b.MaxOutputTokens, &b.OutputTokensExhausted},
-	}
-	for _, d := range ints {
-		if d.limit <= 0 {
-			continue
+	r := g.Shares[i]
+	b := &Budget{MaxRuntimeSeconds: g.RuntimeSeconds}
+	set := func(limit, share int64, dst *int64, flag *bool) {
+		if limit <= 0 {
+			return
 		}
-		configured = true
-		if left := d.limit - d.used; left > 0 {
-			*d.dst = left
+		if share > 0 {
+			*dst = share
 		} else {
-			exhausted(d.flag, d.name, float64(d.used), float64(d.limit))
+			*flag = true
 		}
 	}
-	if s.CostEnforced {
-		configured = true
-		leftMicro := int64(math.Round(l.MaxCostUSD*1e6)) - s.CostMicroUSD
-		if leftMicro > 0 {
-			b.MaxCostUSD = float64(leftMicro) / 1e6
-		} else {
-			exhausted(&b.CostExhausted, budget.LimitCostUSD, s.CostUSD(), l.MaxCostUSD)
-		}
+	set(l.MaxToolCalls, r.ToolCalls, &b.MaxToolCalls, &b.ToolCallsExhausted)
+	set(l.MaxInputTokens, r.InputTokens, &b.MaxInputTokens, &b.InputTokensExhausted)
+	set(l.MaxOutputTokens, r.OutputTokens, &b.MaxOutputTokens, &b.OutputTokensExhausted)
+	if g.CostEnforced {
+		var micro int64
+		set(1, r.CostMicroUSD, &micro, &b.CostExhausted)
+		b.MaxCostUSD = float64(micro) / 1e6
+		b.InputCostPerMillionUSD = g.Prices.InputPerMillionUSD
+		b.OutputCostPerMillionUSD = g.Prices.OutputPerMillionUSD
 	}
-	if !configured {
-		return nil, nil
-	}
-	return b, first
+	return b
 }
 
 // ChildLimits is the child's budget: for each dimension the lower of the

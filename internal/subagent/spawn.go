@@ -23,20 +23,28 @@ const maxReportedDenials = 20
 
 // runTask runs one task to its end and returns the result the model sees and
 // the refs to deliver. It never fails: every problem becomes a status.
-func (t *Tool) runTask(ctx context.Context, index int, spec TaskSpec, share *Budget, parentTrust string) (*Result, TaskArtifacts) {
+func (t *Tool) runTask(ctx context.Context, index int, spec TaskSpec, grants budget.Grants, parentTrust string) (*Result, TaskArtifacts) {
+	share := grants.Shares[index]
+	res, ta := t.runReserved(ctx, index, spec, BudgetFor(grants, index), parentTrust)
+	t.settle(share, res)
+	return res, ta
+}
+
+// runReserved is runTask within the child's reservation.
+func (t *Tool) runReserved(ctx context.Context, index int, spec TaskSpec, share *Budget, parentTrust string) (*Result, TaskArtifacts) {
 	taskID := NewTaskID()
 	ta := TaskArtifacts{Index: index + 1}
 	session := t.session()
 	root, err := t.artifactRoot(session, taskID)
 	if err != nil {
-		return &Result{Status: StatusError, Error: "subagent not spawned: " + err.Error()}, ta
+		return notSpawned(err), ta
 	}
 	ta.Root = root
 	err = t.o.Semaphore.Acquire(ctx, func(waited time.Duration) {
 		t.emit(events.SubagentConcurrencyWait, map[string]any{"task_index": index, "waited_ms": waited.Milliseconds()})
 	})
 	if err != nil {
-		return &Result{Status: StatusCancelled, Error: "sub-agent cancelled"}, ta
+		return &Result{Status: StatusCancelled, Error: "sub-agent cancelled", Usage: &Usage{}}, ta
 	}
 	defer t.o.Semaphore.Release()
 	task := &Task{
@@ -107,13 +115,13 @@ func (t *Tool) spawn(ctx context.Context, index int, task *Task) *Result {
 	s := t.o.Settings
 	file, err := t.writeTaskFile(task)
 	if err != nil {
-		return &Result{Status: StatusError, Error: "subagent not spawned: " + err.Error()}
+		return notSpawned(err)
 	}
 	defer os.Remove(file)
 	var key *os.File
 	if t.o.APIKey != "" {
 		if key, err = KeyFile(t.o.TempDir, t.o.APIKey); err != nil {
-			return &Result{Status: StatusError, Error: "subagent not spawned: " + err.Error()}
+			return notSpawned(err)
 		}
 		defer key.Close()
 	}
@@ -126,7 +134,7 @@ func (t *Tool) spawn(ctx context.Context, index int, task *Task) *Result {
 		Env:  ChildEnv(t.o.Env, t.o.SecretNames, t.o.Secret, t.o.Depth+1, key != nil),
 	})
 	if err != nil {
-		return &Result{Status: StatusError, Error: "subagent not spawned: " + err.Error()}
+		return notSpawned(err)
 	}
 	if key != nil {
 		key.Close() // the child has its own descriptor now
@@ -201,18 +209,40 @@ func (t *Tool) completed(index int, taskID string, r *Result) {
 	for _, dn := range r.Denials {
 		t.emit(events.SubagentDenied, map[string]any{"task_index": index, "class": dn.Class, "reason": dn.Reason, "tool": dn.Tool})
 	}
-	_ = t.o.Budget.AddChild(chargeOf(r)) // an overrun stops the parent at its next check
+}
+
+// notSpawned is the result of a task whose child never started: it spent
+// nothing.
+func notSpawned(err error) *Result {
+	return &Result{Status: StatusError, Error: "subagent not spawned: " + err.Error(), Usage: &Usage{}}
+}
+
+// settle releases the child's reservation and charges what it spent; when
+// that takes the run past a limit, OnOverrun stops the run at once.
+func (t *Tool) settle(share budget.Reservation, r *Result) {
+	if err := t.o.Budget.Settle(share, chargeOf(r, share)); err != nil && t.o.OnOverrun != nil {
+		t.o.OnOverrun(err)
+	}
 }
 
 // chargeOf is what a child's result says it spent. A result without the
-// split counts tokens_used as input tokens.
-func chargeOf(r *Result) budget.ChildUsage {
+// split counts tokens_used as input tokens. A result without usage (the
+// parent made it up: the child was killed, timed out or printed none)
+// says nothing of what was spent, so the child is charged at least its
+// whole reservation.
+func chargeOf(r *Result, share budget.Reservation) budget.ChildUsage {
 	u := budget.ChildUsage{InputTokens: r.TokensUsed}
 	if r.Usage != nil {
 		u = budget.ChildUsage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens, ToolCalls: r.Usage.ToolCalls}
 	}
 	if r.CostUSD != nil {
 		u.CostMicroUSD = budget.CostFromUSD(*r.CostUSD)
+	}
+	if r.Usage == nil {
+		u.ToolCalls = max(u.ToolCalls, share.ToolCalls)
+		u.InputTokens = max(u.InputTokens, share.InputTokens)
+		u.OutputTokens = max(u.OutputTokens, share.OutputTokens)
+		u.CostMicroUSD = max(u.CostMicroUSD, share.CostMicroUSD)
 	}
 	return u
 }

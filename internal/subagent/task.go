@@ -67,11 +67,19 @@ type Task struct {
 	// match, as --output-schema would give it (additive, optional;
 	// delegate_tasks never sets it). The child compiles it.
 	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
+
+	// Narrowing (additive, issue 18 and 26; see narrow.go): the parent's
+	// effective tool set (absent = no narrowing, [] = no tools), its risk
+	// policy, and its resolved LLM settings.
+	ParentTools  *[]string         `json:"parent_tools,omitempty"`
+	ParentPolicy *Policy           `json:"parent_policy,omitempty"`
+	LLM          map[string]string `json:"llm,omitempty"`
 }
 
-// Budget is the share-mode budget block: the parent's remaining limits and
-// explicit exhaustion flags, because a remaining 0 on the wire would read as
-// "no limit". Absent fields are unconfigured.
+// Budget is the budget block: the child's reserved share of the parent's
+// remaining limits and explicit exhaustion flags, because a remaining 0 on
+// the wire would read as "no limit". Absent fields are unconfigured. With a
+// cost share come the prices the parent priced it with.
 type Budget struct {
 	MaxRuntimeSeconds     int64   `json:"max_runtime_seconds,omitempty"`
 	MaxToolCalls          int64   `json:"max_tool_calls,omitempty"`
@@ -83,6 +91,10 @@ type Budget struct {
 	CostExhausted         bool    `json:"cost_exhausted,omitempty"`
 	InputTokensExhausted  bool    `json:"input_tokens_exhausted,omitempty"`
 	OutputTokensExhausted bool    `json:"output_tokens_exhausted,omitempty"`
+	// InputCostPerMillionUSD and OutputCostPerMillionUSD are the parent's
+	// resolved prices (additive, with max_cost_usd).
+	InputCostPerMillionUSD  float64 `json:"input_cost_per_million_usd,omitempty"`
+	OutputCostPerMillionUSD float64 `json:"output_cost_per_million_usd,omitempty"`
 }
 
 // ParseTask decodes and validates a task file. It is strict: unknown fields,
@@ -128,6 +140,9 @@ func (t *Task) Validate() error {
 		func() error { return checkRunID(t.ParentRunID) },
 		func() error { return t.Budget.validate() },
 		func() error { return checkSchemaObject(t.OutputSchema) },
+		func() error { return checkParentTools(t.ParentTools) },
+		func() error { return t.ParentPolicy.validate() },
+		func() error { return checkLLM(t.LLM) },
 	}
 	for _, c := range checks {
 		if err := c(); err != nil {
@@ -263,8 +278,16 @@ func (b *Budget) validate() error {
 			return taskErr("budget."+f.name, "must not be negative, got %d", f.v)
 		}
 	}
-	if c := b.MaxCostUSD; c < 0 || math.IsNaN(c) || math.IsInf(c, 0) {
-		return taskErr("budget.max_cost_usd", "must be a non-negative number, got %v", c)
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{
+		{"max_cost_usd", b.MaxCostUSD}, {"input_cost_per_million_usd", b.InputCostPerMillionUSD},
+		{"output_cost_per_million_usd", b.OutputCostPerMillionUSD},
+	} {
+		if c := f.v; c < 0 || math.IsNaN(c) || math.IsInf(c, 0) {
+			return taskErr("budget."+f.name, "must be a non-negative number, got %v", c)
+		}
 	}
 	return nil
 }

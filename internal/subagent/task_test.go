@@ -81,6 +81,25 @@ func TestParseTaskRejects(t *testing.T) {
 		{"schema too big", `{"goal":"g","output_schema":{"description":"` + strings.Repeat("d", MaxOutputSchemaBytes) + `"}}`,
 			"task file: output_schema is 1048594 bytes, exceeding the limit of 1048576"},
 		{"schema duplicate key", `{"goal":"g","output_schema":{"type":"object","type":"string"}}`, `task file: duplicate key "type"`},
+		{"negative price", `{"goal":"g","budget":{"input_cost_per_million_usd":-1}}`, "task file: budget.input_cost_per_million_usd must be a non-negative number, got -1"},
+		{"tools not a list", `{"goal":"g","parent_tools":"shell"}`, "task file: field parent_tools: want []string, got string"},
+		{"empty tool name", `{"goal":"g","parent_tools":["read_file",""]}`, "task file: parent_tools is required"},
+		{"tool name nul", `{"goal":"g","parent_tools":["a\u0000"]}`, "task file: parent_tools contains a NUL byte"},
+		{"too many tools", `{"goal":"g","parent_tools":[` + strings.TrimSuffix(strings.Repeat(`"t",`, 1025), ",") + `]}`,
+			"task file: parent_tools has 1025 names, exceeding the limit of 1024"},
+		{"policy unknown field", `{"goal":"g","parent_policy":{"action":"allow"}}`, `task file: unknown field "action"`},
+		{"policy decision", `{"goal":"g","parent_policy":{"classes":{"local_write":"maybe"}}}`,
+			`task file: parent_policy.classes.local_write "maybe" is not one of allow, prompt, deny`},
+		{"policy empty decision", `{"goal":"g","parent_policy":{"classes":{"local_write":""}}}`,
+			`task file: parent_policy.classes.local_write "" is not one of allow, prompt, deny`},
+		{"policy class name", `{"goal":"g","parent_policy":{"classes":{"Local Write":"deny"}}}`,
+			`task file: parent_policy.classes "Local Write" is not a risk class name`},
+		{"policy duplicate class", `{"goal":"g","parent_policy":{"classes":{"safe":"deny","safe":"allow"}}}`, `task file: duplicate key "safe"`},
+		{"policy entry nul", `{"goal":"g","parent_policy":{"denylist":["rm\u0000"]}}`, "task file: parent_policy.denylist contains a NUL byte"},
+		{"llm unknown key", `{"goal":"g","llm":{"api_key":"x"}}`, `task file: llm "api_key" is not one of stream, thinking`},
+		{"llm not strings", `{"goal":"g","llm":{"stream":false}}`, "task file: field llm: want string, got bool"},
+		{"llm value too long", `{"goal":"g","llm":{"thinking":"` + strings.Repeat("x", 257) + `"}}`, "task file: llm.thinking is 257 bytes, exceeding the limit of 256"},
+		{"llm duplicate", `{"goal":"g","llm":{"stream":"true","stream":"false"}}`, `task file: duplicate key "stream"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -131,6 +150,9 @@ func FuzzParseTask(f *testing.F) {
 	f.Add([]byte(`{"goal":"x","task_id":"task-0123456789abcdef","artifact_root":"/a"}`))
 	f.Add([]byte(`{"goal":"x","budget":{"runtime_exhausted":true},"x":[{"a":{"b":1}}]}`))
 	f.Add([]byte(`{"goal":"x","output_schema":{"type":"object", "properties":{"a":{"const":"\u00e9"}}}}`))
+	f.Add([]byte(`{"goal":"x","parent_tools":["read_file","shell"],"parent_policy":{"classes":{"local_write":"deny"},"denylist":["rm -rf /"]},"llm":{"stream":"false","thinking":"low"}}`))
+	f.Add([]byte(`{"goal":"x","parent_tools":[],"parent_policy":{},"llm":{}}`))
+	f.Add([]byte(`{"goal":"x","parent_tools":null,"budget":{"max_cost_usd":0.5,"input_cost_per_million_usd":1,"output_cost_per_million_usd":2}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		task, err := ParseTask(data)
 		if err != nil {

@@ -53,7 +53,11 @@ type Options struct {
 	Settings  Settings
 	Events    *events.Emitter // the parent's (nil emits nothing)
 	Budget    *budget.Tracker // the parent's (nil: no limits, nothing charged)
-	Store     Registrar       // where delivered artifacts are registered
+	// OnOverrun receives the budget error when a child's charge-back takes
+	// the run past a limit, at once, from the child's goroutine: the caller
+	// stops the run with it (exit 4). nil = the loop finds it at its end.
+	OnOverrun func(error)
+	Store     Registrar // where delivered artifacts are registered
 
 	Depth       int    // this process's depth (ODEK_SUBAGENT_DEPTH)
 	ParentTrust string // this process's trust ("" = trusted: a top-level run)
@@ -162,13 +166,9 @@ func (t *Tool) Call(ctx context.Context, raw json.RawMessage) (string, error) {
 	if t.o.Depth >= s.MaxDepth {
 		return DepthLimitText(t.o.Depth, s.MaxDepth), nil
 	}
-	var share *Budget
-	if s.BudgetInherit == InheritShare {
-		b, err := ShareBudget(t.o.Budget.SnapshotAt(t.o.Now()))
-		if err != nil {
-			return "", &SpawnRefusedError{Err: err}
-		}
-		share = b
+	grants, err := t.o.Budget.Reserve(len(args.Tasks), t.o.Now())
+	if err != nil {
+		return "", &SpawnRefusedError{Err: err}
 	}
 	parent, tainted := t.parentTrust()
 	reports := make([]Report, len(args.Tasks))
@@ -178,7 +178,7 @@ func (t *Tool) Call(ctx context.Context, raw json.RawMessage) (string, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, ta := t.runTask(ctx, i, spec, share, parent)
+			res, ta := t.runTask(ctx, i, spec, grants, parent)
 			reports[i] = Report{Index: i + 1, Goal: spec.Goal, Result: res, Tainted: tainted && spec.TrustLevel == Trusted}
 			arts[i] = ta
 		}()
