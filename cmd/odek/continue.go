@@ -39,12 +39,12 @@ Exit codes: as odek run; an invalid --id exits 3.`,
 				earlyReport(cmd, ios, err)
 				return err
 			}
-			task, err := readTask(cmd.Context(), ios, taskInput{cmd: "continue", args: args, file: o.taskFile, quiet: o.quiet})
+			task, untrusted, err := readTask(cmd.Context(), ios, taskInput{cmd: "continue", args: args, file: o.taskFile, quiet: o.quiet})
 			if err != nil {
 				earlyReport(cmd, ios, err)
 				return err
 			}
-			o.task = task
+			o.task, o.untrustedTask = task, untrusted
 			sess, err := loadForContinue(ios, id, cmd.Flags().Changed("id"))
 			if err != nil {
 				err = fmt.Errorf("continue: %w", err)

@@ -53,6 +53,7 @@ func (s *runState) delegateTool(ios *IOStreams, store *artifact.Store) *subagent
 		Settings:      sc.Settings,
 		Events:        s.emitter,
 		Budget:        s.tracker,
+		OnOverrun:     s.overrun,
 		Store:         store,
 		Depth:         s.depth,
 		ParentTrust:   s.trust,
@@ -67,6 +68,11 @@ func (s *runState) delegateTool(ios *IOStreams, store *artifact.Store) *subagent
 		Model:         s.cfg.Model,
 		BaseURL:       s.cfg.BaseURL,
 		Provider:      providerOf(s.cfg.BaseURL), // a label, as the session records it
+		// The children's tools and policy are never wider than this run's,
+		// and they talk to the model the way it does.
+		ParentTools:  s.offeredToolNames,
+		ParentPolicy: parentPolicy(s.cfg.Dangerous),
+		LLM:          llmSettings(s.cfg),
 		// Children relay their events only when this run writes them somewhere.
 		ForwardEvents: s.sink != nil || s.relay,
 		OnLine:        func(task int, l *subagent.Line) { s.view.subagentLine(task, l) },

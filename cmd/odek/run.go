@@ -14,6 +14,7 @@ import (
 type runOptions struct {
 	task              string
 	taskFile          string // --task-file
+	untrustedTask     bool   // the task holds stdin or file text: the run starts tainted
 	overrides         config.Overrides
 	eventsPath        string
 	eventsIncludeArgs bool
@@ -80,12 +81,12 @@ budget exhausted, 130 interrupted.`,
 				earlyReport(cmd, ios, err)
 				return err
 			}
-			task, err := readTask(cmd.Context(), ios, taskInput{cmd: "run", args: args, file: o.taskFile, quiet: o.quiet})
+			task, untrusted, err := readTask(cmd.Context(), ios, taskInput{cmd: "run", args: args, file: o.taskFile, quiet: o.quiet})
 			if err != nil {
 				earlyReport(cmd, ios, err)
 				return err
 			}
-			o.task = task
+			o.task, o.untrustedTask = task, untrusted
 			if len(o.refs) > 0 && !o.session {
 				fmt.Fprintln(ios.ErrOut, "odek: warning: --external-ref given without --session — refs will not be persisted")
 			}
@@ -129,6 +130,9 @@ func runRun(ctx context.Context, ios *IOStreams, o runOptions) error {
 		return err
 	}
 	defer s.close()
+	if o.untrustedTask {
+		s.taint() // stdin and files are anyone's text, not the operator's
+	}
 	opts := s.loopOptions(o)
 	h, err := s.beginHistory(ios, o, opts.System) // the task, a new session, or the one continued
 	if err != nil {

@@ -35,6 +35,7 @@ type runState struct {
 	sink    *events.JSONLSink // --events-jsonl
 	stream  *events.JSONLSink // --output stream-json: stdout
 	tracker *budget.Tracker
+	overrun context.CancelCauseFunc // ends ctx with a sub-agent overrun's budget error
 	servers *mcpclient.Set
 	store   *artifact.Store
 	tools   *loop.Registry
@@ -60,6 +61,9 @@ type runState struct {
 	trust string
 	noMCP bool
 	relay bool // this run's events are relayed to its parent
+	// parentPolicy is a sub-agent's parent's risk policy, a second gate of
+	// every call (nil for a top-level run).
+	parentPolicy *subagent.Policy
 	// parentSession files a sub-agent's own sub-agents' artifacts under its
 	// parent's session.
 	parentSession string
@@ -223,12 +227,16 @@ func (s *runState) openEvents(ctx context.Context, ios *IOStreams, o runOptions)
 }
 
 // startBudget builds the tracker and makes the runtime budget a hard deadline
-// on the run's context, whose cause is the budget error.
+// on the run's context, whose cause is the budget error; overrun ends the
+// context with a charged-back budget error.
 // A cost cap the prices cannot enforce never gets here: the config refuses
 // it (RequireEnforceableBudget).
 func (s *runState) startBudget(ctx context.Context, ios *IOStreams) {
 	prices := budget.ResolvePrices(s.cfg.Model, s.cfg.Prices, s.cfg.ModelPrices)
 	s.tracker = budget.New(budget.Options{Limits: s.cfg.Limits, Prices: prices, Start: s.start, Now: ios.Now})
+	// A sub-agent's charge-back past a limit stops the run at once, with
+	// the budget error as the cause (exit 4).
+	ctx, s.overrun = context.WithCancelCause(ctx)
 	if dl, ok := s.tracker.Deadline(); ok {
 		s.ctx, s.cancel = context.WithDeadlineCause(ctx, dl, s.tracker.RuntimeError(dl))
 	} else {
@@ -281,6 +289,9 @@ func (s *runState) close() {
 	if s.cancel != nil {
 		s.cancel()
 	}
+	if s.overrun != nil {
+		s.overrun(nil)
+	}
 }
 
 // closeServers shuts the MCP servers down: gracefully after a normal run;
@@ -291,7 +302,7 @@ func (s *runState) closeServers() {
 	if s.servers == nil {
 		return
 	}
-	if s.ctx == nil || !errors.Is(s.ctx.Err(), context.Canceled) {
+	if s.ctx == nil || !errors.Is(s.ctx.Err(), context.Canceled) || budget.IsBudget(context.Cause(s.ctx)) {
 		_ = s.servers.Close()
 		return
 	}

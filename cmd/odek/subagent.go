@@ -90,7 +90,7 @@ func flagError(err error) error {
 // {"status":"error","error":…} on stdout, so a parent always gets JSON, and
 // returns it as a setup error (exit 3).
 func childSetupError(ios *IOStreams, err error) error {
-	writeChildResult(ios, &subagent.Result{Status: subagent.StatusError, Error: err.Error()})
+	writeChildResult(ios, &subagent.Result{Status: subagent.StatusError, Error: err.Error(), Usage: &subagent.Usage{}})
 	return asSetup(err)
 }
 

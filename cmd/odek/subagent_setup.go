@@ -123,9 +123,9 @@ func withHandedKey(ios *IOStreams) (*IOStreams, error) {
 	return &cios, nil
 }
 
-// childOverrides carries the parent's model and endpoint, which the parent
-// resolved from its own flags and config; the task file names them like
-// flags would.
+// childOverrides carries the parent's model and endpoint and its LLM
+// settings, which the parent resolved from its own flags and config; the
+// task file names them like flags would.
 func childOverrides(t *subagent.Task) (config.Overrides, error) {
 	var o config.Overrides
 	if t.Model != "" {
@@ -138,15 +138,16 @@ func childOverrides(t *subagent.Task) (config.Overrides, error) {
 			return o, fmt.Errorf("task file: base_url: %w", err)
 		}
 	}
-	return o, nil
+	return o, applyLLMSettings(&o, t.LLM)
 }
 
 // applyPolicy settles what the child may do: timeout and iterations (flag,
 // else subagent.*, capped), the profile (flag > task file > default; an
 // unknown one is a setup error), trust (never above the parent's: an
-// untrusted child gets no MCP servers), and the budget (share mode: the
-// lower of the operator's limits and the parent's remaining; an exhausted
-// dimension is a budget error before the first model call).
+// untrusted child gets no MCP servers), the tools and policy (never wider
+// than the parent's), and the budget (the lower of the operator's limits
+// and the child's share of the parent's remaining; an exhausted dimension
+// is a budget error before the first model call).
 func (c *child) applyPolicy() error {
 	sc := readSubagentConfig(c.cfg)
 	c.sc = sc
@@ -174,12 +175,19 @@ func (c *child) applyPolicy() error {
 	c.trust = c.task.Trust()
 	c.noMCP = c.trust != subagent.Trusted
 	c.cfg.Dangerous = childDangerous(c.cfg.Dangerous, c.trust == subagent.Trusted, c.task.MaxRisk, prof)
+	c.narrowToParent()
+	c.parentPolicy = c.task.ParentPolicy
 	c.cfg.System = "" // --system and ODEK_SYSTEM never apply to a sub-agent
 	limits, err := subagent.ChildLimits(c.cfg.Limits, c.task.Budget)
 	if err != nil {
 		return err
 	}
 	c.cfg.Limits = limits
+	if b := c.task.Budget; b != nil && b.MaxCostUSD > 0 && b.InputCostPerMillionUSD > 0 && b.OutputCostPerMillionUSD > 0 {
+		// The parent priced the share: the child prices its use the same.
+		c.cfg.Prices = budget.Prices{InputPerMillionUSD: b.InputCostPerMillionUSD, OutputPerMillionUSD: b.OutputCostPerMillionUSD}
+		c.cfg.ModelPrices = nil
+	}
 	return nil
 }
 
@@ -209,7 +217,9 @@ func (c *child) openChildEvents(ios *IOStreams) {
 // failSetup prints the setup failure as the result: budget_exhausted (exit
 // 4) for an exhausted shared budget, else error (exit 3).
 func (c *child) failSetup(ios *IOStreams, err error) error {
-	r := &subagent.Result{Status: subagent.StatusError, Error: redact.String(err.Error())}
+	// Nothing was spent before the first model call: the zero usage tells
+	// the parent so (a result without usage is charged its reservation).
+	r := &subagent.Result{Status: subagent.StatusError, Error: redact.String(err.Error()), Usage: &subagent.Usage{}}
 	if budget.IsBudget(err) {
 		r.Status, r.PartialReason = subagent.StatusBudgetExhausted, subagent.ReasonExecution
 	}

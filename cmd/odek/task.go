@@ -38,27 +38,31 @@ type taskInput struct {
 // readTask returns the task: the arguments, the --task-file, or stdin (with
 // "-", or when no argument is given and stdin is not a terminal). Stdin that
 // is not a terminal beside a task argument or file is appended as context
-// between delimiters. Every error is a setup error (exit 3).
-func readTask(ctx context.Context, ios *IOStreams, in taskInput) (string, error) {
+// between delimiters. untrusted says the task holds text that did not come
+// from the command line (a file, stdin: anyone could have written it), which
+// taints the run like a tool result (BEHAVIOR §8.1). Every error is a setup
+// error (exit 3).
+func readTask(ctx context.Context, ios *IOStreams, in taskInput) (task string, untrusted bool, err error) {
 	task, fromStdin, err := mainTask(ctx, ios, in)
 	if err != nil {
-		return "", asSetup(err)
+		return "", false, asSetup(err)
 	}
+	untrusted = fromStdin || in.file != ""
 	if fromStdin || ios.StdinTTY || ios.In == nil {
-		return task, nil
+		return task, untrusted, nil
 	}
 	extra, err := readLimited(ctx, ios, ios.In, !in.quiet)
 	if err != nil {
-		return "", asSetup(fmt.Errorf("%s: reading the context on stdin: %w", in.cmd, err))
+		return "", false, asSetup(fmt.Errorf("%s: reading the context on stdin: %w", in.cmd, err))
 	}
 	text, err := checkTaskText(extra)
 	if errors.Is(err, errEmptyText) {
-		return task, nil // an empty pipe (or </dev/null) adds nothing
+		return task, untrusted, nil // an empty pipe (or </dev/null) adds nothing
 	}
 	if err != nil {
-		return "", asSetup(fmt.Errorf("%s: the context on stdin %w", in.cmd, err))
+		return "", false, asSetup(fmt.Errorf("%s: the context on stdin %w", in.cmd, err))
 	}
-	return task + "\n\n" + stdinOpen + "\n" + text + "\n" + stdinClose, nil
+	return task + "\n\n" + stdinOpen + "\n" + text + "\n" + stdinClose, true, nil
 }
 
 // mainTask reads the task itself; fromStdin says stdin was used up for it.

@@ -99,7 +99,7 @@ func TestReadTask(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ios, _ := taskIO(tc.stdin, tc.tty)
 			tc.in.cmd = "run"
-			got, err := readTask(context.Background(), ios, tc.in)
+			got, untrusted, err := readTask(context.Background(), ios, tc.in)
 			if tc.err != "" {
 				var se *setupError
 				if err == nil || err.Error() != tc.err || !errors.As(err, &se) {
@@ -109,6 +109,11 @@ func TestReadTask(t *testing.T) {
 			}
 			if err != nil || got != tc.want {
 				t.Fatalf("readTask = %q, %v; want %q", got, err, tc.want)
+			}
+			// Only the command line is the operator's: a task or context
+			// read from stdin or a file taints the run (issue 18).
+			if want := tc.in.file != "" || len(tc.in.args) == 0 || tc.in.args[0] == "-" || strings.Contains(got, stdinOpen); untrusted != want {
+				t.Fatalf("untrusted = %v, want %v", untrusted, want)
 			}
 		})
 	}
@@ -122,7 +127,7 @@ func TestReadTaskInterrupted(t *testing.T) {
 	ios := &IOStreams{In: r, ErrOut: io.Discard}
 	done := make(chan error, 1)
 	go func() {
-		_, err := readTask(ctx, ios, taskInput{cmd: "run", args: []string{"review"}, quiet: true})
+		_, _, err := readTask(ctx, ios, taskInput{cmd: "run", args: []string{"review"}, quiet: true})
 		done <- err
 	}()
 	cancel()

@@ -74,7 +74,11 @@ func (s *runState) newGate(ios *IOStreams) (loop.Gate, error) {
 	if err != nil {
 		return nil, asSetup(err)
 	}
-	return policyGate{p}, nil
+	parent, err := s.parentGate(s.parentPolicy)
+	if err != nil || parent == nil {
+		return policyGate{p}, err
+	}
+	return bothGates{policyGate{p}, parent}, nil
 }
 
 // policyGate adapts the policy to the loop's Gate.

@@ -166,3 +166,22 @@ func TestTimeToFirstTokenAverage(t *testing.T) {
 		t.Fatalf("TimeToFirstToken = %v, want the mean of 100ms and 300ms", res.TimeToFirstToken)
 	}
 }
+
+// A run that answers after a sub-agent's charge-back took it past a limit
+// ends with that budget error, not with its answer (issue 18).
+func TestChargedBackOverrunFailsTheAnswer(t *testing.T) {
+	tr := budget.New(budget.Options{Limits: budget.Limits{MaxToolCalls: 3}, Start: time.Now()})
+	child := funcTool{name: "delegate", fn: func(context.Context, json.RawMessage) (string, error) {
+		_ = tr.AddChild(budget.ChildUsage{ToolCalls: 40}) // what a child charged back
+		return "done", nil
+	}}
+	m := turns(callTools(1, 1, tc("c1", "delegate", `{}`)), answer("all good", 1, 1))
+	res, err := Run(context.Background(), Options{Model: m, Tools: mustRegistry(t, child), Budget: tr, MaxIterations: 5}, "go")
+	var be *budget.Error
+	if !errors.As(err, &be) || be.Limit != budget.LimitToolCalls || be.Observed != 41 {
+		t.Fatalf("err = %v, want the tool_calls budget at 41", err)
+	}
+	if res.Answer != "all good" {
+		t.Fatalf("answer = %q: the answer is kept for the report", res.Answer)
+	}
+}

@@ -142,6 +142,11 @@ func (r *runner) run(ctx context.Context, h *History) (*Result, error) {
 		"model": r.o.ModelName, "sandbox": false, "max_iterations": r.o.MaxIterations,
 	})
 	answer, err := r.iterate(ctx)
+	if err == nil {
+		// What sub-agents charged back may have taken the run past a
+		// limit that no check of its own saw: an answer does not excuse it.
+		err = r.o.Budget.Exceeded()
+	}
 	r.res.Answer = answer
 	r.res.History = r.hist.Snapshot()
 	r.finish(err)

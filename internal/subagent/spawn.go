@@ -52,7 +52,12 @@ func (t *Tool) runReserved(ctx context.Context, index int, spec TaskSpec, share 
 		TrustLevel: spec.TrustLevel, MaxRisk: spec.MaxRisk, Profile: spec.Profile, Budget: share,
 		ParentTrust: parentTrust, ArtifactRoot: root, Provider: t.o.Provider, Model: t.o.Model,
 		BaseURL: t.o.BaseURL, ParentRunID: t.o.Events.RunID(), ParentSession: session,
-		Events: t.o.ForwardEvents && t.o.Events != nil,
+		Events:       t.o.ForwardEvents && t.o.Events != nil,
+		ParentPolicy: t.o.ParentPolicy, LLM: t.o.LLM,
+	}
+	if t.o.ParentTools != nil {
+		tools := append([]string{}, t.o.ParentTools()...)
+		task.ParentTools = &tools
 	}
 	start := t.o.Now()
 	res := t.spawn(ctx, index, task)

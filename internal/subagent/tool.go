@@ -82,6 +82,16 @@ type Options struct {
 	// like flags; Provider labels it (BaseURL without userinfo, query or
 	// fragment, as a session records it) and is never read as an endpoint.
 	Provider, Model, BaseURL string
+	// ParentTools returns the names of the tools this run offers its model,
+	// read when a call starts; the children offer no tool outside it. nil =
+	// no narrowing (not a run of the CLI).
+	ParentTools func() []string
+	// ParentPolicy is this run's effective risk policy; every call of a
+	// child must pass it as well as the child's own. nil = none passed.
+	ParentPolicy *Policy
+	// LLM are this run's resolved LLM settings (keys of LLMSettingKeys),
+	// which the children take as flags.
+	LLM map[string]string
 	// Session returns the run's session id ("" = none), read when a call
 	// starts: a session may begin after the tool is built.
 	Session func() string
