@@ -118,12 +118,24 @@ func (s *runState) resumeSession(ios *IOStreams, o runOptions) (*loop.History, e
 	}
 	s.emitter.SetSessionID(s.sess.ID)
 	s.note(ios, o, "odek: continuing session %s (turn %d → %d)\n", s.sess.ID, s.sess.Turns, s.sess.Turns+1)
-	if session.Trimmed(s.sess.Messages) {
-		s.taint() // what was removed cannot be told trusted any more: fail closed
+	if session.Trimmed(s.sess.Messages) || heldStdin(s.sess.Messages) {
+		s.taint() // what was removed, or piped in, cannot be told trusted: fail closed
 	}
 	h := loop.Regroup(restorePlan(s.plan, s.sess.Messages))
 	h.Append(llm.Message{Role: llm.RoleUser, Content: s.schema.task(o.task, h.Messages())})
 	return h, nil
+}
+
+// heldStdin reports a user message that carries context piped in on stdin
+// (between the stdin delimiters): a session begun with it continues
+// tainted. A task read from a file leaves no such mark.
+func heldStdin(msgs []llm.Message) bool {
+	for _, m := range msgs {
+		if m.Role == llm.RoleUser && strings.Contains(m.Content, "\n"+stdinOpen+"\n") && strings.Contains(m.Content, "\n"+stdinClose) {
+			return true
+		}
+	}
+	return false
 }
 
 // restorePlan restores the plan from the newest plan message that parses

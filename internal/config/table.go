@@ -201,7 +201,7 @@ var table = []Setting{
 		bind: func(c *Config) any { return &c.Subagent.AnnounceBudget }},
 	{Key: "subagent.budget_inherit", Kind: String, Default: "operator", Env: NoEnv, Trust: GlobalOnly, Supported: true,
 		Enum: []string{"operator", "share"},
-		Help: "operator: each sub-agent gets the operator's limits; share: children draw on the parent's budget",
+		Help: "kept for old configs: in both modes each sub-agent gets its reserved share of what the run has left (docs/SUBAGENTS.md)",
 		bind: func(c *Config) any { return &c.Subagent.BudgetInherit }},
 	{Key: "subagent.default_profile", Kind: String, Default: "default", Env: NoEnv, Trust: GlobalOnly, Supported: true,
 		Help: `profile of a sub-agent that names none; "none" = no profile`,
