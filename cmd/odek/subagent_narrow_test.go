@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +19,13 @@ func TestLLMSettingsRoundTrip(t *testing.T) {
 	for _, key := range subagent.LLMSettingKeys {
 		if s, ok := config.Lookup(key); !ok || !s.Supported {
 			t.Errorf("llm key %q is not a supported setting", key)
+		}
+	}
+	// A new llm.* setting must reach sub-agents too (issue 26): add it to
+	// subagent.LLMSettingKeys and llmSettings.
+	for _, st := range config.Settings() {
+		if strings.HasPrefix(st.Key, "llm.") && st.Supported && !slices.Contains(subagent.LLMSettingKeys, st.Key) {
+			t.Errorf("setting %q does not reach sub-agents: add it to subagent.LLMSettingKeys and llmSettings", st.Key)
 		}
 	}
 	cfg := &config.Config{Model: "m", Stream: false, Thinking: "low", ReasoningEffort: "high", ContextWindow: 8192,
