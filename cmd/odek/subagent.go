@@ -28,7 +28,8 @@ func newSubagentCmd(ios *IOStreams) *cobra.Command {
 		Long: `Run one task as a sub-agent: the child process that delegate_tasks starts.
 
 It never prompts (anything that would ask is denied), never gets more trust
-than its task file allows (an untrusted task gets no MCP servers), and stops
+than its task file allows (an untrusted task gets no MCP servers), never more
+tools, policy or budget than the parent run the task file describes, and stops
 at its timeout: a soft deadline first asks for a partial summary, the hard
 one ends the run. stdout holds one JSON result object (with --stream, unless
 the task file is protocol 1: typed progress lines, then the result), even
