@@ -6,9 +6,11 @@
 // Invariants:
 //   - A child never gets more than its parent: trust is the minimum of the
 //     parent's and the task's, the depth grows by one and is refused at the
-//     limit, and in share mode every budget is the minimum of the operator's
-//     limit and what the parent has left. An exhausted dimension is a hard
-//     cap of zero: the parent refuses to spawn.
+//     limit, every budget is the minimum of the operator's limit and the
+//     child's reserved share of what the parent has left (parallel children
+//     split it), and its tools and policy are the intersection of its own
+//     and the parent's. An exhausted dimension is a hard cap of zero: the
+//     parent refuses to spawn. Every charge-back is checked at once.
 //   - The API key reaches a child only through file descriptor 3 (an
 //     unlinked temporary file), never through its environment or argv; the
 //     child environment is the parent's minus every secret.
