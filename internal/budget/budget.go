@@ -11,6 +11,10 @@
 //     never drifts, and is enforced only when MaxCostUSD > 0 and both resolved
 //     prices are positive (the config refuses a cap it cannot enforce).
 //   - Every exhaustion is a *Error (exit code 4 in the CLI).
+//   - Reserve holds what is left for running sub-agents until Settle, so
+//     parallel children can never together be given more than the run has
+//     left; Settle and AddChild report a charge-back past a limit at once,
+//     and Exceeded reports it after the fact.
 //   - A Tracker is safe for concurrent use; each call takes one short mutex.
 package budget
 
