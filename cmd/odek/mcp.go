@@ -13,7 +13,7 @@ import (
 
 // startMCP starts every configured server (concurrently, after approvals) and
 // returns their tools as loop tools.
-func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *artifact.Store, builtins []string, keep func(string) bool, serverLog io.Writer) (*mcpclient.Set, []loop.Tool, error) {
+func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *artifact.Store, builtins []string, keep func(string) bool, serverLog io.Writer, cas *cassetteState) (*mcpclient.Set, []loop.Tool, error) {
 	if len(cfg.MCPServers) == 0 {
 		return nil, nil, nil
 	}
@@ -35,6 +35,7 @@ func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *ar
 			InterruptGrace: mcpInterruptGrace},
 		Keep: keep,
 	}
+	cas.mcpHooks(&opts.Client)
 	set, warnings, err := mcpclient.Start(ctx, opts)
 	printWarnings(ios, warnings)
 	if err != nil {

@@ -20,6 +20,7 @@ type runOptions struct {
 	eventsIncludeArgs bool
 	output            string
 	quiet             bool
+	cassette          cassetteFlags // --record, --replay, --replay-mode
 
 	session bool                  // run --session: persist the conversation
 	refs    []session.ExternalRef // --external-ref
@@ -118,6 +119,7 @@ func registerRunOutputFlags(cmd *cobra.Command, o *runOptions) {
 	fl.BoolVar(&o.eventsIncludeArgs, "events-include-args", false, "include raw (redacted) tool arguments in tool_call_started events")
 	fl.StringVar(&o.output, "output", outputText, "stdout format: text (the bare answer), json (an odek.run-report/v1 object) or stream-json (events live, then the report)")
 	fl.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing on stderr but errors and warnings")
+	o.cassette.register(cmd)
 }
 
 // runRun is the whole of `odek run`: set up, run the loop, report.
@@ -144,6 +146,7 @@ func runRun(ctx context.Context, ios *IOStreams, o runOptions) error {
 	}
 	s.sessionOptions(ios, &opts)
 	res, runErr := loop.Continue(s.ctx, opts, h)
+	runErr = s.cas.finish(runErr)
 	s.stopProgress()
 	s.endSession(ios, res)
 	err = s.finish(ctx, ios, o, res, runErr)

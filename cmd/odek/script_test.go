@@ -66,6 +66,7 @@ func TestScripts(t *testing.T) {
 			"child-procs-clean": cmdChildProcsClean,
 			"no-orphans":        cmdNoOrphans,
 			"llm-wait":          cmdLLMWait,
+			"same-event-types":  cmdSameEventTypes,
 		}),
 	})
 }

@@ -41,11 +41,13 @@ type runState struct {
 	tools   *loop.Registry
 	model   *llm.Client
 	view    *progressView
-	schema  *outputSchema // nil without --output-schema
-	warn    func(string)  // prints a warning, above the status line on a TTY
-	errOut  io.Writer     // where closeServers says what an interrupt stopped
-	gate    loop.Gate     // the risk policy every call passes
-	workDir string        // the working directory, symlinks resolved
+	schema  *outputSchema  // nil without --output-schema
+	warn    func(string)   // prints a warning, above the status line on a TTY
+	errOut  io.Writer      // where closeServers says what an interrupt stopped
+	gate    loop.Gate      // the risk policy every call passes
+	workDir string         // the working directory, symlinks resolved
+	cas     *cassetteState // --record or --replay; nil without
+	depart  context.CancelCauseFunc
 
 	reasoningEffort string // sent as reasoning_effort; "" sends none
 
@@ -126,7 +128,10 @@ func setUp(ctx context.Context, ios *IOStreams, o runOptions) (s *runState, err 
 	if s.cfg, err = loadConfig(ios, o.overrides); err != nil {
 		return s, err
 	}
-	if err = checkRunnable(s.cfg); err != nil {
+	if s.cas, err = s.openCassette(ios, o.cassette); err != nil {
+		return s, err
+	}
+	if err = checkRunnable(s.cfg, s.cas.replaying()); err != nil {
 		return s, err
 	}
 	// Before anything starts: a bad schema must not cost a server or a call.
@@ -146,8 +151,9 @@ func setUp(ctx context.Context, ios *IOStreams, o runOptions) (s *runState, err 
 
 // checkRunnable refuses a config no run can start with: no API key
 // (DECISION 10), or a cost cap the prices cannot enforce.
-func checkRunnable(cfg *config.Config) error {
-	if err := cfg.RequireAPIKey(); err != nil {
+// A replay needs no key: it never reaches the endpoint.
+func checkRunnable(cfg *config.Config, replaying bool) error {
+	if err := cfg.RequireAPIKey(); err != nil && !replaying {
 		return asSetup(err)
 	}
 	if err := cfg.RequireEnforceableBudget(); err != nil {
@@ -178,9 +184,13 @@ func (s *runState) startModel(ios, gateIOS *IOStreams, quiet bool) (err error) {
 	if s.gate, err = s.newGate(gateIOS); err != nil {
 		return err
 	}
+	hc, err := s.cas.httpClient()
+	if err != nil {
+		return err
+	}
 	s.model = llm.New(llm.Options{
 		BaseURL: s.cfg.BaseURL, APIKey: s.cfg.APIKey, KeySource: s.cfg.APIKeySource, Stream: s.cfg.Stream,
-		Timeouts: llmTimeouts(s.cfg.LLM), OnRetry: s.view.retry,
+		Timeouts: llmTimeouts(s.cfg.LLM), OnRetry: s.view.retry, HTTPClient: hc,
 	})
 	var warns []string
 	s.reasoningEffort, warns = llm.ReasoningEffort(s.cfg.Model, s.cfg.Thinking, s.cfg.ReasoningEffort)
@@ -242,6 +252,10 @@ func (s *runState) startBudget(ctx context.Context, ios *IOStreams) {
 	} else {
 		s.ctx, s.cancel = context.WithCancel(ctx)
 	}
+	// The first departure from a replayed cassette stops the run.
+	stop := s.cancel
+	s.ctx, s.depart = context.WithCancelCause(s.ctx)
+	s.cancel = func() { s.depart(nil); stop() }
 }
 
 func (s *runState) loopOptions(o runOptions) loop.Options {
@@ -278,6 +292,9 @@ func (s *runState) close() {
 		return
 	}
 	s.closeServers()
+	if s.cas != nil && s.cas.rec != nil {
+		_ = s.cas.rec.Close()
+	}
 	s.closeEvents()
 	if s.sink != nil {
 		_ = s.sink.Close()
@@ -302,7 +319,7 @@ func (s *runState) closeServers() {
 	if s.servers == nil {
 		return
 	}
-	if s.ctx == nil || !errors.Is(s.ctx.Err(), context.Canceled) || budget.IsBudget(context.Cause(s.ctx)) {
+	if s.ctx == nil || !errors.Is(s.ctx.Err(), context.Canceled) || budget.IsBudget(context.Cause(s.ctx)) || s.cas.departed() {
 		_ = s.servers.Close()
 		return
 	}

@@ -57,7 +57,7 @@ func setUpChild(ctx context.Context, ios *IOStreams, o subagentOptions) (c *chil
 	if c.cfg, err = loadConfig(cios, over); err != nil {
 		return c, err
 	}
-	if err = checkRunnable(c.cfg); err != nil {
+	if err = checkRunnable(c.cfg, false); err != nil {
 		return c, err
 	}
 	if c.wd, err = ios.Getwd(); err != nil {

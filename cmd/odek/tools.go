@@ -33,6 +33,7 @@ func (s *runState) buildTools(ios *IOStreams, store *artifact.Store, serverLog i
 	if err != nil {
 		return nil, err
 	}
+	builtins = s.cas.wrapTools(builtins)
 	offered := func(name string) bool { return toolOffered(name, s.cfg.ToolsEnabled, s.cfg.ToolsDisabled) }
 	// Every built-in name stays reserved, also those switched off or not
 	// registered in this run (artifact_read, plan, delegate_tasks): no MCP
@@ -41,7 +42,7 @@ func (s *runState) buildTools(ios *IOStreams, store *artifact.Store, serverLog i
 	var mcpTools []loop.Tool
 	var set *mcpclient.Set
 	if !s.noMCP {
-		set, mcpTools, err = startMCP(s.ctx, ios, s.cfg, store, reserved, offered, serverLog)
+		set, mcpTools, err = startMCP(s.ctx, ios, s.cfg, store, reserved, offered, serverLog, s.cas)
 		s.servers = set
 		if err != nil {
 			return nil, err

@@ -34,6 +34,11 @@ type Options struct {
 	// InterruptGrace is each step of CloseNow; 0 = 250 ms. Tests of what
 	// happens during that wait widen it so the wait is not the race.
 	InterruptGrace time.Duration
+	// Tap, when set, gives the recorder of a server's messages.
+	Tap func(server string) (WireTap, error)
+	// Replay, when set, gives the stand-in for a server: no process is
+	// started and no connection opened.
+	Replay func(server string) (Peer, error)
 }
 
 // Client is one connection to one MCP server. It is safe for concurrent use:
@@ -79,18 +84,33 @@ func Connect(ctx context.Context, name string, cfg ServerConfig, o Options) (*Cl
 	c := &Client{name: name, cfg: cfg, opts: o, lim: lim, read: newReadLimit(lim.maxResp), warn: warn,
 		sink: &stderrSink{w: o.Stderr, prefix: "[" + name + "] "}}
 	var t transport
-	if cfg.URL != "" {
+	switch {
+	case o.Replay != nil:
+		p, err := o.Replay(name)
+		if err != nil {
+			return nil, newError(name, "replay", ClassSetup, err)
+		}
+		t = peerTransport{p: p}
+	case cfg.URL != "":
 		h, hw, err := newHTTPTransport(name, cfg, c.read, o)
 		if err != nil {
 			return nil, err
 		}
 		c.warn = append(c.warn, hw...)
 		c.http, t = h, h
-	} else {
+	default:
 		t, err = c.startProcess()
 		if err != nil {
 			return nil, err
 		}
+	}
+	if o.Tap != nil {
+		tap, err := o.Tap(name)
+		if err != nil {
+			_ = t.close(grace{})
+			return nil, newError(name, "record", ClassSetup, err)
+		}
+		t = tapTransport{transport: t, tap: tap}
 	}
 	c.conn = newConn(t)
 	return c, nil

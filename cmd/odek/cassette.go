@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+
+	"github.com/odek-run/odek/internal/cassette"
+	"github.com/odek-run/odek/internal/llm"
+	"github.com/odek-run/odek/internal/loop"
+	"github.com/odek-run/odek/internal/mcpclient"
+	"github.com/odek-run/odek/internal/redact"
+	"github.com/odek-run/odek/internal/risk"
+	"github.com/spf13/cobra"
+)
+
+// Replay modes (--replay-mode).
+const (
+	replayStrict  = "strict"  // the model, the MCP servers and the shell from the cassette
+	replayLenient = "lenient" // the model from the cassette; tools run for real
+)
+
+// cassetteFlags are --record, --replay and --replay-mode (run, continue).
+type cassetteFlags struct {
+	record, replay, mode string
+}
+
+func (c *cassetteFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&c.record, "record", "", "record the run's LLM, MCP and shell exchanges into this cassette directory (docs/TESTING.md)")
+	fl.StringVar(&c.replay, "replay", "", "serve the model, MCP servers and shell from this cassette: no network, no servers, no API key")
+	fl.StringVar(&c.mode, "replay-mode", replayStrict, "strict (everything from the cassette) or lenient (the model from the cassette, tools for real)")
+}
+
+func (c *cassetteFlags) check() error {
+	switch {
+	case c.record != "" && c.replay != "":
+		return asSetup(errors.New("--record and --replay exclude each other"))
+	case c.mode != replayStrict && c.mode != replayLenient:
+		return asSetup(fmt.Errorf("--replay-mode %q: want strict or lenient", c.mode))
+	}
+	return nil
+}
+
+// cassetteState is the run's recorder or player (at most one is set).
+type cassetteState struct {
+	rec  *cassette.Recorder
+	play *cassette.Player
+}
+
+func (c *cassetteState) replaying() bool { return c != nil && c.play != nil }
+
+// departed: a replay left its cassette (the run was stopped for it, not
+// interrupted).
+func (c *cassetteState) departed() bool { return c.replaying() && c.play.Err() != nil }
+
+// strict: the tools as well as the model come from the cassette.
+func (c *cassetteState) strict() bool { return c.replaying() && !c.play.Lenient() }
+
+// openCassette starts recording or opens the cassette to replay. depart
+// is told of the first departure (to stop the run).
+func openCassette(ios *IOStreams, f cassetteFlags, roots map[string]string, depart func(error)) (*cassetteState, error) {
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	switch {
+	case f.record != "":
+		rec, err := cassette.Create(f.record, cassette.RecordOptions{
+			Meta: cassette.Meta{OdekVersion: version, Roots: roots}, Redact: redact.String})
+		if err != nil {
+			return nil, asSetup(fmt.Errorf("--record: %w", err))
+		}
+		return &cassetteState{rec: rec}, nil
+	case f.replay != "":
+		p, err := cassette.Open(f.replay, cassette.PlayOptions{
+			Lenient: f.mode == replayLenient, Roots: roots, Redact: redact.String, OnDepart: depart})
+		if err != nil {
+			return nil, asSetup(fmt.Errorf("--replay: %w", err))
+		}
+		return &cassetteState{play: p}, nil
+	}
+	return nil, nil
+}
+
+// httpClient is the LLM client's HTTP client: nil (the default) unless a
+// cassette records or serves the exchanges.
+func (c *cassetteState) httpClient() (*http.Client, error) {
+	if c == nil {
+		return nil, nil
+	}
+	var rt http.RoundTripper
+	var err error
+	if c.rec != nil {
+		rt, err = c.rec.LLMTransport("", llm.DefaultTransport())
+	} else {
+		rt, err = c.play.LLMTransport("")
+	}
+	if err != nil {
+		return nil, asSetup(err)
+	}
+	return &http.Client{Transport: rt}, nil
+}
+
+// mcpHooks sets the MCP client's tap (recording) or stand-in (strict replay).
+func (c *cassetteState) mcpHooks(o *mcpclient.Options) {
+	switch {
+	case c == nil:
+	case c.rec != nil:
+		o.Tap = func(server string) (mcpclient.WireTap, error) { return c.rec.MCPTap(server) }
+	case c.strict():
+		o.Replay = func(server string) (mcpclient.Peer, error) { return c.play.MCPPeer(server) }
+	}
+}
+
+// wrapTools records or replays the built-in tools whose outcome depends on
+// the world outside the workspace: the shell.
+func (c *cassetteState) wrapTools(tools []loop.Tool) []loop.Tool {
+	if c == nil || c.replaying() && !c.strict() {
+		return tools
+	}
+	for i, t := range tools {
+		if inner, ok := t.(shellLike); ok && t.Name() == "shell" {
+			tools[i] = &cassetteTool{shellLike: inner, c: c}
+		}
+	}
+	return tools
+}
+
+// finish ends the cassette: a replay that departed or ended early, or a
+// recording that failed to write, fails the run (exit 3) whatever the loop
+// returned; runErr is returned otherwise.
+func (c *cassetteState) finish(runErr error) error {
+	if c == nil {
+		return runErr
+	}
+	if c.rec != nil {
+		if err := c.rec.Close(); err != nil {
+			return asSetup(fmt.Errorf("--record: %w", err))
+		}
+		return runErr
+	}
+	if err := c.play.Finish(); err != nil {
+		return asSetup(err)
+	}
+	return runErr
+}
+
+// shellLike is what the shell tool offers the loop.
+type shellLike interface {
+	loop.Tool
+	loop.ArgsSummarizer
+	loop.RiskAssessor
+}
+
+// cassetteTool records or replays a tool's calls; the gate still rules on
+// every call first, as in the recorded run.
+type cassetteTool struct {
+	shellLike
+	c *cassetteState
+}
+
+func (t *cassetteTool) Call(ctx context.Context, args json.RawMessage) (string, error) {
+	if t.c.play != nil {
+		return t.c.play.PlayTool(t.Name(), args)
+	}
+	out, err := t.shellLike.Call(ctx, args)
+	if rerr := t.c.rec.RecordTool(t.Name(), args, out, err); rerr != nil {
+		return out, errors.Join(err, rerr)
+	}
+	return out, err
+}
+
+// AssessRisk is the shell's own; ProducesArtifacts too, where it has one.
+func (t *cassetteTool) AssessRisk(args json.RawMessage) (risk.Assessment, error) {
+	return t.shellLike.AssessRisk(args)
+}
+
+func (t *cassetteTool) ProducesArtifacts() bool {
+	p, ok := t.shellLike.(interface{ ProducesArtifacts() bool })
+	return ok && p.ProducesArtifacts()
+}
+
+// openCassette opens --record or --replay for s. The roots are what the
+// cassette's paths are normalised by: the working directory, odek's home
+// and $HOME.
+func (s *runState) openCassette(ios *IOStreams, f cassetteFlags) (*cassetteState, error) {
+	if f.record == "" && f.replay == "" {
+		return nil, f.check()
+	}
+	wd, err := ios.Getwd()
+	if err != nil {
+		return nil, asSetup(err)
+	}
+	if r, err := filepath.EvalSymlinks(wd); err == nil {
+		wd = r
+	}
+	roots := map[string]string{"workdir": wd, "odek_home": s.cfg.Home}
+	if h := ios.env("HOME"); h != "" {
+		roots["home"] = h
+	}
+	return openCassette(ios, f, roots, func(err error) {
+		if s.depart != nil {
+			s.depart(err)
+		}
+	})
+}

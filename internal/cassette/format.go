@@ -1,0 +1,102 @@
+package cassette
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Format names the cassette format; cassette.json carries it.
+const Format = "odek.cassette/v1"
+
+// Size caps. A line (one exchange) over MaxLineBytes or a stream over
+// MaxStreamBytes fails the recording with an error naming the cap; the
+// reader refuses the same.
+const (
+	MaxLineBytes   = 32 << 20
+	MaxStreamBytes = 128 << 20
+)
+
+// MetaFile is the cassette's header file.
+const MetaFile = "cassette.json"
+
+// Meta is cassette.json.
+type Meta struct {
+	Format      string `json:"format"`
+	OdekVersion string `json:"odek_version,omitempty"`
+	// Roots are the directories of the recording (workdir, odek_home, home);
+	// playback normalises each side's paths with its own roots.
+	Roots map[string]string `json:"roots,omitempty"`
+}
+
+// LLMEntry is one line of an llm stream: a chat-completions request and
+// what the endpoint answered.
+type LLMEntry struct {
+	Seq      int             `json:"seq"`
+	Request  json.RawMessage `json:"request"`
+	Response LLMResponse     `json:"response"`
+}
+
+// LLMResponse is an HTTP answer, or the transport error in its place.
+type LLMResponse struct {
+	Status      int    `json:"status,omitempty"`
+	ContentType string `json:"content_type,omitempty"`
+	RetryAfter  string `json:"retry_after,omitempty"`
+	// Exactly one of Body (a JSON body), Text (any other body) and Events
+	// (an SSE body, one string per event without its blank line) is set,
+	// or Error for a request that got no response.
+	Body   json.RawMessage `json:"body,omitempty"`
+	Text   *string         `json:"text,omitempty"`
+	Events []string        `json:"events,omitempty"`
+	Error  string          `json:"error,omitempty"`
+	// Truncated: the body ended early (the run stopped reading it).
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// MCPEntry is one JSON-RPC message on an MCP stream, in the order the
+// client saw it: "send" from odek, "recv" from the server.
+type MCPEntry struct {
+	Seq int             `json:"seq"`
+	Dir string          `json:"dir"`
+	Msg json.RawMessage `json:"msg"`
+}
+
+// Message directions of MCPEntry.Dir.
+const (
+	DirSend = "send"
+	DirRecv = "recv"
+)
+
+// ToolEntry is one call of a recorded built-in tool and its outcome.
+type ToolEntry struct {
+	Seq    int             `json:"seq"`
+	Tool   string          `json:"tool"`
+	Args   json.RawMessage `json:"args"`
+	Result string          `json:"result,omitempty"`
+	Error  string          `json:"error,omitempty"`
+}
+
+// checkStream refuses a stream name that could not be part of a file name:
+// 1-64 of [A-Za-z0-9_.-], starting with a letter or digit.
+func checkStream(name string) error {
+	ok := len(name) >= 1 && len(name) <= 64
+	for i := 0; ok && i < len(name); i++ {
+		c := name[i]
+		alnum := c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		ok = alnum || i > 0 && (c == '_' || c == '.' || c == '-')
+	}
+	if !ok {
+		return fmt.Errorf("cassette: stream name %q: want 1-64 of [A-Za-z0-9_.-], starting with a letter or digit", name)
+	}
+	return nil
+}
+
+// File names of the streams.
+func llmFile(stream string) string {
+	if stream == "" {
+		return "llm.jsonl"
+	}
+	return "llm-" + stream + ".jsonl"
+}
+
+func mcpFile(server string) string { return "mcp-" + server + ".jsonl" }
+func toolFile(tool string) string  { return "tool-" + tool + ".jsonl" }

@@ -1,0 +1,183 @@
+package cassette
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// DepartureError is the first place a replayed run departs from its
+// cassette: which stream, which request, which field, and both values.
+type DepartureError struct {
+	Stream string // "llm", "mcp-files", "tool-shell"
+	What   string // "request 3", "message 5 (tools/call)"
+	Path   string // the first differing field, "" when Reason says why
+	Want   string // the cassette's value
+	Got    string // this run's value
+	Reason string // a departure that is not a field difference
+}
+
+func (d *DepartureError) Error() string {
+	if d.Reason != "" {
+		return fmt.Sprintf("replay: %s %s departs from the cassette: %s", d.Stream, d.What, d.Reason)
+	}
+	path := d.Path
+	if path == "" {
+		path = "(the whole value)"
+	}
+	return fmt.Sprintf("replay: %s %s departs from the cassette at %s:\n  cassette: %s\n  this run: %s", d.Stream, d.What, path, d.Want, d.Got)
+}
+
+// PlayOptions configures Open.
+type PlayOptions struct {
+	// Lenient: only the LLM is replayed; tools run for real, so the content
+	// of tool results in LLM requests is not compared.
+	Lenient bool
+	// Roots are this run's directories under the names of Meta.Roots.
+	Roots map[string]string
+	// Redact is the recorder's redactor, applied to the live side before
+	// comparing (the recorded side was redacted when written).
+	Redact func(string) string
+	// OnDepart is called once, at the first departure (e.g. to stop the run).
+	OnDepart func(error)
+}
+
+// Player serves a run from a cassette. It is safe for concurrent use.
+type Player struct {
+	dir       string
+	meta      Meta
+	lenient   bool
+	rec, live normalizer
+	onDepart  func(error)
+
+	mu    sync.Mutex
+	first *DepartureError
+	llm   map[string]*llmPlayer
+	mcp   map[string]*Peer
+	tools map[string]*toolPlayer
+}
+
+// Open reads dir's cassette.json; streams are read when first asked for.
+func Open(dir string, o PlayOptions) (*Player, error) {
+	b, err := os.ReadFile(filepath.Join(dir, MetaFile))
+	if err != nil {
+		return nil, fmt.Errorf("cassette: %w", err)
+	}
+	if len(b) > MaxLineBytes {
+		return nil, fmt.Errorf("cassette %s: over the %d MiB cap", MetaFile, MaxLineBytes>>20)
+	}
+	meta, err := ReadMeta(b)
+	if err != nil {
+		return nil, err
+	}
+	return &Player{dir: dir, meta: meta, lenient: o.Lenient, onDepart: o.OnDepart,
+		rec:  newNormalizer(nil, meta.Roots, o.Lenient),
+		live: newNormalizer(o.Redact, o.Roots, o.Lenient),
+		llm:  map[string]*llmPlayer{}, mcp: map[string]*Peer{}, tools: map[string]*toolPlayer{}}, nil
+}
+
+// Meta is the cassette's header.
+func (p *Player) Meta() Meta { return p.meta }
+
+// Lenient reports whether tools run for real.
+func (p *Player) Lenient() bool { return p.lenient }
+
+// Err is the first departure, or nil.
+func (p *Player) Err() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.first == nil {
+		return nil
+	}
+	return p.first
+}
+
+func (p *Player) departed() *DepartureError {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.first
+}
+
+// depart records d unless a departure came first, and returns the first.
+func (p *Player) depart(d *DepartureError) *DepartureError {
+	p.mu.Lock()
+	first := p.first == nil
+	if first {
+		p.first = d
+	}
+	d = p.first
+	p.mu.Unlock()
+	if first && p.onDepart != nil {
+		p.onDepart(d)
+	}
+	return d
+}
+
+// Finish reports a run that ended before playing its whole cassette: an
+// LLM request or a tool call the cassette holds and the run never made.
+// (MCP streams are not checked: shutdown traffic differs legitimately.)
+func (p *Player) Finish() error {
+	if err := p.Err(); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	var left []string
+	for name, l := range p.llm {
+		if n := l.unplayed(); n > 0 {
+			left = append(left, fmt.Sprintf("%s: %d of %d requests", name, n, len(l.entries)))
+		}
+	}
+	for name, t := range p.tools {
+		if n := t.unplayed(); n > 0 && !p.lenient {
+			left = append(left, fmt.Sprintf("%s: %d of %d calls", name, n, len(t.entries)))
+		}
+	}
+	p.mu.Unlock()
+	if len(left) == 0 {
+		return nil
+	}
+	sort.Strings(left)
+	return p.depart(&DepartureError{Stream: "run", What: "end", Reason: "the run ended before the cassette did; not replayed: " + strings.Join(left, "; ")})
+}
+
+// LLMTransport serves the llm stream named stream ("" for the run's own):
+// it never dials. A missing stream file holds no requests.
+func (p *Player) LLMTransport(stream string) (http.RoundTripper, error) {
+	if stream != "" {
+		if err := checkStream(stream); err != nil {
+			return nil, err
+		}
+	}
+	file := llmFile(stream)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if l, ok := p.llm[file]; ok {
+		return l, nil
+	}
+	entries, err := readStream(p.dir, file, ReadLLM)
+	if err != nil {
+		return nil, err
+	}
+	l := &llmPlayer{p: p, name: strings.TrimSuffix(file, ".jsonl"), entries: entries}
+	p.llm[file] = l
+	return l, nil
+}
+
+// readStream reads one stream file; a missing one is empty.
+func readStream[T any](dir, file string, read func(io.Reader, string) ([]T, error)) ([]T, error) {
+	f, err := os.Open(filepath.Join(dir, file))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cassette: %w", err)
+	}
+	defer f.Close()
+	return read(f, file)
+}
