@@ -15,6 +15,7 @@ declare -A allowed=(
   [syncbuf]=""
   [outschema]="untrusted"
   [atomicfile]=""
+  [cassette]=""
   [plan]="untrusted"
   [session]="llm untrusted atomicfile"
   [llm]="errclass"

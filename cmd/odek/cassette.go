@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"sync"
 
 	"github.com/odek-run/odek/internal/cassette"
 	"github.com/odek-run/odek/internal/llm"
@@ -14,6 +15,7 @@ import (
 	"github.com/odek-run/odek/internal/mcpclient"
 	"github.com/odek-run/odek/internal/redact"
 	"github.com/odek-run/odek/internal/risk"
+	"github.com/odek-run/odek/internal/subagent"
 	"github.com/spf13/cobra"
 )
 
@@ -23,9 +25,11 @@ const (
 	replayLenient = "lenient" // the model from the cassette; tools run for real
 )
 
-// cassetteFlags are --record, --replay and --replay-mode (run, continue).
+// cassetteFlags are --record, --replay and --replay-mode (run, continue,
+// subagent), and for a sub-agent the stream its parent named.
 type cassetteFlags struct {
 	record, replay, mode string
+	stream               string // --cassette-stream: a sub-agent's, in its parent's cassette
 }
 
 func (c *cassetteFlags) register(cmd *cobra.Command) {
@@ -35,20 +39,33 @@ func (c *cassetteFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&c.mode, "replay-mode", replayStrict, "strict (everything from the cassette) or lenient (the model from the cassette, tools for real)")
 }
 
+// registerChild adds the flags a parent passes its sub-agents: the
+// cassette flags and the hidden --cassette-stream.
+func (c *cassetteFlags) registerChild(cmd *cobra.Command) {
+	c.register(cmd)
+	cmd.Flags().StringVar(&c.stream, "cassette-stream", "", "the sub-agent's stream in its parent's cassette")
+	_ = cmd.Flags().MarkHidden("cassette-stream")
+}
+
 func (c *cassetteFlags) check() error {
 	switch {
 	case c.record != "" && c.replay != "":
 		return asSetup(errors.New("--record and --replay exclude each other"))
 	case c.mode != replayStrict && c.mode != replayLenient:
 		return asSetup(fmt.Errorf("--replay-mode %q: want strict or lenient", c.mode))
+	case c.stream != "" && c.record == "" && c.replay == "":
+		return asSetup(errors.New("--cassette-stream needs --record or --replay"))
 	}
 	return nil
 }
 
 // cassetteState is the run's recorder or player (at most one is set).
 type cassetteState struct {
-	rec  *cassette.Recorder
-	play *cassette.Player
+	rec    *cassette.Recorder
+	play   *cassette.Player
+	flags  cassetteFlags
+	mu     sync.Mutex
+	childN map[string]int // sub-agent streams named so far, by goal hash
 }
 
 func (c *cassetteState) replaying() bool { return c != nil && c.play != nil }
@@ -66,23 +83,28 @@ func openCassette(ios *IOStreams, f cassetteFlags, roots map[string]string, depa
 	if err := f.check(); err != nil {
 		return nil, err
 	}
+	c := &cassetteState{flags: f, childN: map[string]int{}}
+	var err error
 	switch {
+	case f.record != "" && f.stream != "":
+		c.rec, err = cassette.Attach(f.record, f.stream, redact.String)
 	case f.record != "":
-		rec, err := cassette.Create(f.record, cassette.RecordOptions{
+		c.rec, err = cassette.Create(f.record, cassette.RecordOptions{
 			Meta: cassette.Meta{OdekVersion: version, Roots: roots}, Redact: redact.String})
-		if err != nil {
-			return nil, asSetup(fmt.Errorf("--record: %w", err))
-		}
-		return &cassetteState{rec: rec}, nil
 	case f.replay != "":
-		p, err := cassette.Open(f.replay, cassette.PlayOptions{
+		c.play, err = cassette.Open(f.replay, cassette.PlayOptions{Prefix: f.stream,
 			Lenient: f.mode == replayLenient, Roots: roots, Redact: redact.String, OnDepart: depart})
-		if err != nil {
-			return nil, asSetup(fmt.Errorf("--replay: %w", err))
-		}
-		return &cassetteState{play: p}, nil
+	default:
+		return nil, nil
 	}
-	return nil, nil
+	if err != nil {
+		flag := "--record"
+		if f.replay != "" {
+			flag = "--replay"
+		}
+		return nil, asSetup(fmt.Errorf("%s: %w", flag, err))
+	}
+	return c, nil
 }
 
 // httpClient is the LLM client's HTTP client: nil (the default) unless a
@@ -94,9 +116,9 @@ func (c *cassetteState) httpClient() (*http.Client, error) {
 	var rt http.RoundTripper
 	var err error
 	if c.rec != nil {
-		rt, err = c.rec.LLMTransport("", llm.DefaultTransport())
+		rt = c.rec.LLMTransport(llm.DefaultTransport())
 	} else {
-		rt, err = c.play.LLMTransport("")
+		rt, err = c.play.LLMTransport()
 	}
 	if err != nil {
 		return nil, asSetup(err)
@@ -146,6 +168,28 @@ func (c *cassetteState) finish(runErr error) error {
 		return asSetup(err)
 	}
 	return runErr
+}
+
+// childArgs are the cassette flags of a sub-agent: it records into, or
+// replays from, this run's cassette under a stream named by its goal (and
+// how many children of that goal came before), so a replayed delegation
+// finds the streams its recording wrote.
+func (c *cassetteState) childArgs(goal string) []string {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	h := subagent.GoalHash(goal)[:12]
+	c.childN[h]++
+	name := fmt.Sprintf("sub-%s-%d", h, c.childN[h])
+	c.mu.Unlock()
+	if c.flags.stream != "" {
+		name = c.flags.stream + "." + name
+	}
+	if c.rec != nil {
+		return []string{"--record", c.rec.Dir(), "--cassette-stream", name}
+	}
+	return []string{"--replay", c.flags.replay, "--replay-mode", c.flags.mode, "--cassette-stream", name}
 }
 
 // shellLike is what the shell tool offers the loop.

@@ -1,26 +1,44 @@
 package main
 
 import (
+	"fmt"
 	"slices"
+	"sort"
+	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // cmdSameEventTypes asserts two events files hold the same event types in
-// the same order: same-event-types recorded.jsonl replayed.jsonl
+// the same order, run by run: the parent's events in order, and each
+// sub-agent's (by its goal's place among the spawns) in order, since
+// parallel children interleave differently every time.
+//
+//	same-event-types recorded.jsonl replayed.jsonl
 func cmdSameEventTypes(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: same-event-types a.jsonl b.jsonl")
 	}
-	types := func(file string) []string {
-		var out []string
-		for _, ev := range readEvents(ts, file) {
-			out = append(out, ev["type"].(string))
-		}
-		return out
-	}
-	a, b := types(args[0]), types(args[1])
+	a, b := eventTypesByRun(ts, args[0]), eventTypesByRun(ts, args[1])
 	if slices.Equal(a, b) == neg {
-		ts.Fatalf("event types differ:\n%s: %v\n%s: %v", args[0], a, args[1], b)
+		ts.Fatalf("event types differ:\n%s:\n  %s\n%s:\n  %s", args[0], strings.Join(a, "\n  "), args[1], strings.Join(b, "\n  "))
 	}
+}
+
+// eventTypesByRun is one line per run: the top-level run's types first,
+// then each task's, sorted (task ids differ between runs; their types do not).
+func eventTypesByRun(ts *testscript.TestScript, file string) []string {
+	byTask := map[string][]string{}
+	for _, ev := range readEvents(ts, file) {
+		task, _ := ev["task_id"].(string)
+		byTask[task] = append(byTask[task], ev["type"].(string))
+	}
+	var children []string
+	for task, types := range byTask {
+		if task != "" {
+			children = append(children, fmt.Sprint(types))
+		}
+	}
+	sort.Strings(children)
+	return append([]string{fmt.Sprint(byTask[""])}, children...)
 }

@@ -76,6 +76,7 @@ func (s *runState) delegateTool(ios *IOStreams, store *artifact.Store) *subagent
 		// Children relay their events only when this run writes them somewhere.
 		ForwardEvents: s.sink != nil || s.relay,
 		OnLine:        func(task int, l *subagent.Line) { s.view.subagentLine(task, l) },
+		ChildArgs:     s.cas.childArgs,
 	})
 }
 

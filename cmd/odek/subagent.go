@@ -18,6 +18,7 @@ type subagentOptions struct {
 	quiet, stream           bool
 	parentSession, profile  string
 	outputSchema            string // --output-schema: a JSON Schema file
+	cassette                cassetteFlags
 }
 
 func newSubagentCmd(ios *IOStreams) *cobra.Command {
@@ -66,6 +67,7 @@ file, config, profile), 4 execution budget exhausted, 130 interrupted.`,
 	fl.StringVar(&o.parentSession, "parent-session", "", "the parent's session id, echoed in the result")
 	fl.StringVar(&o.profile, "profile", "", "sub-agent profile (overrides the task file's and subagent.default_profile)")
 	fl.StringVar(&o.outputSchema, "output-schema", "", "JSON Schema file the final answer must match; the result carries the value as output (overrides the task file's)")
+	o.cassette.registerChild(cmd)
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return childSetupError(ios, flagError(err))
 	})

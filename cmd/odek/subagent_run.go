@@ -45,6 +45,7 @@ func (c *child) run() (*subagent.Result, error) {
 			err = context.Cause(hctx)
 		}
 	}
+	err = c.cas.finish(err)
 	r := c.result(res, err)
 	return r, c.exitError(r, err)
 }

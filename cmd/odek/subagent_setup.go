@@ -57,7 +57,10 @@ func setUpChild(ctx context.Context, ios *IOStreams, o subagentOptions) (c *chil
 	if c.cfg, err = loadConfig(cios, over); err != nil {
 		return c, err
 	}
-	if err = checkRunnable(c.cfg, false); err != nil {
+	if c.cas, err = c.openCassette(ios, o.cassette); err != nil {
+		return c, err
+	}
+	if err = checkRunnable(c.cfg, c.cas.replaying()); err != nil {
 		return c, err
 	}
 	if c.wd, err = ios.Getwd(); err != nil {

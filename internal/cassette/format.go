@@ -76,27 +76,36 @@ type ToolEntry struct {
 }
 
 // checkStream refuses a stream name that could not be part of a file name:
-// 1-64 of [A-Za-z0-9_.-], starting with a letter or digit.
+// 1-128 of [A-Za-z0-9_.-], starting with a letter or digit.
 func checkStream(name string) error {
-	ok := len(name) >= 1 && len(name) <= 64
+	ok := len(name) >= 1 && len(name) <= 128
 	for i := 0; ok && i < len(name); i++ {
 		c := name[i]
 		alnum := c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 		ok = alnum || i > 0 && (c == '_' || c == '.' || c == '-')
 	}
 	if !ok {
-		return fmt.Errorf("cassette: stream name %q: want 1-64 of [A-Za-z0-9_.-], starting with a letter or digit", name)
+		return fmt.Errorf("cassette: stream name %q: want 1-128 of [A-Za-z0-9_.-], starting with a letter or digit", name)
 	}
 	return nil
 }
 
-// File names of the streams.
-func llmFile(stream string) string {
-	if stream == "" {
+// File names of the streams. prefix is "" for the top-level run and a
+// sub-agent's stream name ("sub-3f2a…-1") for its own: llm-<prefix>.jsonl,
+// mcp-<prefix>.<server>.jsonl, tool-<prefix>.<tool>.jsonl.
+func llmFile(prefix string) string {
+	if prefix == "" {
 		return "llm.jsonl"
 	}
-	return "llm-" + stream + ".jsonl"
+	return "llm-" + prefix + ".jsonl"
 }
 
-func mcpFile(server string) string { return "mcp-" + server + ".jsonl" }
-func toolFile(tool string) string  { return "tool-" + tool + ".jsonl" }
+func mcpFile(prefix, server string) string { return "mcp-" + dotted(prefix, server) + ".jsonl" }
+func toolFile(prefix, tool string) string  { return "tool-" + dotted(prefix, tool) + ".jsonl" }
+
+func dotted(prefix, name string) string {
+	if prefix == "" {
+		return name
+	}
+	return prefix + "." + name
+}

@@ -11,16 +11,11 @@ import (
 	"sync"
 )
 
-// LLMTransport wraps base so that every exchange is recorded on the llm
-// stream named stream ("" for the run's own). The response body reaches
-// the caller as it arrives; the exchange is written when the body ends.
-func (r *Recorder) LLMTransport(stream string, base http.RoundTripper) (http.RoundTripper, error) {
-	if stream != "" {
-		if err := checkStream(stream); err != nil {
-			return nil, err
-		}
-	}
-	return &llmTap{r: r, file: llmFile(stream), base: base}, nil
+// LLMTransport wraps base so that every exchange is recorded on the run's
+// llm stream. The response body reaches the caller as it arrives; the
+// exchange is written when the body ends.
+func (r *Recorder) LLMTransport(base http.RoundTripper) http.RoundTripper {
+	return &llmTap{r: r, file: llmFile(r.prefix), base: base}
 }
 
 type llmTap struct {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 )
 
@@ -20,7 +21,7 @@ func (r *Recorder) MCPTap(server string) (*MCPTap, error) {
 	if err := checkStream(server); err != nil {
 		return nil, err
 	}
-	return &MCPTap{r: r, file: mcpFile(server)}, nil
+	return &MCPTap{r: r, file: mcpFile(r.prefix, server)}, nil
 }
 
 // Sent records a message odek sent.
@@ -59,7 +60,7 @@ func (p *Player) MCPPeer(server string) (*Peer, error) {
 	if err := checkStream(server); err != nil {
 		return nil, err
 	}
-	file := mcpFile(server)
+	file := mcpFile(p.prefix, server)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, ok := p.mcp[file]; ok {
@@ -72,7 +73,7 @@ func (p *Player) MCPPeer(server string) (*Peer, error) {
 	if entries == nil {
 		return nil, fmt.Errorf("cassette: no recording of MCP server %q (%s)", server, file)
 	}
-	m := &Peer{p: p, name: "mcp-" + server, entries: entries, played: make([]bool, len(entries)), ids: map[string]json.RawMessage{}}
+	m := &Peer{p: p, name: strings.TrimSuffix(file, ".jsonl"), entries: entries, played: make([]bool, len(entries)), ids: map[string]json.RawMessage{}}
 	m.cond = sync.NewCond(&m.mu)
 	m.queueFrom(0) // what the server said before odek's first message
 	p.mcp[file] = m
@@ -154,7 +155,7 @@ func (m *Peer) Send(_ context.Context, msg []byte) error {
 func (m *Peer) departure(first int, live any, method string) *DepartureError {
 	what := fmt.Sprintf("message %d (%s)", m.sends, orAnswer(method))
 	if first < 0 {
-		return &DepartureError{Stream: m.name, What: what, Reason: "the cassette holds no further message from odek"}
+		return &DepartureError{Stream: m.name, What: what, Reason: "the cassette holds no further message from odek; this run sent " + show(live)}
 	}
 	want, err := m.p.rec.mcpMessage(m.entries[first].Msg)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // normalizer turns a recorded or a live message into the form playback
@@ -121,46 +122,45 @@ func (n normalizer) text(s string) string {
 	for _, r := range n.roots {
 		s = strings.ReplaceAll(s, r.path, r.name)
 	}
-	return maskNonces(s)
+	return maskDurations(maskIDs(s))
 }
 
-const nonceMarker = "untrusted_content_"
-
-// maskNonces replaces the per-run nonces odek puts in text the model sees:
-// the 16 hex digits after each nonceMarker and those of a "[<16 hex>]" (the
-// TOOL RESULT frame's).
-func maskNonces(s string) string {
-	if !strings.Contains(s, nonceMarker) && !strings.Contains(s, "[") {
+// maskIDs replaces the per-run values odek puts in text the model sees —
+// nonces of untrusted-content fences and TOOL RESULT frames, task ids (16
+// lowercase hex digits), run ids (32) — with "<id16>" and "<id32>". A run
+// of exactly that many hex digits between non-alphanumeric bytes counts,
+// so digests (40, 64) and words are left alone; an MD5 (32) is masked too,
+// in the comparison only.
+func maskIDs(s string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); {
+		if !isHexByte(s[i]) || i > 0 && isAlnum(s[i-1]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isHexByte(s[j]) {
+			j++
+		}
+		if (j == len(s) || !isAlnum(s[j])) && (j-i == 16 || j-i == 32) {
+			b.WriteString(s[last:i])
+			b.WriteString(map[bool]string{true: "<id16>", false: "<id32>"}[j-i == 16])
+			last = j
+		}
+		i = j
+	}
+	if last == 0 {
 		return s
 	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		switch {
-		case strings.HasPrefix(s[i:], nonceMarker) && hexAt(s, i+len(nonceMarker)):
-			b.WriteString(nonceMarker + "<nonce>")
-			i += len(nonceMarker) + 16
-		case s[i] == '[' && hexAt(s, i+1) && i+17 < len(s) && s[i+17] == ']':
-			b.WriteString("[<nonce>]")
-			i += 18
-		default:
-			b.WriteByte(s[i])
-			i++
-		}
-	}
+	b.WriteString(s[last:])
 	return b.String()
 }
 
-// hexAt: s holds 16 lowercase hex digits from i.
-func hexAt(s string, i int) bool { return i+16 <= len(s) && isHex(s[i:i+16]) }
+func isHexByte(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
 
-func isHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // diff is where two normalised values first differ: the field path
@@ -229,9 +229,9 @@ func stringDiff(path, w, g string) diff {
 	for i < len(w) && i < len(g) && w[i] == g[i] {
 		i++
 	}
-	from := max(0, i-40)
+	from := runeStart(w, max(0, i-40))
 	cut := func(s string) string {
-		to := min(len(s), i+80)
+		to := runeStart(s, min(len(s), i+80))
 		out := s[from:to]
 		if from > 0 {
 			out = "…" + out
@@ -242,6 +242,14 @@ func stringDiff(path, w, g string) diff {
 		return strconv.Quote(out)
 	}
 	return diff{path: path, want: cut(w), got: cut(g)}
+}
+
+// runeStart moves i back to the start of the rune it falls in.
+func runeStart(s string, i int) int {
+	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
 }
 
 func show(v any) string {
@@ -274,4 +282,32 @@ func joinPath(path, key string) string {
 		return key
 	}
 	return path + "." + key
+}
+
+// maskDurations replaces the wall times odek reports to the model (a
+// sub-agent's "status: success · 1.2s") with "<duration>": they differ
+// between two faithful runs.
+func maskDurations(s string) string {
+	const sep = "· "
+	if !strings.Contains(s, sep) {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, sep)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i+len(sep)])
+		s = s[i+len(sep):]
+		j := 0
+		for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.') {
+			j++
+		}
+		if j > 0 && j < len(s) && s[j] == 's' && (j+1 == len(s) || !isAlnum(s[j+1])) {
+			b.WriteString("<duration>")
+			s = s[j+1:]
+		}
+	}
 }

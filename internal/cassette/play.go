@@ -46,11 +46,14 @@ type PlayOptions struct {
 	Redact func(string) string
 	// OnDepart is called once, at the first departure (e.g. to stop the run).
 	OnDepart func(error)
+	// Prefix is a sub-agent's stream name ("" for the top-level run).
+	Prefix string
 }
 
 // Player serves a run from a cassette. It is safe for concurrent use.
 type Player struct {
 	dir       string
+	prefix    string
 	meta      Meta
 	lenient   bool
 	rec, live normalizer
@@ -65,6 +68,11 @@ type Player struct {
 
 // Open reads dir's cassette.json; streams are read when first asked for.
 func Open(dir string, o PlayOptions) (*Player, error) {
+	if o.Prefix != "" {
+		if err := checkStream(o.Prefix); err != nil {
+			return nil, err
+		}
+	}
 	b, err := os.ReadFile(filepath.Join(dir, MetaFile))
 	if err != nil {
 		return nil, fmt.Errorf("cassette: %w", err)
@@ -76,7 +84,7 @@ func Open(dir string, o PlayOptions) (*Player, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Player{dir: dir, meta: meta, lenient: o.Lenient, onDepart: o.OnDepart,
+	return &Player{dir: dir, prefix: o.Prefix, meta: meta, lenient: o.Lenient, onDepart: o.OnDepart,
 		rec:  newNormalizer(nil, meta.Roots, o.Lenient),
 		live: newNormalizer(o.Redact, o.Roots, o.Lenient),
 		llm:  map[string]*llmPlayer{}, mcp: map[string]*Peer{}, tools: map[string]*toolPlayer{}}, nil
@@ -128,14 +136,14 @@ func (p *Player) Finish() error {
 	}
 	p.mu.Lock()
 	var left []string
-	for name, l := range p.llm {
+	for _, l := range p.llm {
 		if n := l.unplayed(); n > 0 {
-			left = append(left, fmt.Sprintf("%s: %d of %d requests", name, n, len(l.entries)))
+			left = append(left, fmt.Sprintf("%s: %d of %d requests", l.name, n, len(l.entries)))
 		}
 	}
-	for name, t := range p.tools {
+	for _, t := range p.tools {
 		if n := t.unplayed(); n > 0 && !p.lenient {
-			left = append(left, fmt.Sprintf("%s: %d of %d calls", name, n, len(t.entries)))
+			left = append(left, fmt.Sprintf("%s: %d of %d calls", t.name, n, len(t.entries)))
 		}
 	}
 	p.mu.Unlock()
@@ -146,15 +154,10 @@ func (p *Player) Finish() error {
 	return p.depart(&DepartureError{Stream: "run", What: "end", Reason: "the run ended before the cassette did; not replayed: " + strings.Join(left, "; ")})
 }
 
-// LLMTransport serves the llm stream named stream ("" for the run's own):
-// it never dials. A missing stream file holds no requests.
-func (p *Player) LLMTransport(stream string) (http.RoundTripper, error) {
-	if stream != "" {
-		if err := checkStream(stream); err != nil {
-			return nil, err
-		}
-	}
-	file := llmFile(stream)
+// LLMTransport serves the run's llm stream: it never dials. A missing
+// stream file holds no requests.
+func (p *Player) LLMTransport() (http.RoundTripper, error) {
+	file := llmFile(p.prefix)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if l, ok := p.llm[file]; ok {

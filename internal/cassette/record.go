@@ -15,6 +15,7 @@ import (
 // lines are written in the order they happen.
 type Recorder struct {
 	dir    string
+	prefix string // a sub-agent's stream name; "" for the top-level run
 	redact func(string) string
 
 	mu      sync.Mutex
@@ -87,6 +88,18 @@ func writeNew(path string, b []byte) error {
 		return fmt.Errorf("cassette: %w", err)
 	}
 	return f.Close()
+}
+
+// Attach records a sub-agent into its parent's cassette dir under the
+// stream name prefix: it never removes or rewrites the parent's files.
+func Attach(dir, prefix string, redact func(string) string) (*Recorder, error) {
+	if err := checkStream(prefix); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, MetaFile)); err != nil {
+		return nil, fmt.Errorf("cassette: %w", err)
+	}
+	return &Recorder{dir: dir, prefix: prefix, redact: redact, streams: map[string]*streamWriter{}}, nil
 }
 
 // Dir is the cassette's directory.

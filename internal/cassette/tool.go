@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 )
 
@@ -18,7 +19,7 @@ func (r *Recorder) RecordTool(tool string, args json.RawMessage, result string, 
 	if callErr != nil {
 		es = r.text(callErr.Error())
 	}
-	r.write(toolFile(tool), func(seq int) any { return ToolEntry{Seq: seq, Tool: tool, Args: a, Result: res, Error: es} })
+	r.write(toolFile(r.prefix, tool), func(seq int) any { return ToolEntry{Seq: seq, Tool: tool, Args: a, Result: res, Error: es} })
 	return nil
 }
 
@@ -76,7 +77,7 @@ func (p *Player) toolStream(tool string) (*toolPlayer, error) {
 	if err := checkStream(tool); err != nil {
 		return nil, err
 	}
-	file := toolFile(tool)
+	file := toolFile(p.prefix, tool)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if t, ok := p.tools[file]; ok {
@@ -86,7 +87,7 @@ func (p *Player) toolStream(tool string) (*toolPlayer, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &toolPlayer{name: "tool-" + tool, entries: entries}
+	t := &toolPlayer{name: strings.TrimSuffix(file, ".jsonl"), entries: entries}
 	p.tools[file] = t
 	return t, nil
 }

@@ -135,7 +135,7 @@ func (t *Tool) spawn(ctx context.Context, index int, task *Task) *Result {
 	defer cancel()
 	proc, err := t.o.Runner.Start(cctx, Spec{
 		TaskID: task.TaskID, TaskFile: file, Dir: t.o.Workspace, KeyFile: key,
-		Args: []string{"--timeout", strconv.Itoa(s.TimeoutSeconds), "--max-iter", strconv.Itoa(s.MaxIterations)},
+		Args: append([]string{"--timeout", strconv.Itoa(s.TimeoutSeconds), "--max-iter", strconv.Itoa(s.MaxIterations)}, t.childArgs(task)...),
 		Env:  ChildEnv(t.o.Env, t.o.SecretNames, t.o.Secret, t.o.Depth+1, key != nil),
 	})
 	if err != nil {
@@ -275,4 +275,12 @@ func bound(r *Result) {
 		r.DurationSeconds = 0
 	}
 	r.Summary, _ = cutRunes(r.Summary, MaxSummaryRunes)
+}
+
+// childArgs are Options.ChildArgs for task, if set.
+func (t *Tool) childArgs(task *Task) []string {
+	if t.o.ChildArgs == nil {
+		return nil
+	}
+	return t.o.ChildArgs(task.Goal)
 }

@@ -98,6 +98,9 @@ type Options struct {
 	// ForwardEvents asks children to relay their events, which are then
 	// queued on Events (set when the run has an event sink).
 	ForwardEvents bool
+	// ChildArgs, when set, gives further flags for the child of a goal
+	// (odek run --record/--replay: the child's cassette stream).
+	ChildArgs func(goal string) []string
 	// OnLine receives each child's telemetry lines (task index from 0), for
 	// a progress display. It is called from the reading goroutines.
 	OnLine func(task int, l *Line)

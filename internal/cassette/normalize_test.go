@@ -1,0 +1,119 @@
+package cassette
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestNormalizerMasksVolatiles(t *testing.T) {
+	t.Parallel()
+	rec := newNormalizer(nil, map[string]string{"workdir": "/tmp/rec/work", "home": "/tmp/rec"}, false)
+	live := newNormalizer(nil, map[string]string{"workdir": "/ci/w", "home": "/root"}, false)
+	a := `{"messages":[{"role":"user","content":"in /tmp/rec/work and /tmp/rec: <untrusted_content_0123456789abcdef> [0011223344556677]"}]}`
+	b := `{"messages":[{"role":"user","content":"in /ci/w and /root: <untrusted_content_fedcba9876543210> [8899aabbccddeeff]"}]}`
+	wa, err := rec.llmRequest([]byte(a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb, err := live.llmRequest([]byte(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, differ := firstDiff("", wa, wb); differ {
+		t.Fatalf("equal runs differ at %s: %s vs %s", d.path, d.want, d.got)
+	}
+	// A real difference still shows, at its field.
+	c := strings.Replace(b, "and /root", "or /root", 1)
+	wc, _ := live.llmRequest([]byte(c))
+	d, differ := firstDiff("", wa, wc)
+	if !differ || d.path != "messages[0].content" || !strings.Contains(d.want, "and <home>") || !strings.Contains(d.got, "or <home>") {
+		t.Fatalf("diff = %+v, %v", d, differ)
+	}
+}
+
+func TestMaskIDsLeavesOtherHex(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"[0123456789abcdef]":                            "[<id16>]",
+		"untrusted_input_0123456789abcdef>":             "untrusted_input_<id16>>",
+		"task-0123456789abcdef/":                        "task-<id16>/",
+		"run 0123456789abcdef0123456789abcdef.":         "run <id32>.",
+		"[0123456789ABCDEF]":                            "[0123456789ABCDEF]",
+		"[0123456789abcde]":                             "[0123456789abcde]",
+		"0123456789abcdef0":                             "0123456789abcdef0",
+		"x0123456789abcdef":                             "x0123456789abcdef",
+		"0123456789abcdefx":                             "0123456789abcdefx",
+		"sha1 0123456789abcdef0123456789abcdef01234567": "sha1 0123456789abcdef0123456789abcdef01234567",
+		"":  "",
+		"[": "[",
+	} {
+		if got := maskIDs(in); got != want {
+			t.Errorf("maskIDs(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestMaskDurations(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"status: success · 0.0s · ~10 tokens": "status: success · <duration> · ~10 tokens",
+		"status: error · 12.5s":               "status: error · <duration>",
+		"a · 5 seconds":                       "a · 5 seconds",
+		"a · 5sx":                             "a · 5sx",
+		"a · s":                               "a · s",
+	} {
+		if got := maskDurations(in); got != want {
+			t.Errorf("maskDurations(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestLenientIgnoresToolContentOnly(t *testing.T) {
+	t.Parallel()
+	n := newNormalizer(nil, nil, true)
+	a, _ := n.llmRequest([]byte(`{"messages":[{"role":"user","content":"q"},{"role":"tool","content":"old","tool_call_id":"c1"}]}`))
+	b, _ := n.llmRequest([]byte(`{"messages":[{"role":"user","content":"q"},{"role":"tool","content":"new","tool_call_id":"c1"}]}`))
+	if d, differ := firstDiff("", a, b); differ {
+		t.Fatalf("lenient: tool content compared: %+v", d)
+	}
+	c, _ := n.llmRequest([]byte(`{"messages":[{"role":"user","content":"other"},{"role":"tool","content":"new","tool_call_id":"c1"}]}`))
+	if _, differ := firstDiff("", a, c); !differ {
+		t.Fatal("lenient: a changed user message passed")
+	}
+}
+
+func TestMCPMessageDropsVolatile(t *testing.T) {
+	t.Parallel()
+	n := newNormalizer(nil, nil, false)
+	a, _ := n.mcpMessage([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"odek","version":"v1"},"_meta":{"progressToken":3}}}`))
+	b, _ := n.mcpMessage([]byte(`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"clientInfo":{"name":"odek","version":"v2"}}}`))
+	if d, differ := firstDiff("", a, b); differ {
+		t.Fatalf("volatile fields compared: %+v", d)
+	}
+	c, _ := n.mcpMessage([]byte(`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"clientInfo":{"name":"other"}}}`))
+	if d, differ := firstDiff("", a, c); !differ || d.path != "params.clientInfo.name" {
+		t.Fatalf("diff = %+v", d)
+	}
+}
+
+func TestFirstDiffShapes(t *testing.T) {
+	t.Parallel()
+	n := newNormalizer(nil, nil, false)
+	for _, tt := range []struct{ a, b, path string }{
+		{`{"a":[1,2]}`, `{"a":[1,2,3]}`, "a"},
+		{`{"a":1}`, `{"b":1}`, "a"},
+		{`{"a":{"b":1}}`, `{"a":[1]}`, "a"},
+		{`{"a":1}`, `{"a":1.0}`, "a"},
+		{`{"x":"` + strings.Repeat("p", 300) + `A"}`, `{"x":"` + strings.Repeat("p", 300) + `B"}`, "x"},
+	} {
+		a, _ := n.llmRequest([]byte(tt.a))
+		b, _ := n.llmRequest([]byte(tt.b))
+		d, differ := firstDiff("", a, b)
+		if !differ || d.path != tt.path {
+			t.Errorf("%s vs %s: %+v %v, want path %q", tt.a, tt.b, d, differ, tt.path)
+		}
+		if len(d.want) > 200 || len(d.got) > 200 {
+			t.Errorf("diff values not shortened: %d, %d bytes", len(d.want), len(d.got))
+		}
+	}
+}
