@@ -60,10 +60,15 @@ the schema (draft 2020-12 or draft-07): stdout is that value alone, compact;
 an answer that does not match is sent back with the errors (output_schema_retries,
 default 2), and one that still does not match fails the run (exit 1).
 
+--record DIR writes the run's exchanges with the model, the MCP servers and
+the shell into a cassette; --replay DIR serves them from it, offline and
+without an API key, and stops at the first request that departs from it
+(exit 3). See docs/TESTING.md.
+
 Exit codes: 0 success (also an --max-iter partial summary, or an answer the
 model cut at its output limit, with a warning), 1 task/model/tool error
-(including an empty answer), 3 setup error (flags, config, MCP servers), 4
-budget exhausted, 130 interrupted.`,
+(including an empty answer), 3 setup error (flags, config, MCP servers, a
+replay that departs from its cassette), 4 budget exhausted, 130 interrupted.`,
 		Example: `  odek run "List the Go packages in this repo and what each one does"
   odek run --model gpt-4o --max-iter 20 "Find and fix the flaky test in ./internal/loop"
   odek run --max-runtime 600 --max-tool-calls 50 --max-cost-usd 1 --events-jsonl run.jsonl "Update the changelog"
