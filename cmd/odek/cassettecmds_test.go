@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -41,4 +42,29 @@ func eventTypesByRun(ts *testscript.TestScript, file string) []string {
 	}
 	sort.Strings(children)
 	return append([]string{fmt.Sprint(byTask[""])}, children...)
+}
+
+// reportVolatiles are the run-report fields two faithful runs differ in.
+var reportVolatiles = []string{"run_id", "duration_ms", "llm_duration_ms", "ttft_ms", "generation_ms", "tokens_per_second", "generation_tokens_per_second"}
+
+// cmdSameReport asserts two run reports are equal but for their run ids
+// and timings: same-report recorded.json replayed.json
+func cmdSameReport(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: same-report a.json b.json")
+	}
+	read := func(file string) string {
+		var rep map[string]any
+		ts.Check(json.Unmarshal([]byte(ts.ReadFile(file)), &rep))
+		for _, k := range reportVolatiles {
+			delete(rep, k)
+		}
+		b, err := json.MarshalIndent(rep, "", "  ")
+		ts.Check(err)
+		return string(b)
+	}
+	a, b := read(args[0]), read(args[1])
+	if (a == b) == neg {
+		ts.Fatalf("reports differ:\n%s:\n%s\n%s:\n%s", args[0], a, args[1], b)
+	}
 }

@@ -67,6 +67,7 @@ func TestScripts(t *testing.T) {
 			"no-orphans":        cmdNoOrphans,
 			"llm-wait":          cmdLLMWait,
 			"same-event-types":  cmdSameEventTypes,
+			"same-report":       cmdSameReport,
 		}),
 	})
 }
