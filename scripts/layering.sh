@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mod=github.com/odek-run/odek/internal
 declare -A allowed=(
-  [artifact]="untrusted atomicfile"
+  [artifact]="untrusted atomicfile safepath"
   [budget]="errclass"
   [events]="errclass"
   [errclass]=""
@@ -16,6 +16,7 @@ declare -A allowed=(
   [outschema]="untrusted"
   [atomicfile]=""
   [cassette]=""
+  [safepath]=""
   [plan]="untrusted"
   [session]="llm untrusted atomicfile"
   [llm]="errclass"
@@ -24,7 +25,7 @@ declare -A allowed=(
   [loop]="llm budget events errclass redact untrusted risk"
   [risk]=""
   [policy]="risk untrusted"
-  [builtin]="risk events untrusted artifact atomicfile"
+  [builtin]="risk events untrusted artifact safepath"
   [mcpclient]="artifact errclass untrusted redact"
   [approval]="mcpclient errclass untrusted atomicfile"
   [subagent]="artifact budget errclass events llm risk untrusted"

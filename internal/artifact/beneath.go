@@ -1,17 +1,30 @@
 package artifact
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/odek-run/odek/internal/safepath"
 )
 
-// Why opening a ref's path below its root failed, beyond fs.ErrNotExist.
+// Why opening a ref's path below its root failed, beyond fs.ErrNotExist:
+// internal/safepath's reasons, which does the opening.
 var (
-	errSymlinkInPath = errors.New("path goes through a symlink")
-	errNotDirInPath  = errors.New("a path component is not a directory")
-	errEscapesRoot   = errors.New("path leaves the artifact root")
+	errSymlinkInPath = safepath.ErrSymlink
+	errNotDirInPath  = safepath.ErrNotDir
+	errEscapesRoot   = safepath.ErrEscapes
+)
+
+// openFileFlags opens an artifact's file: read-only, never blocking on a
+// FIFO swapped in, never inherited by a child.
+const openFileFlags = safepath.FileFlags
+
+// openRoot and openBeneath reach a file without following any symlink; see
+// internal/safepath.
+var (
+	openRoot    = safepath.OpenRoot
+	openBeneath = safepath.OpenBeneath
 )
 
 // fileID is a file's identity: device and inode.

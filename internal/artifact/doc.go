@@ -10,7 +10,8 @@
 //   - No symlink is followed below an artifact root, at any component: the
 //     path is opened from a descriptor of the root with openat2
 //     (RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS) on Linux, or by a walk that opens
-//     each component with O_NOFOLLOW from the one before. Everything after
+//     each component with O_NOFOLLOW from the one before (internal/safepath,
+//     shared with the built-in path tools). Everything after
 //     the open (type, links, size, hash, the bytes served) is read from that
 //     descriptor, never from the path again.
 //   - The model never sees an artifact's path or bytes through Process: a
@@ -33,8 +34,8 @@
 // re-hashes the whole file in the same pass that takes the page, so a file
 // rewritten in place is refused rather than served under the old hash.
 //
-// The package is a leaf: it imports the standard library, golang.org/x/sys
-// (openat2) and the helpers internal/untrusted and internal/atomicfile.
+// The package is a leaf: it imports the standard library and the helpers
+// internal/untrusted, internal/atomicfile and internal/safepath (openat2).
 package artifact
 
 // Schema names carried in the "schema" field of the payloads this package parses.

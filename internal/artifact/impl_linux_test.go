@@ -1,6 +1,10 @@
 package artifact
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/odek-run/odek/internal/safepath"
+)
 
 // openImpl is one way of opening below a root; tests run under each.
 type openImpl struct {
@@ -12,10 +16,9 @@ type openImpl struct {
 var openImpls = []openImpl{{"openat2", false}, {"walk", true}}
 
 // use selects the implementation until the test ends. Tests that call it
-// must not run in parallel: the switch is package-wide.
+// must not run in parallel: the switch is process-wide.
 func (o openImpl) use(t *testing.T) {
 	t.Helper()
-	prev := noOpenat2.Load()
-	noOpenat2.Store(o.walk)
-	t.Cleanup(func() { noOpenat2.Store(prev) })
+	prev := safepath.ForceWalk(o.walk)
+	t.Cleanup(func() { safepath.ForceWalk(prev) })
 }

@@ -8,6 +8,12 @@
 //     and the tool then works on that resolved path. Just before it acts, a
 //     tool re-classifies the call; if the class rose above what the policy
 //     approved (a symlink swapped in meanwhile), the call fails instead.
+//   - The resolved path is reached only through internal/safepath, from a
+//     descriptor of the working directory (or of "/" for an approved path
+//     outside it), following no symlink at any component: a swap after the
+//     re-check fails the call too. Walks open each subdirectory from its
+//     parent's descriptor; writes create and rename their temp file within
+//     the target directory's descriptor.
 //   - Every result body is file or process content and is wrapped with
 //     untrusted.Wrap; the loop redacts and frames it like any result.
 //   - Every output is bounded; the caps are constants below and in

@@ -3,15 +3,16 @@ package builtin
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/odek-run/odek/internal/risk"
+	"github.com/odek-run/odek/internal/safepath"
 	"github.com/odek-run/odek/internal/untrusted"
 )
 
@@ -83,33 +84,26 @@ func (t *listDir) Call(ctx context.Context, args json.RawMessage) (string, error
 	if err != nil {
 		return "", err
 	}
-	if fi, err := os.Stat(dir); err != nil {
-		return "", fmt.Errorf("list_dir %s: %w", a.Path, err)
-	} else if !fi.IsDir() {
+	root, err := t.ws.open(dir, safepath.DirFlags)
+	if errors.Is(err, safepath.ErrNotDir) {
 		return "", fmt.Errorf("list_dir %s: not a directory (use read_file)", a.Path)
 	}
+	if err != nil {
+		return "", fmt.Errorf("list_dir %s: %w", a.Path, err)
+	}
+	defer root.Close()
 	var lines []string
 	truncated := false
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == dir {
-				return err
-			}
-			return nil // an unreadable subdirectory is skipped
-		}
-		if p == dir {
-			return nil
-		}
+	err = walkBeneath(root, func(rel string, d fs.DirEntry, parent *os.File) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		rel, _ := filepath.Rel(dir, p)
 		if len(lines) == MaxEntries {
 			truncated = true
 			return fs.SkipAll
 		}
-		lines = append(lines, entryLine(p, rel, d))
-		if d.IsDir() && (d.Name() == ".git" || strings.Count(rel, string(filepath.Separator))+1 >= a.Depth) {
+		lines = append(lines, entryLine(parent, rel, d))
+		if d.IsDir() && (d.Name() == ".git" || strings.Count(rel, "/")+1 >= a.Depth) {
 			return fs.SkipDir
 		}
 		return nil
@@ -124,11 +118,10 @@ func (t *listDir) Call(ctx context.Context, args json.RawMessage) (string, error
 	return header + "\n" + untrusted.Wrap("list_dir", strings.Join(lines, "\n")), nil
 }
 
-func entryLine(p, rel string, d fs.DirEntry) string {
-	rel = filepath.ToSlash(rel)
+func entryLine(parent *os.File, rel string, d fs.DirEntry) string {
 	switch {
 	case d.Type()&fs.ModeSymlink != 0:
-		target, _ := os.Readlink(p)
+		target, _ := safepath.Readlink(parent, d.Name())
 		return rel + " -> " + target
 	case d.IsDir():
 		return rel + "/"
@@ -220,27 +213,30 @@ func (t *globTool) Call(ctx context.Context, args json.RawMessage) (string, erro
 	segs := strings.Split(rest, "/")
 	var matches []string
 	visits, truncated := 0, false
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == dir {
-			return nil
-		}
-		if visits++; visits > maxVisits || ctx.Err() != nil {
-			truncated = true
-			return fs.SkipAll
-		}
-		if d.IsDir() && d.Name() == ".git" {
-			return fs.SkipDir
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if matchSegments(segs, strings.Split(filepath.ToSlash(rel), "/")) {
-			if len(matches) == MaxEntries {
+	root, err := t.ws.open(dir, safepath.DirFlags)
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, safepath.ErrNotDir):
+		err = nil // nothing below a missing base matches
+	case err == nil:
+		defer root.Close()
+		err = walkBeneath(root, func(rel string, d fs.DirEntry, _ *os.File) error {
+			if visits++; visits > maxVisits || ctx.Err() != nil {
 				truncated = true
 				return fs.SkipAll
 			}
-			matches = append(matches, path.Join(base, filepath.ToSlash(rel)))
-		}
-		return nil
-	})
+			if d.IsDir() && d.Name() == ".git" {
+				return fs.SkipDir
+			}
+			if matchSegments(segs, strings.Split(rel, "/")) {
+				if len(matches) == MaxEntries {
+					truncated = true
+					return fs.SkipAll
+				}
+				matches = append(matches, path.Join(base, rel))
+			}
+			return nil
+		})
+	}
 	if err != nil {
 		return "", fmt.Errorf("glob %s: %w", a.Pattern, err)
 	}

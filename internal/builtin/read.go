@@ -8,9 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/odek-run/odek/internal/risk"
@@ -96,7 +94,7 @@ func (t *readFile) Call(ctx context.Context, args json.RawMessage) (string, erro
 	if err != nil {
 		return "", err
 	}
-	f, size, err := openRegular(path)
+	f, size, err := t.ws.openRegular(path)
 	if err != nil {
 		return "", fmt.Errorf("read_file %s: %w", a.Path, err)
 	}
@@ -121,29 +119,6 @@ func (t *readFile) Call(ctx context.Context, args json.RawMessage) (string, erro
 		header += fmt.Sprintf(": lines %d-%d (end of file)", a.Offset, a.Offset+shown-1)
 	}
 	return header + "\n" + untrusted.Wrap("read_file", body), nil
-}
-
-// openRegular opens path for reading without blocking on a FIFO and refuses
-// anything but a regular file.
-func openRegular(path string) (*os.File, int64, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, 0, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, 0, err
-	}
-	if fi.IsDir() {
-		f.Close()
-		return nil, 0, errors.New("is a directory (use list_dir)")
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, 0, ErrNotRegular
-	}
-	return f, fi.Size(), nil
 }
 
 // isBinary: a NUL byte, or text that is not UTF-8, in the first bytes (a

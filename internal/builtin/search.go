@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"regexp/syntax"
 	"runtime"
@@ -16,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/odek-run/odek/internal/risk"
+	"github.com/odek-run/odek/internal/safepath"
 	"github.com/odek-run/odek/internal/untrusted"
 )
 
@@ -100,10 +100,12 @@ func (t *searchFiles) Call(ctx context.Context, args json.RawMessage) (string, e
 	if err != nil {
 		return "", err
 	}
-	if _, err := os.Stat(root); err != nil {
+	f, err := t.ws.open(root, safepath.FileFlags)
+	if err != nil {
 		return "", fmt.Errorf("search_files %s: %w", a.Path, err)
 	}
-	res, err := search(ctx, searchSpec{root: root, show: a.Path, re: re, glob: a.Glob, limit: MaxMatches})
+	defer f.Close()
+	res, err := search(ctx, searchSpec{root: f, show: a.Path, re: re, glob: a.Glob, limit: MaxMatches})
 	if err != nil {
 		return "", fmt.Errorf("search_files: %w", err)
 	}
@@ -117,10 +119,11 @@ func (t *searchFiles) Call(ctx context.Context, args json.RawMessage) (string, e
 }
 
 type searchSpec struct {
-	root, show string // where to search; how to name it in results
-	re         *regexp.Regexp
-	glob       string
-	limit      int
+	root  *os.File // the open directory or file to search
+	show  string   // how to name root in results
+	re    *regexp.Regexp
+	glob  string
+	limit int
 }
 
 type searchResult struct {
@@ -130,16 +133,24 @@ type searchResult struct {
 }
 
 // search walks root in lexical order on one goroutine and searches files on
-// GOMAXPROCS workers. Results are assembled in walk order, so the first
-// limit matches are always the same ones; once the files walked so far in
-// order hold limit matches, the rest is cancelled.
+// GOMAXPROCS workers, which open each file below root following no symlink.
+// Results are assembled in walk order, so the first limit matches are
+// always the same ones; once the files walked so far in order hold limit
+// matches, the rest is cancelled.
 func search(ctx context.Context, s searchSpec) (searchResult, error) {
+	fi, err := s.root.Stat()
+	if err != nil {
+		return searchResult{}, err
+	}
+	if !fi.IsDir() {
+		return searchOne(s, fi), nil
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	m := newMatcher(s.re)
 	type job struct {
-		seq   int
-		paths []string // a batch of files in walk order: one hand-off per batch, not per file
+		seq  int
+		rels []string // a batch of files in walk order: one hand-off per batch, not per file
 	}
 	jobs := make(chan job, 16)
 	col := &collector{limit: s.limit, done: map[int][]string{}, cancel: cancel}
@@ -151,12 +162,12 @@ func search(ctx context.Context, s searchSpec) (searchResult, error) {
 			buf := make([]byte, 0, 64<<10)
 			for j := range jobs {
 				var lines []string
-				for _, p := range j.paths {
+				for _, rel := range j.rels {
 					if ctx.Err() != nil || len(lines) >= s.limit {
 						break
 					}
 					var l []string
-					l, buf = m.file(p, s.displayPath(p), buf, s.limit-len(lines))
+					l, buf = m.file(s.root, rel, s.displayPath(rel), buf, s.limit-len(lines))
 					lines = append(lines, l...)
 				}
 				col.put(j.seq, lines)
@@ -171,26 +182,20 @@ func search(ctx context.Context, s searchSpec) (searchResult, error) {
 			seq, batch = seq+1, nil
 		}
 	}
-	walkErr := filepath.WalkDir(s.root, func(p string, d fs.DirEntry, err error) error {
+	walkErr := walkBeneath(s.root, func(rel string, d fs.DirEntry, _ *os.File) error {
 		if ctx.Err() != nil {
 			return fs.SkipAll
 		}
-		if err != nil {
-			if p == s.root {
-				return err
-			}
-			return nil
-		}
 		if d.IsDir() {
-			if d.Name() == ".git" && p != s.root {
+			if d.Name() == ".git" {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || !s.keep(p, d.Name()) {
+		if !d.Type().IsRegular() || !s.keep(rel, d.Name()) {
 			return nil
 		}
-		batch = append(batch, p)
+		batch = append(batch, rel)
 		files++
 		if len(batch) == searchBatch {
 			flush()
@@ -207,9 +212,23 @@ func search(ctx context.Context, s searchSpec) (searchResult, error) {
 	return searchResult{lines: lines, files: files, more: more}, nil
 }
 
+// searchOne searches root when it is a single file.
+func searchOne(s searchSpec, fi fs.FileInfo) searchResult {
+	if !fi.Mode().IsRegular() || !s.keep(path.Base(s.show), path.Base(s.show)) {
+		return searchResult{}
+	}
+	var res searchResult
+	res.files = 1
+	if data, ok := readOpenText(s.root); ok {
+		res.lines = newMatcher(s.re).lines(data, s.show, s.limit)
+	}
+	res.more = len(res.lines) >= s.limit
+	return res
+}
+
 // keep applies the glob: on the name when it has no "/", else on the path
 // below the search root.
-func (s searchSpec) keep(p, name string) bool {
+func (s searchSpec) keep(rel, name string) bool {
 	if s.glob == "" {
 		return true
 	}
@@ -217,17 +236,10 @@ func (s searchSpec) keep(p, name string) bool {
 		ok, _ := path.Match(s.glob, name)
 		return ok
 	}
-	rel, _ := filepath.Rel(s.root, p)
-	return matchSegments(strings.Split(s.glob, "/"), strings.Split(filepath.ToSlash(rel), "/"))
+	return matchSegments(strings.Split(s.glob, "/"), strings.Split(rel, "/"))
 }
 
-func (s searchSpec) displayPath(p string) string {
-	rel, err := filepath.Rel(s.root, p)
-	if err != nil || rel == "." {
-		return s.show
-	}
-	return path.Join(s.show, filepath.ToSlash(rel))
-}
+func (s searchSpec) displayPath(rel string) string { return path.Join(s.show, rel) }
 
 // collector assembles per-file results in walk order.
 type collector struct {
@@ -313,10 +325,11 @@ func requiredLiteral(expr string) []byte {
 	return lit
 }
 
-// file returns the matching lines of one file (at most limit), skipping
-// binaries on their first bytes and files over the size cap. buf is reused.
-func (m *matcher) file(p, show string, buf []byte, limit int) ([]string, []byte) {
-	data, buf, ok := readText(p, buf)
+// file returns the matching lines of the file rel below root (at most
+// limit), skipping binaries on their first bytes and files over the size
+// cap. buf is reused.
+func (m *matcher) file(root *os.File, rel, show string, buf []byte, limit int) ([]string, []byte) {
+	data, buf, ok := readText(root, rel, buf)
 	if !ok {
 		return nil, buf
 	}

@@ -4,19 +4,29 @@ package builtin
 
 import (
 	"bytes"
+	"io"
 	"os"
+
+	"github.com/odek-run/odek/internal/safepath"
 )
 
-// readText reads a file for search_files; false for binaries, files over
-// the cap and files it cannot read.
-func readText(p string, buf []byte) ([]byte, []byte, bool) {
-	fi, err := os.Stat(p)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxSearchFile {
+// readText reads the file rel below root for search_files; false for
+// binaries, files over the cap and files it cannot read.
+func readText(root *os.File, rel string, buf []byte) ([]byte, []byte, bool) {
+	f, err := safepath.OpenBeneath(root, rel, safepath.FileFlags)
+	if err != nil {
 		return nil, buf, false
 	}
-	data, err := os.ReadFile(p)
-	if err != nil || bytes.IndexByte(data[:min(len(data), sniffBytes)], 0) >= 0 {
-		return nil, buf, false
+	defer f.Close()
+	data, ok := readOpenText(f)
+	return data, buf, ok
+}
+
+// readOpenText is readText of a file already open.
+func readOpenText(f *os.File) ([]byte, bool) {
+	data, err := io.ReadAll(io.LimitReader(f, MaxSearchFile+1))
+	if err != nil || len(data) > MaxSearchFile || bytes.IndexByte(data[:min(len(data), sniffBytes)], 0) >= 0 {
+		return nil, false
 	}
-	return data, buf, true
+	return data, true
 }

@@ -4,22 +4,38 @@ package builtin
 
 import (
 	"bytes"
+	"os"
+	"runtime"
 	"syscall"
+
+	"github.com/odek-run/odek/internal/safepath"
 )
 
-// readText reads a file for search_files with three system calls for most
-// files (open, one read, close): os.Open would add fcntl and an epoll
-// registration, os.ReadFile an fstat, which over a large tree is most of
-// the cost. The walk already knows the file is regular; a read shorter than
-// asked is the end of a regular file. It reports false for binaries (a NUL
-// in the first bytes: the rest is never read), files over the cap and files
-// it cannot read.
-func readText(p string, buf []byte) ([]byte, []byte, bool) {
-	fd, err := syscall.Open(p, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+// readText reads the file rel below root for search_files with three system
+// calls for most files (openat2, one read, close): os.Open would add fcntl
+// and an epoll registration, os.ReadFile an fstat, which over a large tree
+// is most of the cost. The file is opened following no symlink. The walk
+// already knows the file is regular; a read shorter than asked is the end
+// of a regular file. It reports false for binaries (a NUL in the first
+// bytes: the rest is never read), files over the cap and files it cannot
+// read.
+func readText(root *os.File, rel string, buf []byte) ([]byte, []byte, bool) {
+	fd, err := safepath.OpenFD(root, rel, safepath.FileFlags)
 	if err != nil {
 		return nil, buf, false
 	}
 	defer syscall.Close(fd)
+	return readFD(fd, buf)
+}
+
+// readOpenText is readText of a file already open.
+func readOpenText(f *os.File) ([]byte, bool) {
+	defer runtime.KeepAlive(f)
+	data, _, ok := readFD(int(f.Fd()), nil)
+	return data, ok
+}
+
+func readFD(fd int, buf []byte) ([]byte, []byte, bool) {
 	if cap(buf) < readChunk {
 		buf = make([]byte, 0, readChunk)
 	}

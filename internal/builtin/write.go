@@ -7,12 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/odek-run/odek/internal/atomicfile"
 	"github.com/odek-run/odek/internal/risk"
 )
 
@@ -78,7 +74,7 @@ func (t *writeFile) Call(ctx context.Context, args json.RawMessage) (string, err
 	if err != nil {
 		return "", err
 	}
-	created, err := writeAtomic(path, []byte(*a.Content))
+	created, err := t.ws.writeAtomic(path, []byte(*a.Content))
 	if err != nil {
 		return "", fmt.Errorf("write_file %s: %w", a.Path, err)
 	}
@@ -87,28 +83,6 @@ func (t *writeFile) Call(ctx context.Context, args json.RawMessage) (string, err
 		verb = "created"
 	}
 	return fmt.Sprintf("%s %s (%d bytes, %d lines)", verb, a.Path, len(*a.Content), lineCount(*a.Content)), nil
-}
-
-// writeAtomic writes data to path (already resolved: no symlinks left),
-// creating parents, keeping an existing file's mode.
-func writeAtomic(path string, data []byte) (created bool, err error) {
-	perm := fs.FileMode(0o644)
-	switch fi, err := os.Lstat(path); {
-	case err == nil && fi.IsDir():
-		return false, errors.New("is a directory")
-	case err == nil && !fi.Mode().IsRegular():
-		return false, ErrNotRegular
-	case err == nil:
-		perm = fi.Mode().Perm()
-	case errors.Is(err, fs.ErrNotExist):
-		created = true
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return false, err
-		}
-	default:
-		return false, err
-	}
-	return created, atomicfile.Write(path, data, perm)
 }
 
 func lineCount(s string) int {
@@ -181,7 +155,7 @@ func (t *patchTool) Call(ctx context.Context, args json.RawMessage) (string, err
 	if err != nil {
 		return "", err
 	}
-	data, err := readSmall(path)
+	data, err := t.ws.readSmall(path)
 	if err != nil {
 		return "", fmt.Errorf("patch %s: %w", a.Path, err)
 	}
@@ -198,7 +172,7 @@ func (t *patchTool) Call(ctx context.Context, args json.RawMessage) (string, err
 	if len(out) > MaxWriteBytes {
 		return "", &TooLargeError{What: "the patched file", Size: int64(len(out)), Max: MaxWriteBytes}
 	}
-	if _, err := writeAtomic(path, out); err != nil {
+	if _, err := t.ws.writeAtomic(path, out); err != nil {
 		return "", fmt.Errorf("patch %s: %w", a.Path, err)
 	}
 	first := bytes.Count(data[:at], []byte("\n")) + 1
@@ -207,8 +181,8 @@ func (t *patchTool) Call(ctx context.Context, args json.RawMessage) (string, err
 }
 
 // readSmall reads a regular text file of at most MaxWriteBytes.
-func readSmall(path string) ([]byte, error) {
-	f, size, err := openRegular(path)
+func (ws *workspace) readSmall(path string) ([]byte, error) {
+	f, size, err := ws.openRegular(path)
 	if err != nil {
 		return nil, err
 	}

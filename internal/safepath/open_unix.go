@@ -1,62 +1,80 @@
 //go:build unix
 
-package artifact
+package safepath
 
 import (
 	"errors"
 	"os"
 	"runtime"
 	"strings"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
-// Flags for opening an artifact's file: read-only, never blocking on a FIFO
-// swapped in, never inherited by a child.
+// Flags for the opens of this package's callers: a file read-only, never
+// blocking on a FIFO swapped in, never inherited by a child; a directory to
+// open more below.
 const (
-	openFileFlags = unix.O_RDONLY | unix.O_NONBLOCK | unix.O_CLOEXEC
-	openDirFlags  = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC
+	FileFlags = unix.O_RDONLY | unix.O_NONBLOCK | unix.O_CLOEXEC
+	DirFlags  = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC
 )
 
-// openRoot opens the directory at the absolute path root without following a
-// symlink at any component, so a root swapped for a symlink after it was
+// OpenRoot opens the directory at the absolute path root without following
+// a symlink at any component, so a root swapped for a symlink after it was
 // resolved is refused rather than followed.
-func openRoot(root string) (*os.File, error) {
+func OpenRoot(root string) (*os.File, error) {
+	if !strings.HasPrefix(root, "/") {
+		return nil, errors.Join(ErrEscapes, errors.New("root "+root+" is not an absolute path"))
+	}
 	slash, err := os.Open("/")
 	if err != nil {
 		return nil, err
 	}
-	rel := strings.TrimPrefix(root, "/")
+	rel := strings.Trim(root, "/")
 	if rel == "" {
 		return slash, nil
 	}
 	defer slash.Close()
-	return openBeneath(slash, rel, openDirFlags)
+	return OpenBeneath(slash, rel, DirFlags)
 }
 
-// walkBeneath opens rel below dir one component at a time, each directory
+// OpenBeneath opens rel (clean, relative; "." is dir itself) below dir with
+// flags, following no symlink at any component and never leaving dir.
+func OpenBeneath(dir *os.File, rel string, flags int) (*os.File, error) {
+	fd, err := OpenFD(dir, rel, flags)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), rel), nil
+}
+
+// OpenFD is OpenBeneath returning the raw descriptor, which the caller
+// closes: for hot loops that read a file with a few system calls.
+func OpenFD(dir *os.File, rel string, flags int) (int, error) {
+	defer runtime.KeepAlive(dir)
+	return openFD(int(dir.Fd()), rel, flags)
+}
+
+// walkBeneath opens rel below dirfd one component at a time, each directory
 // with O_NOFOLLOW|O_DIRECTORY from the descriptor of the one before, so no
-// symlink is followed and nothing above dir is reached. It is the fallback
+// symlink is followed and nothing above dirfd is reached. It is the fallback
 // where openat2 is unavailable.
-func walkBeneath(dir *os.File, rel string, flags int) (*os.File, error) {
+func walkBeneath(base int, rel string, flags int) (int, error) {
 	parts := []string{"."} // rel "." names dir itself
 	if rel != "." {
 		parts = strings.Split(rel, "/")
 	}
-	base := int(dir.Fd())
-	defer runtime.KeepAlive(dir)
 	cur := -1 // our own descriptor for the component opened last
 	for i, name := range parts {
 		if name == "" || name == ".." || (name == "." && len(parts) > 1) {
 			closeFD(cur)
-			return nil, errEscapesRoot
+			return -1, ErrEscapes
 		}
 		from := base
 		if cur >= 0 {
 			from = cur
 		}
-		fl := openDirFlags | unix.O_NOFOLLOW
+		fl := DirFlags | unix.O_NOFOLLOW
 		if i == len(parts)-1 {
 			fl = flags | unix.O_NOFOLLOW
 		}
@@ -64,12 +82,12 @@ func walkBeneath(dir *os.File, rel string, flags int) (*os.File, error) {
 		if err != nil {
 			err = classifyWalkError(from, name, err)
 			closeFD(cur)
-			return nil, err
+			return -1, err
 		}
 		closeFD(cur)
 		cur = fd
 	}
-	return os.NewFile(uintptr(cur), rel), nil
+	return cur, nil
 }
 
 func closeFD(fd int) {
@@ -92,13 +110,13 @@ func openatRetry(dirfd int, name string, flags int) (int, error) {
 func classifyWalkError(dirfd int, name string, err error) error {
 	switch {
 	case errors.Is(err, unix.ELOOP), errors.Is(err, unix.EMLINK): // EMLINK: FreeBSD's O_NOFOLLOW
-		return errSymlinkInPath
+		return ErrSymlink
 	case errors.Is(err, unix.ENOTDIR):
 		var st unix.Stat_t
 		if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
-			return errSymlinkInPath
+			return ErrSymlink
 		}
-		return errNotDirInPath
+		return ErrNotDir
 	}
 	return err
 }
@@ -107,28 +125,11 @@ func classifyWalkError(dirfd int, name string, err error) error {
 func classifyOpenError(err error) error {
 	switch {
 	case errors.Is(err, unix.ELOOP):
-		return errSymlinkInPath
+		return ErrSymlink
 	case errors.Is(err, unix.EXDEV):
-		return errEscapesRoot
+		return ErrEscapes
 	case errors.Is(err, unix.ENOTDIR):
-		return errNotDirInPath
+		return ErrNotDir
 	}
 	return err
-}
-
-// stat describes an open file: what the checks between reads compare.
-func stat(f *os.File) (fileStat, error) {
-	info, err := f.Stat()
-	if err != nil {
-		return fileStat{}, err
-	}
-	st, ok := info.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fileStat{}, errors.New("no inode information")
-	}
-	return fileStat{
-		mode: info.Mode(), size: info.Size(),
-		// The field widths differ across platforms, hence the conversions.
-		id: fileID{dev: uint64(st.Dev), ino: uint64(st.Ino)}, nlink: uint64(st.Nlink),
-	}, nil
 }

@@ -1,9 +1,7 @@
-package artifact
+package safepath
 
 import (
 	"errors"
-	"os"
-	"runtime"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
@@ -13,38 +11,42 @@ import (
 // openat2; from then on every open takes the component walk.
 var noOpenat2 atomic.Bool
 
-// openBeneath opens rel (clean, relative) below dir without following a
-// symlink at any component and without leaving dir: openat2 with
+// ForceWalk makes every later open take the component walk (on) or try
+// openat2 again (off), and returns the previous setting. It exists for
+// tests, which run the same attacks against both; it is process-wide.
+func ForceWalk(on bool) (prev bool) { return noOpenat2.Swap(on) }
+
+// openFD opens rel (clean, relative) below dirfd without following a symlink
+// at any component and without leaving dirfd: openat2 with
 // RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, or the component walk where openat2 is
 // unavailable.
-func openBeneath(dir *os.File, rel string, flags int) (*os.File, error) {
+func openFD(dirfd int, rel string, flags int) (int, error) {
 	if !noOpenat2.Load() {
-		f, err := openat2Beneath(dir, rel, flags)
+		fd, err := openat2Beneath(dirfd, rel, flags)
 		if !errors.Is(err, errNoOpenat2) {
-			return f, err
+			return fd, err
 		}
 		noOpenat2.Store(true)
 	}
-	return walkBeneath(dir, rel, flags)
+	return walkBeneath(dirfd, rel, flags)
 }
 
 var errNoOpenat2 = errors.New("openat2 unavailable")
 
-func openat2Beneath(dir *os.File, rel string, flags int) (*os.File, error) {
+func openat2Beneath(dirfd int, rel string, flags int) (int, error) {
 	how := unix.OpenHow{Flags: uint64(flags), Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS}
-	defer runtime.KeepAlive(dir)
 	for {
-		fd, err := unix.Openat2(int(dir.Fd()), rel, &how)
+		fd, err := unix.Openat2(dirfd, rel, &how)
 		switch {
 		case err == nil:
-			return os.NewFile(uintptr(fd), rel), nil
+			return fd, nil
 		case err == unix.EINTR:
 			continue
 		case err == unix.ENOSYS, err == unix.EPERM:
-			return nil, errNoOpenat2
+			return -1, errNoOpenat2
 		}
 		// EAGAIN (a rename raced a ".." lookup; our paths have none) fails
 		// closed like every other error rather than being retried.
-		return nil, classifyOpenError(err)
+		return -1, classifyOpenError(err)
 	}
 }

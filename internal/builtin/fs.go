@@ -1,0 +1,203 @@
+package builtin
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/odek-run/odek/internal/safepath"
+)
+
+// The path tools act on the path the classifier resolved (absolute, free of
+// symlinks and ".."), and reach it only through internal/safepath: from a
+// descriptor of the working directory when it lies inside it, of "/"
+// otherwise, following no symlink at any component. A directory swapped for
+// a symlink after the check then fails the call instead of redirecting it.
+
+// errUnresolved is a path the classifier could not resolve to a place.
+var errUnresolved = errors.New("the path cannot be resolved")
+
+// split names the directory the resolved path is reached from and the path
+// below it: the working directory when it lies inside, "/" otherwise.
+func (ws *workspace) split(resolved string) (base, rel string, err error) {
+	if !strings.HasPrefix(resolved, "/") || path.Clean(resolved) != resolved {
+		return "", "", errUnresolved
+	}
+	root := ws.cls.Root()
+	switch {
+	case resolved == root:
+		return root, ".", nil
+	case root != "/" && strings.HasPrefix(resolved, root+"/"):
+		return root, resolved[len(root)+1:], nil
+	case resolved == "/":
+		return "/", ".", nil
+	}
+	return "/", resolved[1:], nil
+}
+
+// open opens the resolved path with flags (safepath.FileFlags or DirFlags).
+func (ws *workspace) open(resolved string, flags int) (*os.File, error) {
+	base, rel, err := ws.split(resolved)
+	if err != nil {
+		return nil, err
+	}
+	root, err := safepath.OpenRoot(base)
+	if err != nil {
+		return nil, pathErr(err)
+	}
+	defer root.Close()
+	f, err := safepath.OpenBeneath(root, rel, flags)
+	return f, pathErr(err)
+}
+
+// pathErr says what a symlink found where the check saw none means.
+func pathErr(err error) error {
+	if errors.Is(err, safepath.ErrSymlink) {
+		return fmt.Errorf("%w: the path changed after it was checked (a symlink appeared in it), so nothing was done", err)
+	}
+	return err
+}
+
+// openRegular opens the resolved path for reading without blocking on a
+// FIFO and refuses anything but a regular file.
+func (ws *workspace) openRegular(resolved string) (*os.File, int64, error) {
+	f, err := ws.open(resolved, safepath.FileFlags)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	if fi.IsDir() {
+		f.Close()
+		return nil, 0, errors.New("is a directory (use list_dir)")
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, ErrNotRegular
+	}
+	return f, fi.Size(), nil
+}
+
+// writeAtomic replaces (or creates, with any missing parent directories)
+// the resolved path with data, keeping an existing file's mode; the file is
+// written and renamed beneath its directory's descriptor.
+func (ws *workspace) writeAtomic(resolved string, data []byte) (created bool, err error) {
+	base, rel, err := ws.split(resolved)
+	if err != nil {
+		return false, err
+	}
+	if rel == "." {
+		return false, errors.New("is a directory")
+	}
+	root, err := safepath.OpenRoot(base)
+	if err != nil {
+		return false, pathErr(err)
+	}
+	defer root.Close()
+	dirRel, name := path.Dir(rel), path.Base(rel)
+	dir, err := safepath.OpenBeneath(root, dirRel, safepath.DirFlags)
+	if errors.Is(err, fs.ErrNotExist) {
+		created = true
+		dir, err = safepath.MkdirAll(root, dirRel, 0o755)
+	}
+	if err != nil {
+		return false, pathErr(err)
+	}
+	defer dir.Close()
+	perm := fs.FileMode(0o644)
+	switch m, err := safepath.Lstat(dir, name); {
+	case err == nil && m.IsDir():
+		return false, errors.New("is a directory")
+	case err == nil && m&fs.ModeSymlink != 0:
+		return false, pathErr(safepath.ErrSymlink)
+	case err == nil && !m.IsRegular():
+		return false, ErrNotRegular
+	case err == nil:
+		perm = m.Perm()
+	case errors.Is(err, fs.ErrNotExist):
+		created = true
+	default:
+		return false, err
+	}
+	return created, safepath.WriteFile(dir, name, data, perm)
+}
+
+// walkFunc sees one entry of a walk: its slash-separated path below the
+// walk's root, the entry, and the open directory that holds it. fs.SkipDir
+// skips a directory's contents, fs.SkipAll ends the walk; another error
+// ends it with that error.
+type walkFunc func(rel string, d fs.DirEntry, parent *os.File) error
+
+// walkBeneath walks the open directory dir depth first in lexical order,
+// like filepath.WalkDir, but opens every subdirectory from its parent's
+// descriptor following no symlink: one swapped for a symlink during the
+// walk is skipped, never followed. Subdirectories that cannot be read are
+// skipped; an error reading dir itself is returned. dir is read through a
+// descriptor of its own, so the same dir can be walked again.
+func walkBeneath(dir *os.File, fn walkFunc) error {
+	own, err := safepath.OpenBeneath(dir, ".", safepath.DirFlags)
+	if err != nil {
+		return err
+	}
+	defer own.Close()
+	entries, err := readSorted(own)
+	if err != nil {
+		return err
+	}
+	err = walkEntries(own, "", entries, fn)
+	if errors.Is(err, fs.SkipAll) || errors.Is(err, fs.SkipDir) {
+		return nil
+	}
+	return err
+}
+
+func walkEntries(dir *os.File, prefix string, entries []fs.DirEntry, fn walkFunc) error {
+	for _, d := range entries {
+		rel := d.Name()
+		if prefix != "" {
+			rel = prefix + "/" + rel
+		}
+		err := fn(rel, d, dir)
+		if errors.Is(err, fs.SkipDir) && d.IsDir() {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			continue
+		}
+		sub, err := safepath.OpenBeneath(dir, d.Name(), safepath.DirFlags)
+		if err != nil {
+			continue // vanished, unreadable, or swapped for a symlink
+		}
+		subEntries, err := readSorted(sub)
+		if err == nil {
+			err = walkEntries(sub, rel, subEntries, fn)
+		} else {
+			err = nil
+		}
+		sub.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readSorted lists an open directory by name.
+func readSorted(dir *os.File) ([]fs.DirEntry, error) {
+	entries, err := dir.ReadDir(-1)
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	return entries, nil
+}
