@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/odek-run/odek/internal/builtin"
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/policy"
-	"github.com/odek-run/odek/internal/redact"
 	"github.com/odek-run/odek/internal/risk"
 )
 
@@ -36,21 +34,17 @@ func (s *runState) workspaceTools(ios *IOStreams, store builtin.ResultStore) ([]
 	return tools, nil
 }
 
-// shellEnv is odek's environment less every secret-looking name
-// (redact.IsSecretName: the API key variables among them), every name
-// secrets.env defines, and any variable holding the API key: a command the
-// model writes (env and printenv are safe) has no business reading the
+// shellEnv is the environment shell commands get: builtin.BaseEnv and
+// shell.env_passthrough out of odek's own, never a variable holding the API
+// key. Everything else (secrets above all) stays out: env and printenv are
+// safe commands, and a command the model writes has no business reading the
 // operator's secrets.
 func shellEnv(environ []string, cfg *config.Config) []string {
-	out := make([]string, 0, len(environ))
-	for _, kv := range environ {
-		name, val, _ := strings.Cut(kv, "=")
-		if redact.IsSecretName(name) || slices.Contains(cfg.SecretNames, name) || (cfg.APIKey != "" && val == cfg.APIKey) {
-			continue
-		}
-		out = append(out, kv)
+	var drop []string
+	if cfg.APIKey != "" {
+		drop = append(drop, cfg.APIKey)
 	}
-	return out
+	return builtin.ShellEnv(environ, builtin.EnvOptions{Passthrough: cfg.ShellEnvPassthrough, Drop: drop})
 }
 
 // newGate is the risk policy of BEHAVIOR §11 over the dangerous settings. It

@@ -57,9 +57,10 @@ func TestGateWiring(t *testing.T) {
 
 func TestShellEnvDropsSecrets(t *testing.T) {
 	env := shellEnv([]string{"PATH=/bin", "OPENAI_API_KEY=sk-1", "ODEK_API_KEY=sk-2", "ALIAS=sk-3", "HOME=/h",
-		"GITHUB_TOKEN=ghp", "aws_secret_access_key=x", "DATABASE_URL=pg://", "PLAIN="},
-		&config.Config{APIKey: "sk-3", SecretNames: []string{"DATABASE_URL", "UNSET"}})
-	if strings.Join(env, " ") != "PATH=/bin HOME=/h PLAIN=" {
-		t.Fatalf("env = %v", env)
+		"GITHUB_TOKEN=ghp", "aws_secret_access_key=x", "DATABASE_URL=pg://", "PLAIN=", "LC_ALL=C", "SENTRY_DSN=https://k@s/1",
+		"GH_HOST=github.com", "MYAPP_MODE=x", "MYAPP_KEY=sk-3", "HTTPS_PROXY=http://u:p@proxy"},
+		&config.Config{APIKey: "sk-3", SecretNames: []string{"DATABASE_URL", "UNSET"}, ShellEnvPassthrough: []string{"GH_HOST", "MYAPP_*", "ALIAS"}})
+	if got := strings.Join(env, " "); got != "PATH=/bin HOME=/h LC_ALL=C GH_HOST=github.com MYAPP_MODE=x" {
+		t.Fatalf("env = %v", got)
 	}
 }

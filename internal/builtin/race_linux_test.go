@@ -18,8 +18,8 @@ import (
 	"github.com/odek-run/odek/internal/risk"
 )
 
-// raceRounds is how many raced calls each case gets: 2,000 by default and
-// 500 under -short, which keep make test's race-enabled run short;
+// raceRounds is how many raced calls each case gets: 1,000 by default and
+// 300 under -short, which keep make test's race-enabled run short;
 // ODEK_RACE_ROUNDS=10000 is the full attack of issue 18.5.
 func raceRounds(t *testing.T) int {
 	if s := os.Getenv("ODEK_RACE_ROUNDS"); s != "" {
@@ -30,9 +30,9 @@ func raceRounds(t *testing.T) int {
 		return n
 	}
 	if testing.Short() {
-		return 500
+		return 300
 	}
-	return 2000
+	return 1000
 }
 
 // raceTree is a workspace whose directory d is, at every instant, either a

@@ -26,8 +26,10 @@
 // The project file's values pass the setting's Trust rule (BEHAVIOR 2.4):
 // global-only values are ignored with a warning, limit-like values may only
 // be lowered, policies only tightened, and prices and auto_approve are
-// rejected. In the project file, ${VAR} never expands a secret-looking name
-// nor a name secrets.env provides.
+// rejected. In the project file, ${VAR} expands only the names the operator
+// lists in project_env_allow, and never a secret-looking name, a name
+// secrets.env provides or a value that looks secret. shell.env_passthrough
+// may only be narrowed by the project file.
 //
 // MCP servers (DECISION 2). A global entry with neither command nor url but
 // auto_approve:true is not a wildcard: it is dropped with a warning and

@@ -299,6 +299,7 @@ func TestProjectExpansionRefusesKnownSecretValues(t *testing.T) {
 	}{{"k8chars!", ""}, {"k7char!", "k7char!"}} {
 		fx := fixture{
 			env:     map[string]string{"ODEK_API_KEY": tt.key, "WORKSPACE": tt.key},
+			global:  `{"project_env_allow":["WORKSPACE"]}`,
 			project: `{"mcp_servers":{"x":{"command":"srv","args":["${WORKSPACE}"]}}}`,
 		}
 		c, w := fx.mustLoad(t)

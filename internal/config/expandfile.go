@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/odek-run/odek/internal/redact"
@@ -11,12 +12,30 @@ import (
 // (the redactor's rule): shorter ones would match unrelated text.
 const minSecretLen = 8
 
-// secretGuard decides what the untrusted project file may read: no
-// variable with a secret-looking name or provided by secrets.env, and no
-// value that is, or contains, a secret — whatever the variable's name.
+// secretGuard decides what the untrusted project file may read: only the
+// variables the operator lists in project_env_allow, and of those none with
+// a secret-looking name or provided by secrets.env, and no value that is,
+// or contains, a secret.
 type secretGuard struct {
 	c     *Config
 	known []string // the API key candidates and the secrets.env values
+	allow []string // project_env_allow
+}
+
+// projectEnvAllow is project_env_allow from the highest operator layer
+// that sets it: the command line, the environment, the global file.
+func projectEnvAllow(layers ...*layer) []string {
+	i := index["project_env_allow"]
+	var out []string
+	for _, l := range layers {
+		if l == nil {
+			continue
+		}
+		if v, ok := l.vals[i].([]string); ok {
+			out = v
+		}
+	}
+	return out
 }
 
 // newSecretGuard collects the secret values a project file must never
@@ -82,7 +101,7 @@ func (g *secretGuard) namesSecret(s string) bool {
 // lookup is the ${VAR} lookup for the project file at path. A refused
 // reference expands to "" and is reported once, naming the variable but
 // never its value.
-func (g *secretGuard) lookup(path string, warns *[]string) func(string) (string, bool) {
+func (g *secretGuard) lookup(path, globalPath string, warns *[]string) func(string) (string, bool) {
 	seen := map[string]bool{}
 	return func(name string) (string, bool) {
 		v, ok := g.c.LookupEnv(name)
@@ -90,6 +109,8 @@ func (g *secretGuard) lookup(path string, warns *[]string) func(string) (string,
 		switch {
 		case g.secretName(name):
 			why = "a project file cannot read secret variables"
+		case !slices.Contains(g.allow, name):
+			why = "it is not listed in project_env_allow (which " + globalPath + ", ODEK_PROJECT_ENV_ALLOW or -c can set)"
 		case ok && g.secretValue(v):
 			why = "its value looks like a secret, and a project file cannot read secrets"
 		default:

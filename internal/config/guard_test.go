@@ -24,6 +24,7 @@ func TestProjectCannotReadSecretValues(t *testing.T) {
 			"HEADER":       "Bearer abcdefghijklmnop",
 			"WORKSPACE":    "/w",
 		},
+		global: `{"project_env_allow": ["ALIAS", "WORKSPACE", "LOOKS_PLAIN", "CONN", "HEADER"]}`,
 		project: `{"model": "${ALIAS}", "mcp_servers": {"x": {"command": "srv",
 		  "args": ["${WORKSPACE}", "$LOOKS_PLAIN", "${CONN}", "${HEADER}"]}}}`,
 	}

@@ -68,7 +68,14 @@ type Config struct {
 	// ToolsEnabled is the highest layer's allowlist (nil = all tools);
 	// ToolsDisabled is the union of every layer's denylist.
 	ToolsEnabled, ToolsDisabled []string
-	ArtifactsMaxAgeHours        int
+	// ShellEnvPassthrough are the variables (names or PREFIX*) the shell
+	// tool gets beyond its base environment; a project file may only
+	// narrow the list.
+	ShellEnvPassthrough []string
+	// ProjectEnvAllow are the variables a project file's ${VAR} may
+	// expand (operator layers only).
+	ProjectEnvAllow      []string
+	ArtifactsMaxAgeHours int
 	// Subagent and Profiles come from the global file only.
 	Subagent Subagent
 	Profiles map[string]Profile
@@ -138,15 +145,8 @@ func Load(o LoadOptions) (*Config, []string, error) {
 		}
 		warns = append(warns, w...)
 	}
-	if o.Dir != "" {
-		path := filepath.Join(o.Dir, "odek.json")
-		guard = newSecretGuard(c, global)
-		p, w, err := loadFile(projectLayer, path, guard.lookup(path, &warns))
-		if err != nil {
-			return nil, nil, err
-		}
-		project, warns = p, append(warns, w...)
-	}
+	// The operator's layers come first: project_env_allow decides what the
+	// project file may expand.
 	env, err := readEnv(c.LookupEnv)
 	if err != nil {
 		return nil, nil, err
@@ -154,6 +154,16 @@ func Load(o LoadOptions) (*Config, []string, error) {
 	flags, err := o.Flags.layer()
 	if err != nil {
 		return nil, nil, err
+	}
+	if o.Dir != "" {
+		path := filepath.Join(o.Dir, "odek.json")
+		guard = newSecretGuard(c, global)
+		guard.allow = projectEnvAllow(global, env, flags)
+		p, w, err := loadFile(projectLayer, path, guard.lookup(path, globalPath, &warns))
+		if err != nil {
+			return nil, nil, err
+		}
+		project, warns = p, append(warns, w...)
 	}
 	w, err := c.resolve(globalPath, global, project, env, flags, guard)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 )
 
 func TestMCPServers(t *testing.T) {
-	global := `{"mcp_servers":{
+	global := `{"project_env_allow":["WS"],"mcp_servers":{
 	  "ops":    {"command":"ops-srv","auto_approve":true},
 	  "marker": {"auto_approve":true},
 	  "orphan": {"auto_approve":true},

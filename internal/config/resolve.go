@@ -160,6 +160,8 @@ func (r *resolver) current(i int) any {
 		return *p
 	case *Dangerous:
 		return *p
+	case *[]string:
+		return *p
 	}
 	panic("config: no current value for " + s.Key)
 }

@@ -117,6 +117,13 @@ var table = []Setting{
 		Help: "never offer these tools",
 		bind: func(c *Config) any { return &c.ToolsDisabled }},
 
+	{Key: "shell.env_passthrough", Kind: StringList, Env: "ODEK_SHELL_ENV_PASSTHROUGH", Trust: ProjectMayTighten,
+		Supported: true, Example: []string{}, template: inGlobalTemplate,
+		TrustNote: "a project entry counts only where the operator's list allows it: a project file can remove names, never add one",
+		Help:      `variables the shell tool gets beyond its base environment (docs/TOOLS.md): names, or prefixes ending in "*"`,
+		bind:      func(c *Config) any { return &c.ShellEnvPassthrough },
+		check:     checkPassthrough, tighten: narrowPassthrough},
+
 	// Execution budgets (BEHAVIOR 5): no environment layer; a flag may
 	// raise a limit, and an explicit 0 removes it.
 	{Key: "limits.max_runtime_seconds", Kind: Seconds, ZeroNone: true, Env: NoEnv, Flag: "max-runtime",
@@ -177,6 +184,11 @@ var table = []Setting{
 		Help:        "MCP servers by name: command/args/env (stdio) or url/token_env (HTTP), limits, enabled, auto_approve",
 		goType:      reflect.TypeFor[map[string]mcpclient.ServerConfig](),
 		extraFields: []string{"type"}},
+	{Key: "project_env_allow", Kind: StringList, Env: "ODEK_PROJECT_ENV_ALLOW", Trust: GlobalOnly, Supported: true,
+		TrustNote: "the highest operator layer wins; even a listed variable is not expanded when its name or value looks secret",
+		Help:      `variables a project file's ${VAR} may expand; any other reference becomes "" with a warning`,
+		bind:      func(c *Config) any { return &c.ProjectEnvAllow },
+		check:     checkEnvNames},
 	{Key: "maintenance.artifacts_max_age_hours", Kind: Int, Default: int64(DefaultArtifactsMaxAgeHours),
 		ZeroDefault: true, Env: NoEnv, Trust: GlobalOnly, Supported: true, template: inGlobalTemplate,
 		Help: "run artifacts older than this are removed at the end of a run",

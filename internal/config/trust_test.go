@@ -232,7 +232,7 @@ func TestProjectExpansionRefusesSecrets(t *testing.T) {
 		secrets: "PLAIN_FROM_FILE=p\n",
 		env:     map[string]string{"OPENAI_API_KEY": "sk-1", "WORKSPACE": "/w"},
 		project: `{"mcp_servers":{"x":{"command":"srv","args":["${WORKSPACE}","$OPENAI_API_KEY","${PLAIN_FROM_FILE}","${OPENAI_API_KEY}"]}}}`,
-		global:  `{"model":"${PLAIN_FROM_FILE}-${OPENAI_API_KEY}"}`,
+		global:  `{"model":"${PLAIN_FROM_FILE}-${OPENAI_API_KEY}","project_env_allow":["WORKSPACE","OPENAI_API_KEY","PLAIN_FROM_FILE"]}`,
 	}
 	c, w := fx.mustLoad(t)
 	if diff := cmp.Diff([]string{"/w", "", "", ""}, c.MCPServers[0].Config.Args); diff != "" {

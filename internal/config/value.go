@@ -109,6 +109,11 @@ func commaList(v string) []string {
 // validate checks a decoded value against the setting's range and enum;
 // label names it the way its layer spells it.
 func validate(label string, s *Setting, v any) error {
+	if s.Kind == StringList && s.check != nil {
+		if err := s.check(v); err != nil {
+			return setupErrorf("%s: %v", label, err)
+		}
+	}
 	if s.Kind == String && s.Enum != nil {
 		str := v.(string)
 		for _, e := range s.Enum {

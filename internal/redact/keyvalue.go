@@ -50,7 +50,7 @@ func secretField(name string) bool {
 		return false
 	}
 	var buf [stackName]byte
-	return containsWord(normalizeName(buf[:0], name), fieldWords)
+	return containsWord(normalizeName(buf[:0], name), fieldWords) || hasSecretSegment(name)
 }
 
 // maxName bounds how far back nameBefore looks.

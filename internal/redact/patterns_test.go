@@ -39,6 +39,10 @@ func TestTokenPatterns(t *testing.T) {
 		{"xoxs", "xoxs-" + alnum(10), "xoxs-" + alnum(9)},
 		{"AIza", "AIza" + alnum(35), "AIza" + alnum(34)},
 		{"glpat", "glpat-" + alnum(20), "glpat-" + alnum(19)},
+		{"npm", "npm_" + alnum(36), "npm_" + alnum(35)},
+		{"jwt", "eyJ" + alnum(8) + ".eyJ" + alnum(8) + "." + alnum(8), "eyJ" + alnum(8) + ".eyJ" + alnum(8) + "." + alnum(7)},
+		{"slack webhook", "hooks.slack.com/services/T0/B0/" + alnum(24), "hooks.slack.com/services/" + alnum(7)},
+		{"discord webhook", "discord.com/api/webhooks/123/" + alnum(30), "discord.com/api/webhooks/123/" + alnum(7)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -158,4 +162,30 @@ func distinctRun(n int) string {
 		run = append(run, alphabet[len(run)%n])
 	}
 	return string(run)
+}
+
+// Issue 18.6: the credential shapes of the names the shell used to let
+// through, by value; and what stays, a git commit hash above all.
+func TestIssue18ValueShapes(t *testing.T) {
+	hex40 := strings.Repeat("0123456789abcdef", 3)[:40]
+	for in, want := range map[string]string{
+		"SENTRY_DSN=https://" + hex40[:32] + "@o12.ingest.sentry.io/34":         "SENTRY_DSN=" + Mask,
+		"dsn: https://" + hex40[:32] + "@o12.ingest.sentry.io/34":               "dsn: " + Mask,
+		"see https://" + hex40[:32] + "@o12.ingest.sentry.io/34":                "see https://" + Mask + "@o12.ingest.sentry.io/34",
+		"git clone https://" + hex40 + "@github.com/o/r":                        "git clone https://" + Mask + "@github.com/o/r",
+		"git clone https://git@github.com/o/r":                                  "git clone https://git@github.com/o/r",
+		"https://first.last.name.here@example.com/":                             "https://first.last.name.here@example.com/",
+		"NPM_CONFIG__AUTH=dXNlcjpwYXNzd29yZA==":                                 "NPM_CONFIG__AUTH=" + Mask,
+		`{"auths":{"r.io":{"auth":"dXNlcjpwYXNzd29yZA=="}}}`:                    `{"auths":{"r.io":{"auth":"` + Mask + `"}}}`,
+		"CI_JOB_JWT=abcd.efgh.ijkl":                                             "CI_JOB_JWT=" + Mask,
+		"SLACK_WEBHOOK=https://hooks.slack.com/services/T0/B0/XXXXXXXXXXXXXXXX": "SLACK_WEBHOOK=" + Mask,
+		"GOOGLE_MAPS=AIza" + strings.Repeat("x1", 18)[:35]:                      "GOOGLE_MAPS=" + Mask,
+		"GH_TOKEN=" + hex40: "GH_TOKEN=" + Mask,
+		// A bare 40-hex run is a commit hash far more often than a token.
+		"commit " + hex40 + "\nAuthor: A <a@b>":        "commit " + hex40 + "\nAuthor: A <a@b>",
+		hex40 + " refs/heads/main":                     hex40 + " refs/heads/main",
+		"GIT_AUTHOR_NAME=Ada OAUTH_CLIENT_ID=cli-1234": "GIT_AUTHOR_NAME=Ada OAUTH_CLIENT_ID=cli-1234",
+	} {
+		masked(t, in, want)
+	}
 }

@@ -3,9 +3,12 @@
 //
 // Two mechanisms, applied in order: exact values registered at start-up (the API key
 // in use, values from secrets.env) and patterns for well-known credential shapes
-// (PEM private keys, provider keys, bearer and basic credentials, URL passwords,
-// key=value pairs whose name looks secret, also inside JSON-escaped strings, and
-// bare AWS secret keys). Each pattern sits behind a cheap scan, so clean text costs
+// (PEM private keys, provider keys, JWTs, Slack and Discord webhook URLs, bearer
+// and basic credentials, URL passwords and token-like URL user names, key=value
+// pairs whose name looks secret, also inside JSON-escaped strings, and bare AWS
+// secret keys). A bare 40-digit hex run is not masked: in tool output it is a
+// git commit hash far more often than a token, and a labelled one
+// (GH_TOKEN=…) is masked by its name. Each pattern sits behind a cheap scan, so clean text costs
 // a few byte compares per byte. Redaction is best effort by nature; it is one
 // layer, not the only one (events never carry raw arguments, MCP children get an
 // allowlisted env).
@@ -34,7 +37,7 @@ var (
 	// A key starts the text or follows a byte that is not a letter or digit:
 	// "_" counts as a boundary, so server__ghp_… (a tool name) is caught,
 	// while task-… does not read as sk-….
-	tokenRE = lazyRE(`(^|[^A-Za-z0-9])(?:sk-[A-Za-z0-9_\-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|xox[abprs]-[A-Za-z0-9\-]{10,}|AIza[0-9A-Za-z_\-]{35}|glpat-[A-Za-z0-9_\-]{20,})`)
+	tokenRE = lazyRE(`(^|[^A-Za-z0-9])(?:sk-[A-Za-z0-9_\-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|xox[abprs]-[A-Za-z0-9\-]{10,}|AIza[0-9A-Za-z_\-]{35}|glpat-[A-Za-z0-9_\-]{20,}|npm_[A-Za-z0-9]{36}|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}|hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]{8,}|discord(?:app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_\-]{8,})`)
 	authRE  = lazyRE(`(?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=\-]{8,}`)
 	pemRE   = lazyRE(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`)
 )
@@ -106,8 +109,9 @@ func maskLiterals(s string) string {
 }
 
 var (
-	tokenPrefixes = []string{"sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "AKIA", "ASIA", "xox", "AIza", "glpat-"}
-	authWords     = []string{"earer", "EARER", "asic", "ASIC"}
+	tokenPrefixes = []string{"sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "AKIA", "ASIA", "xox", "AIza", "glpat-",
+		"npm_", "eyJ", "hooks.slack.com/", "/api/webhooks/"}
+	authWords = []string{"earer", "EARER", "asic", "ASIC"}
 )
 
 func containsAny(s string, subs []string) bool {

@@ -5,6 +5,8 @@ import "strings"
 // maskURLPasswords masks the password of every URL that carries one in its
 // userinfo (postgres://app:pw@db/app, https://user:pw@host/): the bytes
 // between the first ':' after "://" and the last '@' of the authority. A
+// userinfo without a password that looks like a token (a Sentry DSN's key,
+// https://<token>@github.com: see tokenUser) is masked whole. A
 // password written with a raw '/', '?' or '#' (not percent-encoded) ends the
 // authority early; then the last '@' before the end of the URL counts, unless
 // what follows the ':' is a port. The user name stays, as it names which
@@ -42,6 +44,8 @@ func userinfoPassword(s string, auth int) (from, to, next int) {
 	colon := strings.IndexByte(s[auth:end], ':')
 	at := strings.LastIndexByte(s[auth:end], '@')
 	switch {
+	case at >= 0 && (colon < 0 || colon > at) && tokenUser(s[auth:auth+at]):
+		return auth, auth + at, end
 	case colon < 0:
 		return 0, 0, end
 	case at > colon:
@@ -81,4 +85,27 @@ func isPort(p string) bool {
 		}
 	}
 	return true
+}
+
+// tokenUser reports a URL user name that is a credential rather than a
+// name: at least 20 bytes of [A-Za-z0-9_-] holding both a letter and a
+// digit (a Sentry key is 32 hex digits; "git" and "firstname.lastname"
+// stay).
+func tokenUser(u string) bool {
+	if len(u) < 20 {
+		return false
+	}
+	letter, digit := false, false
+	for i := 0; i < len(u); i++ {
+		switch c := u[i]; {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c|0x20 >= 'a' && c|0x20 <= 'z':
+			letter = true
+		case c == '_' || c == '-':
+		default:
+			return false
+		}
+	}
+	return letter && digit
 }
