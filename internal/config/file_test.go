@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -235,12 +236,13 @@ func TestSecretsModeWarning(t *testing.T) {
 func FuzzLoad(f *testing.F) {
 	for _, s := range []string{`{}`, `{"model":"m","limits":{"max_tool_calls":5,"model_prices":{"a":{}}}}`,
 		`{"mcp_servers":{"a":{"command":"c","auto_approve":true}}}`, `{"planning":{"enabled":true,"max_steps":99}}`,
-		`[`, `{"tools":{"enabled":["x"]},"base_url":"${X}"}`, "{\"a\":1\n\"b\"}"} {
+		`[`, `{"tools":{"enabled":["x"]},"base_url":"${X}"}`, "{\"a\":1\n\"b\"}",
+		`{"shell":{"env_passthrough":["A","B_1","C"]},"project_env_allow":["X"],"model":"${X}"}`} {
 		f.Add([]byte(s))
 	}
 	home := f.TempDir()
 	if err := os.WriteFile(filepath.Join(home, "config.json"),
-		[]byte(`{"limits":{"max_tool_calls":10},"mcp_servers":{"a":{"auto_approve":true}}}`), 0o600); err != nil {
+		[]byte(`{"limits":{"max_tool_calls":10},"mcp_servers":{"a":{"auto_approve":true}},"shell":{"env_passthrough":["A","B_*"]}}`), 0o600); err != nil {
 		f.Fatal(err)
 	}
 	dir := f.TempDir() // each fuzz worker runs the targets one at a time
@@ -248,7 +250,7 @@ func FuzzLoad(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(dir, "odek.json"), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		c, _, err := Load(LoadOptions{Home: home, Dir: dir, LookupEnv: mapLookup(map[string]string{"X": "y"})})
+		c, _, err := Load(LoadOptions{Home: home, Dir: dir, LookupEnv: mapLookup(map[string]string{"X": "fuzzvalue77"})})
 		if (c == nil) == (err == nil) {
 			t.Fatalf("config %v and error %v", c, err)
 		}
@@ -261,6 +263,14 @@ func FuzzLoad(f *testing.F) {
 		// The trust rules must hold whatever the project file says.
 		if c.BaseURL != DefaultBaseURL || c.APIKey != "" || c.ToolsEnabled != nil || c.Limits.MaxToolCalls > 10 {
 			t.Fatalf("project raised trust: %+v", c)
+		}
+		if c.ProjectEnvAllow != nil || strings.Contains(c.Model, "fuzzvalue77") && !bytes.Contains(data, []byte("fuzzvalue77")) {
+			t.Fatalf("project listed or expanded a variable: %q, model %q", c.ProjectEnvAllow, c.Model)
+		}
+		for _, e := range c.ShellEnvPassthrough {
+			if e != "A" && e != "B_*" && (strings.HasSuffix(e, "*") || !strings.HasPrefix(e, "B_")) {
+				t.Fatalf("project widened shell.env_passthrough: %q", c.ShellEnvPassthrough)
+			}
 		}
 		for _, s := range c.MCPServers {
 			if s.Project && s.Config.AutoApprove && s.Name != "a" {

@@ -77,7 +77,7 @@ func FuzzString(f *testing.F) {
 	f.Fuzz(func(t *testing.T, prefix, suffix string, kind uint8) {
 		// A known secret, set off by blanks, survives no surrounding text.
 		var secret, in string
-		switch kind % 5 {
+		switch kind % 7 {
 		case 0:
 			secret = "fuzz-secret-value-123"
 			in = prefix + secret + suffix
@@ -93,6 +93,12 @@ func FuzzString(f *testing.F) {
 		case 4:
 			secret = awsExample
 			in = prefix + " " + secret + " " + suffix
+		case 5:
+			secret = "eyJhbGciOiJ.eyJzdWIiOiJ.c2lnbmF0dXJl"
+			in = prefix + " " + secret + " " + suffix
+		case 6:
+			secret = "0123456789abcdef0123456789abcdef"
+			in = prefix + " https://" + secret + "@o1.ingest.sentry.io/2 " + suffix
 		}
 		out := String(in)
 		if strings.Contains(out, secret) && !strings.Contains(prefix+suffix, secret) {
