@@ -78,7 +78,8 @@
 //   - usage: omitted or null → generated (prompt_tokens = request bytes/4,
 //     completion_tokens = output bytes/4, each at least 1);
 //     {"prompt_tokens", "completion_tokens", "cached_tokens"?} → sent as given
-//     (cached_tokens as prompt_tokens_details.cached_tokens); false → no usage
+//     (cached_tokens as prompt_tokens_details.cached_tokens, cost as
+//     usage.cost, the price OpenRouter reports); false → no usage
 //     field at all (also no usage chunk when streaming).
 //   - finish_reason: default "tool_calls" when there are tool calls, else "stop".
 //   - match: a substring the last request message's content must contain.

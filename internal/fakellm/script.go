@@ -106,6 +106,8 @@ type ScriptUsage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	CachedTokens     int `json:"cached_tokens,omitempty"` // sent as prompt_tokens_details.cached_tokens
+	// Cost is sent as usage.cost, the USD price OpenRouter reports.
+	Cost *float64 `json:"cost,omitempty"`
 }
 
 // ArgumentsText is the arguments string sent on the wire.

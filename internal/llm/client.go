@@ -50,8 +50,9 @@ type Options struct {
 // Client calls an OpenAI-compatible chat-completions endpoint through
 // go-openai. It is safe for concurrent use.
 type Client struct {
-	api         *openai.Client
-	endpoint    string // for messages: the URL every request goes to
+	cfg         openai.ClientConfig // HTTPClient is set per attempt (apiFor)
+	http        http.Client         // the caller's client, copied; Transport is the base
+	endpoint    string              // for messages: the URL every request goes to
 	stream      bool
 	keySource   string
 	maxAttempts int
@@ -74,12 +75,9 @@ func New(o Options) *Client {
 	if o.HTTPClient != nil {
 		hc = *o.HTTPClient
 	}
-	base := hc.Transport
-	if base == nil {
-		base = defaultTransport()
+	if hc.Transport == nil {
+		hc.Transport = defaultTransport()
 	}
-	hc.Transport = &observer{base: base}
-	cfg.HTTPClient = &hc
 	// go-openai fails a stream after 300 consecutive non-data lines. Proxies
 	// send SSE comments as keep-alives while a slow model thinks, so that
 	// limit would break long waits; the request timeout and the body cap
@@ -87,7 +85,8 @@ func New(o Options) *Client {
 	cfg.EmptyMessagesLimit = 1 << 20
 
 	c := &Client{
-		api:         openai.NewClientWithConfig(cfg),
+		cfg:         cfg,
+		http:        hc,
 		endpoint:    strings.TrimRight(cfg.BaseURL, "/") + "/chat/completions",
 		stream:      o.Stream,
 		keySource:   o.KeySource,
@@ -121,6 +120,18 @@ func defaultTransport() *http.Transport {
 	t.DialContext = (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext
 	t.TLSHandshakeTimeout = 0
 	return t
+}
+
+// apiFor is go-openai's client for one attempt: its HTTP client is the
+// caller's, with the transport wrapped by an observer bound to ex, so the
+// attempt's exchange is passed explicitly and concurrent calls never mix.
+// Building it costs a few small allocations, nothing next to a request.
+func (c *Client) apiFor(ex *exchange) *openai.Client {
+	hc := c.http
+	hc.Transport = &observer{base: c.http.Transport, ex: ex}
+	cfg := c.cfg
+	cfg.HTTPClient = &hc
+	return openai.NewClientWithConfig(cfg)
 }
 
 // Endpoint is the URL requests go to.

@@ -283,6 +283,29 @@ func TestUsage(t *testing.T) {
 				t.Errorf("usage = %+v, want %+v", resp.Usage, want)
 			}
 		})
+		t.Run(name+"/cost", func(t *testing.T) {
+			// OpenRouter reports the call's price as usage.cost.
+			cost := 0.00042
+			srv := startFake(t, fakellm.Turn{Content: "x", Usage: &fakellm.ScriptUsage{PromptTokens: 50, CompletionTokens: 5, Cost: &cost}})
+			resp, err := newClient(srv, &recorder{}, func(o *llm.Options) { o.Stream = stream }).Complete(context.Background(), simpleRequest())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := (llm.Usage{InputTokens: 50, OutputTokens: 5, CostUSD: cost, CostReported: true, Present: true}); resp.Usage != want {
+				t.Errorf("usage = %+v, want %+v", resp.Usage, want)
+			}
+		})
+		t.Run(name+"/negative cost", func(t *testing.T) {
+			cost := -1.0
+			srv := startFake(t, fakellm.Turn{Content: "x", Usage: &fakellm.ScriptUsage{PromptTokens: 50, CompletionTokens: 5, Cost: &cost}})
+			resp, err := newClient(srv, &recorder{}, func(o *llm.Options) { o.Stream = stream }).Complete(context.Background(), simpleRequest())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Usage.CostReported {
+				t.Errorf("a negative cost was taken: %+v", resp.Usage)
+			}
+		})
 		t.Run(name+"/generated", func(t *testing.T) {
 			srv := startFake(t, fakellm.Turn{Content: strings.Repeat("word ", 40)})
 			resp, err := newClient(srv, &recorder{}, func(o *llm.Options) { o.Stream = stream }).Complete(context.Background(), simpleRequest())

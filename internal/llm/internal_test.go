@@ -163,7 +163,7 @@ func TestAssemblerSplitNamesAndNewIDs(t *testing.T) {
 	if m.Content != "" || m.ReasoningContent != "r2r1" {
 		t.Errorf("content %q reasoning %q", m.Content, m.ReasoningContent)
 	}
-	if u := usageOf(a.usage, a.dropped); u != (Usage{InputTokens: 3, OutputTokens: 4, CacheReadTokens: 1, CacheCreationTokens: 9, Present: true}) {
+	if u := usageOf(a.usage); u != (Usage{InputTokens: 3, OutputTokens: 4, CacheReadTokens: 1, CacheCreationTokens: 9, Present: true}) {
 		t.Errorf("usage = %+v", u)
 	}
 }
