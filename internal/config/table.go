@@ -137,7 +137,7 @@ var table = []Setting{
 		bind: func(c *Config) any { return &c.Limits.MaxOutputTokens }},
 	{Key: "limits.max_cost_usd", Kind: Float, ZeroNone: true, Env: NoEnv, Flag: "max-cost-usd",
 		Trust: ProjectMayLower, Supported: true, template: inGlobalTemplate | inProjectTemplate,
-		Help: "budget (exit 4): dollars, needs prices for the run's model; 0 = the default, no limit",
+		Help: "budget (exit 4): dollars, needs a price for the run's model (odek's table in docs/PRICES.md, or the config; else exit 3); 0 = the default, no limit",
 		bind: func(c *Config) any { return &c.Limits.MaxCostUSD }},
 	{Key: "limits.input_cost_per_million_usd", Kind: Float, Env: NoEnv, Trust: GlobalOnly, Supported: true,
 		template: inGlobalTemplate, price: true,
