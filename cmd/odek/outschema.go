@@ -1,12 +1,8 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
-	"net/http"
 	"strings"
-	"sync/atomic"
 
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/llm"
@@ -73,17 +69,15 @@ func (o *outputSchema) task(task string, hist []llm.Message) string {
 	return task + "\n\n" + in
 }
 
-// apply sets the loop's contract and response format; with a format, the
-// model falls back to none when the endpoint rejects it, saying so on warn.
-func (o *outputSchema) apply(lo *loop.Options, warn func(string)) {
+// apply sets the loop's contract and response format. An endpoint that
+// rejects the format gets none from then on (the llm client's fallback,
+// worded by fallbackWarning).
+func (o *outputSchema) apply(lo *loop.Options) {
 	if o == nil {
 		return
 	}
 	lo.Answers = o.guard
-	if o.format != nil {
-		lo.ResponseFormat = o.format
-		lo.Model = &formatFallback{model: lo.Model, warn: warn}
-	}
+	lo.ResponseFormat = o.format
 }
 
 // value is the answer's JSON value once one matched, else nil.
@@ -107,33 +101,11 @@ func (o *outputSchema) sha256() string {
 const responseFormatWarning = "the endpoint rejected response_format (HTTP 400); " +
 	"continuing without it for the rest of the run (the output schema is still enforced)"
 
-// formatFallback drops response_format for the rest of the run once the
-// endpoint answers a request carrying it with a 400 naming it, and repeats
-// that request without it. Safe for concurrent use.
-type formatFallback struct {
-	model loop.Model
-	off   atomic.Bool
-	warn  func(string)
-}
-
-func (f *formatFallback) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
-	if req.ResponseFormat != nil && f.off.Load() {
-		req.ResponseFormat = nil
+// fallbackWarning words a field the endpoint refused (llm.Fallback);
+// response_format's warning adds that the output schema still holds.
+func fallbackWarning(f llm.Fallback) string {
+	if f.Field == llm.FieldResponseFormat {
+		return responseFormatWarning
 	}
-	resp, err := f.model.Complete(ctx, req)
-	if err == nil || req.ResponseFormat == nil || !rejectsResponseFormat(err) {
-		return resp, err
-	}
-	if f.off.CompareAndSwap(false, true) {
-		f.warn(responseFormatWarning)
-	}
-	req.ResponseFormat = nil
-	return f.model.Complete(ctx, req)
-}
-
-// rejectsResponseFormat reports an HTTP 400 whose error names response_format.
-func rejectsResponseFormat(err error) bool {
-	var se *llm.StatusError
-	return errors.As(err, &se) && se.Status == http.StatusBadRequest &&
-		strings.Contains(strings.ToLower(se.Body), "response_format")
+	return f.Warning()
 }

@@ -31,6 +31,7 @@ type runReport struct {
 	InputTokens       int64                    `json:"input_tokens"`
 	OutputTokens      int64                    `json:"output_tokens"`
 	CostUSD           *float64                 `json:"cost_usd,omitempty"`
+	TotalCostUSD      *float64                 `json:"total_cost_usd,omitempty"` // = cost_usd, under the name Claude Code's report uses
 	Budgets           map[string]budget.Budget `json:"budgets,omitempty"`
 	BudgetExceeded    map[string]any           `json:"budget_exceeded,omitempty"` // the budget_exceeded event's data
 	ToolCalls         loopToolCounts           `json:"tool_calls"`
@@ -142,7 +143,7 @@ func (s *runState) report(ctx context.Context, ios *IOStreams, res *loop.Result,
 		rep.Budgets = snap.Budgets()
 		if snap.Priced {
 			c := snap.CostUSD()
-			rep.CostUSD = &c
+			rep.CostUSD, rep.TotalCostUSD = &c, &c
 		}
 	}
 	reportBudgetStop(&rep, runErr)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/odek-run/odek/internal/config"
@@ -14,7 +16,37 @@ import (
 func registerRunFlags(cmd *cobra.Command, o *config.Overrides) {
 	registerConfigFlag(cmd, o)
 	registerSettingFlags(cmd, o, func(string) bool { return true })
+	fl := cmd.Flags().VarPF(&noToolsFlag{o: o}, "no-tools", "",
+		`offer the model no tools at all, for models without tool support (the plain spelling of --tool "")`)
+	fl.NoOptDefVal = "true"
 }
+
+// noToolsFlag is --no-tools: tools.enabled set to no tool, as --tool "".
+type noToolsFlag struct {
+	o  *config.Overrides
+	on bool
+}
+
+func (v *noToolsFlag) String() string { return strconv.FormatBool(v.on) }
+func (v *noToolsFlag) Type() string   { return "bool" }
+
+func (v *noToolsFlag) Set(text string) error {
+	on, err := strconv.ParseBool(text)
+	if err != nil {
+		return fmt.Errorf("want true or false, got %q", text)
+	}
+	if !on || v.on {
+		return nil
+	}
+	if names, _ := v.o.Strings("tools.enabled"); len(names) > 0 {
+		return fmt.Errorf("cannot be combined with --tool %s", strings.Join(names, ","))
+	}
+	v.on = true
+	return v.o.Set("tools.enabled", "", noToolsOrigin)
+}
+
+// noToolsOrigin is the origin --no-tools records for tools.enabled.
+const noToolsOrigin = "--no-tools"
 
 // registerSettingFlags adds the generated flag of every supported setting
 // keep accepts.

@@ -191,6 +191,7 @@ func (s *runState) startModel(ios, gateIOS *IOStreams, quiet bool) (err error) {
 	s.model = llm.New(llm.Options{
 		BaseURL: s.cfg.BaseURL, APIKey: s.cfg.APIKey, KeySource: s.cfg.APIKeySource, Stream: s.cfg.Stream,
 		Timeouts: llmTimeouts(s.cfg.LLM), OnRetry: s.view.retry, HTTPClient: hc,
+		OnFallback: func(f llm.Fallback) { s.warn(fallbackWarning(f)) },
 	})
 	var warns []string
 	s.reasoningEffort, warns = llm.ReasoningEffort(s.cfg.Model, s.cfg.Thinking, s.cfg.ReasoningEffort)
@@ -265,7 +266,7 @@ func (s *runState) loopOptions(o runOptions) loop.Options {
 		Budget: s.tracker, Events: s.emitter, IncludeArgs: o.eventsIncludeArgs, Gate: s.gate,
 		Progress: s.view.update, ReasoningEffort: s.reasoningEffort, OnUntrusted: s.taint,
 	}
-	s.schema.apply(&lo, s.warn)
+	s.schema.apply(&lo)
 	return lo
 }
 

@@ -70,7 +70,7 @@ func (c *child) childLoopOptions() loop.Options {
 		Gate: c.gate, OnUntrusted: c.taint,
 	}
 	c.sessionOptions(c.ios, &opts) // its own plan and context trimming; a child has no session
-	c.schema.apply(&opts, c.warn)  // --output-schema: the same guard as run's
+	c.schema.apply(&opts)          // --output-schema: the same guard as run's
 	return opts
 }
 

@@ -9,7 +9,9 @@
 //     is then not counted.
 //   - Cost is kept in integer micro-USD computed from cumulative tokens, so it
 //     never drifts, and is enforced only when MaxCostUSD > 0 and both resolved
-//     prices are positive (the config refuses a cap it cannot enforce).
+//     prices are positive (the config refuses a cap it cannot enforce). A
+//     response whose provider reported its cost (OpenRouter's usage.cost)
+//     counts that cost instead of one computed from its tokens.
 //   - Every exhaustion is a *Error (exit code 4 in the CLI).
 //   - Reserve holds what is left for running sub-agents until Settle, so
 //     parallel children can never together be given more than the run has
@@ -39,6 +41,10 @@ type Usage struct {
 	OutputTokens        int64
 	CacheReadTokens     int64
 	CacheCreationTokens int64
+	// CostUSD is the cost the provider reported for the response, when
+	// CostReported; it then replaces the cost computed from the tokens.
+	CostUSD      float64
+	CostReported bool
 }
 
 // Options configures a Tracker built with New.
@@ -51,17 +57,21 @@ type Options struct {
 
 // Tracker accumulates use against Limits. Build it with New or NewTracker.
 type Tracker struct {
-	limits   Limits
-	prices   Prices
-	start    time.Time
-	now      func() time.Time
-	inPrice  int64 // micro-USD per million tokens
-	outPrice int64
-	maxCost  int64 // micro-USD; 0 = cost not enforced
+	limits      Limits
+	prices      Prices
+	start       time.Time
+	now         func() time.Time
+	inPrice     int64 // micro-USD per million tokens
+	cachedPrice int64 // cache reads; the input price when none is known
+	outPrice    int64
+	maxCost     int64 // micro-USD; 0 = cost not enforced
 
 	mu        sync.Mutex
 	toolCalls int64
 	usage     Usage
+	unpriced  Usage // the tokens of responses without a reported cost
+	reported  int64 // micro-USD the provider reported, summed
+	anyCost   bool  // some response reported its cost
 	costMicro int64 // own cost plus childCost
 	child     ChildUsage
 	reserved  Reservation // held for running sub-agents (Reserve)
@@ -75,12 +85,16 @@ func NewTracker(l Limits, p Prices, start time.Time) *Tracker {
 // New builds a Tracker whose clock starts at o.Start.
 func New(o Options) *Tracker {
 	t := &Tracker{
-		limits:   o.Limits,
-		prices:   o.Prices,
-		start:    o.Start,
-		now:      o.Now,
-		inPrice:  microPerMillion(o.Prices.InputPerMillionUSD),
-		outPrice: microPerMillion(o.Prices.OutputPerMillionUSD),
+		limits:      o.Limits,
+		prices:      o.Prices,
+		start:       o.Start,
+		now:         o.Now,
+		inPrice:     microPerMillion(o.Prices.InputPerMillionUSD),
+		cachedPrice: microPerMillion(o.Prices.CachedInputPerMillionUSD),
+		outPrice:    microPerMillion(o.Prices.OutputPerMillionUSD),
+	}
+	if t.cachedPrice == 0 {
+		t.cachedPrice = t.inPrice
 	}
 	if t.now == nil {
 		t.now = time.Now
@@ -160,19 +174,39 @@ func (t *Tracker) AddUsage(u Usage) error {
 	t.usage.OutputTokens += u.OutputTokens
 	t.usage.CacheReadTokens += u.CacheReadTokens
 	t.usage.CacheCreationTokens += u.CacheCreationTokens
+	if u.CostReported {
+		t.reported = satAdd(t.reported, microUSD(u.CostUSD))
+		t.anyCost = true
+	} else {
+		t.unpriced.InputTokens += u.InputTokens
+		t.unpriced.OutputTokens += u.OutputTokens
+		t.unpriced.CacheReadTokens += u.CacheReadTokens
+		t.unpriced.CacheCreationTokens += u.CacheCreationTokens
+	}
 	t.recostLocked()
 	return t.checkUsageLocked()
 }
 
-// recostLocked recomputes the cost from the cumulative own tokens, plus what
+// recostLocked recomputes the cost from the cumulative own tokens of the
+// responses that reported no cost (cache reads at the cached price, cache
+// writes at the input price), plus the costs providers reported, plus what
 // children reported.
 func (t *Tracker) recostLocked() {
 	var own int64
 	if t.priced() {
-		in := t.usage.InputTokens + t.usage.CacheReadTokens + t.usage.CacheCreationTokens
-		own = costMicro(in, t.usage.OutputTokens, t.inPrice, t.outPrice)
+		u := t.unpriced
+		own = costMicro(u.InputTokens+u.CacheCreationTokens, u.CacheReadTokens, u.OutputTokens,
+			t.inPrice, t.cachedPrice, t.outPrice)
 	}
-	t.costMicro = own + t.child.CostMicroUSD
+	t.costMicro = satAdd(satAdd(own, t.reported), t.child.CostMicroUSD)
+}
+
+// microUSD is a reported dollar amount in micro-USD; negative or NaN is 0.
+func microUSD(usd float64) int64 {
+	if !(usd > 0) {
+		return 0
+	}
+	return toMicro(usd)
 }
 
 // checkUsageLocked returns the first exhausted token or cost budget.

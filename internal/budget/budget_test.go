@@ -127,8 +127,8 @@ func TestResolvePrices(t *testing.T) {
 		model string
 		want  Prices
 	}{
-		{"gpt-x", Prices{3, 4}},
-		{"only-in", Prices{5, 2}},
+		{"gpt-x", Prices{InputPerMillionUSD: 3, OutputPerMillionUSD: 4}},
+		{"only-in", Prices{InputPerMillionUSD: 5, OutputPerMillionUSD: 2}},
 		{"GPT-X", flat}, // exact key only
 		{"gpt-x-mini", flat},
 		{"", flat},
@@ -180,7 +180,7 @@ func TestCostMicroRounding(t *testing.T) {
 		{1 << 62, 1 << 62, 1 << 40, 1 << 40, 1<<63 - 1}, // saturates
 	}
 	for _, tc := range tests {
-		if got := costMicro(tc.in, tc.out, tc.inP, tc.outP); got != tc.want {
+		if got := costMicro(tc.in, 0, tc.out, tc.inP, 0, tc.outP); got != tc.want {
 			t.Errorf("costMicro(%d,%d,%d,%d) = %d, want %d", tc.in, tc.out, tc.inP, tc.outP, got, tc.want)
 		}
 	}
@@ -189,7 +189,7 @@ func TestCostMicroRounding(t *testing.T) {
 func TestCostNoDrift(t *testing.T) {
 	// 0.1 $/M input: ten thousand 1-token responses cost exactly $0.001, although
 	// each one alone (0.1 µ$) would round to zero.
-	tr := New(Options{Limits: Limits{MaxCostUSD: 1}, Prices: Prices{0.1, 0.1}, Start: t0})
+	tr := New(Options{Limits: Limits{MaxCostUSD: 1}, Prices: Prices{InputPerMillionUSD: 0.1, OutputPerMillionUSD: 0.1}, Start: t0})
 	for range 10_000 {
 		if err := tr.AddUsage(Usage{InputTokens: 1}); err != nil {
 			t.Fatal(err)
@@ -211,7 +211,7 @@ func TestCostCapWithoutPrices(t *testing.T) {
 		{"no prices", Prices{}, false},
 		{"only input price", Prices{InputPerMillionUSD: 1}, false},
 		{"negative price", Prices{InputPerMillionUSD: -1, OutputPerMillionUSD: 1}, false},
-		{"priced", Prices{1, 1}, true},
+		{"priced", Prices{InputPerMillionUSD: 1, OutputPerMillionUSD: 1}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -339,7 +339,7 @@ func TestSnapshot(t *testing.T) {
 	now := t0
 	tr := New(Options{
 		Limits: Limits{MaxRuntimeSeconds: 60, MaxToolCalls: 10, MaxInputTokens: 1000, MaxCostUSD: 1},
-		Prices: Prices{1, 2}, Start: t0, Now: func() time.Time { return now },
+		Prices: Prices{InputPerMillionUSD: 1, OutputPerMillionUSD: 2}, Start: t0, Now: func() time.Time { return now },
 	})
 	_ = tr.CheckToolBatch(3)
 	_ = tr.AddUsage(Usage{InputTokens: 100, OutputTokens: 50, CacheReadTokens: 10, CacheCreationTokens: 5})
@@ -347,7 +347,7 @@ func TestSnapshot(t *testing.T) {
 	got := tr.Snapshot()
 	want := Snapshot{
 		Limits: Limits{MaxRuntimeSeconds: 60, MaxToolCalls: 10, MaxInputTokens: 1000, MaxCostUSD: 1},
-		Prices: Prices{1, 2}, Priced: true, CostEnforced: true,
+		Prices: Prices{InputPerMillionUSD: 1, OutputPerMillionUSD: 2}, Priced: true, CostEnforced: true,
 		RuntimeSeconds: 2, ToolCalls: 3, InputTokens: 115, OutputTokens: 50, PromptTokens: 100,
 		CacheReadTokens: 10, CacheCreationTokens: 5, CostMicroUSD: 215, // 115·1 + 50·2
 	}
@@ -367,7 +367,7 @@ func TestSnapshot(t *testing.T) {
 }
 
 func TestConcurrent(t *testing.T) {
-	tr := NewTracker(Limits{MaxToolCalls: 1000, MaxOutputTokens: 1 << 40}, Prices{1, 1}, t0)
+	tr := NewTracker(Limits{MaxToolCalls: 1000, MaxOutputTokens: 1 << 40}, Prices{InputPerMillionUSD: 1, OutputPerMillionUSD: 1}, t0)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var denied int
@@ -393,7 +393,7 @@ func TestConcurrent(t *testing.T) {
 }
 
 func BenchmarkCheckAndAdd(b *testing.B) {
-	tr := NewTracker(Limits{MaxToolCalls: 1 << 60, MaxInputTokens: 1 << 60, MaxCostUSD: 1e12}, Prices{1, 2}, t0)
+	tr := NewTracker(Limits{MaxToolCalls: 1 << 60, MaxInputTokens: 1 << 60, MaxCostUSD: 1e12}, Prices{InputPerMillionUSD: 1, OutputPerMillionUSD: 2}, t0)
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = tr.CheckRuntime(t0)

@@ -8,7 +8,7 @@ import (
 
 // A limit left at zero means "no limit": nothing binds, however much is used.
 func TestUnsetLimitsNeverBind(t *testing.T) {
-	tr := New(Options{Prices: Prices{1, 1}, Start: t0})
+	tr := New(Options{Prices: Prices{InputPerMillionUSD: 1, OutputPerMillionUSD: 1}, Start: t0})
 	later := t0.Add(24 * time.Hour)
 	if _, ok := tr.Deadline(); ok {
 		t.Error("deadline without a runtime limit")
@@ -49,7 +49,7 @@ func TestToolBatchOfNoneAfterChildrenOverspent(t *testing.T) {
 // token exceeds it; it is never rounded down to "no cap".
 func TestSubMicroDollarCostCaps(t *testing.T) {
 	for _, capUSD := range []float64{0.0000004, 0.0000005, 1e-12, math.SmallestNonzeroFloat64} {
-		tr := New(Options{Limits: Limits{MaxCostUSD: capUSD}, Prices: Prices{1, 1}, Start: t0})
+		tr := New(Options{Limits: Limits{MaxCostUSD: capUSD}, Prices: Prices{InputPerMillionUSD: 1, OutputPerMillionUSD: 1}, Start: t0})
 		if !tr.Snapshot().CostEnforced {
 			t.Errorf("cap $%g: not enforced", capUSD)
 			continue

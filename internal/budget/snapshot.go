@@ -6,7 +6,7 @@ import "time"
 type Snapshot struct {
 	Limits       Limits
 	Prices       Prices
-	Priced       bool // both prices known: CostMicroUSD is meaningful
+	Priced       bool // both prices known, or the provider reported costs: CostMicroUSD is meaningful
 	CostEnforced bool // MaxCostUSD > 0 and Priced
 
 	RuntimeSeconds      int64 // whole seconds since start
@@ -46,7 +46,7 @@ func (t *Tracker) SnapshotAt(now time.Time) Snapshot {
 	return Snapshot{
 		Limits:              t.limits,
 		Prices:              t.prices,
-		Priced:              t.priced(),
+		Priced:              t.priced() || t.anyCost,
 		CostEnforced:        t.maxCost > 0,
 		RuntimeSeconds:      t.elapsed(now),
 		ToolCalls:           t.toolCalls,

@@ -26,7 +26,7 @@ func (c *Config) RequireEnforceableBudget() error {
 		global = filepath.Join(c.Home, "config.json")
 	}
 	return &SetupError{
-		Msg: fmt.Sprintf("limits.max_cost_usd %s (%s) cannot be enforced: model %q (%s) has no input and output price; "+
+		Msg: fmt.Sprintf("limits.max_cost_usd %s (%s) cannot be enforced: model %q (%s) has no input and output price (it is not in odek's price table); "+
 			"set limits.input_cost_per_million_usd and limits.output_cost_per_million_usd, or limits.model_prices.%q, in %s",
 			strconv.FormatFloat(c.Limits.MaxCostUSD, 'f', -1, 64), c.origin("limits.max_cost_usd"),
 			c.Model, c.origin("model"), c.Model, global),

@@ -117,7 +117,7 @@ func TestUnenforceableCostCap(t *testing.T) {
 	}
 	c, _ = fixture{global: global, project: `{"model": "m-unpriced"}`}.mustLoad(t)
 	err := c.RequireEnforceableBudget()
-	want := `limits.max_cost_usd 1 (from HOME/config.json) cannot be enforced: model "m-unpriced" (from DIR/odek.json) has no input and output price; ` +
+	want := `limits.max_cost_usd 1 (from HOME/config.json) cannot be enforced: model "m-unpriced" (from DIR/odek.json) has no input and output price (it is not in odek's price table); ` +
 		`set limits.input_cost_per_million_usd and limits.output_cost_per_million_usd, or limits.model_prices."m-unpriced", in HOME/config.json`
 	if err == nil || scrubPaths(err.Error(), c) != want || !errors.Is(err, ErrSetup) || !errors.Is(err, ErrUnenforceableBudget) {
 		t.Errorf("err = %v\nwant %s", err, want)
@@ -128,9 +128,20 @@ func TestUnenforceableCostCap(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 	// One price is not enough; no cap needs none.
-	c, _ = fixture{global: `{"limits": {"max_cost_usd": 1, "input_cost_per_million_usd": 1}}`}.mustLoad(t)
+	c, _ = fixture{global: `{"model": "m-unpriced", "limits": {"max_cost_usd": 1, "input_cost_per_million_usd": 1}}`}.mustLoad(t)
 	if err := c.RequireEnforceableBudget(); err == nil {
 		t.Error("input price alone accepted")
+	}
+	// The default model and dated or routed ids of the built-in table are
+	// priced with no price in the config (issue 22 item 2).
+	for _, m := range []string{"", "gpt-4o-mini-2024-07-18", "openrouter/openai/gpt-4o-mini", "claude-sonnet-4-5-20250929"} {
+		fx := fixture{global: `{"limits": {"max_cost_usd": 1}}`}
+		if m != "" {
+			fx.flags = []string{"model=" + m}
+		}
+		if c, _ = fx.mustLoad(t); c.RequireEnforceableBudget() != nil {
+			t.Errorf("model %q: %v", m, c.RequireEnforceableBudget())
+		}
 	}
 	if c, _ = (fixture{}).mustLoad(t); c.RequireEnforceableBudget() != nil {
 		t.Error("no cap, no prices: error")

@@ -10,6 +10,7 @@ import (
 // filePrice is one limits.model_prices entry as written.
 type filePrice struct {
 	Input  *float64 `json:"input_cost_per_million_usd"`
+	Cached *float64 `json:"cached_input_cost_per_million_usd"`
 	Output *float64 `json:"output_cost_per_million_usd"`
 }
 
@@ -22,7 +23,7 @@ func convertPrices(v any) any {
 	}
 	out := make(map[string]budget.ModelPrice, len(m))
 	for id, p := range m {
-		out[id] = budget.ModelPrice{InputPerMillionUSD: p.Input, OutputPerMillionUSD: p.Output}
+		out[id] = budget.ModelPrice{InputPerMillionUSD: p.Input, CachedInputPerMillionUSD: p.Cached, OutputPerMillionUSD: p.Output}
 	}
 	return out
 }
@@ -34,6 +35,7 @@ func checkPrices(v any) error {
 		key := "limits.model_prices." + id + "."
 		if err := firstError(
 			nonNegative(key+"input_cost_per_million_usd", m[id].InputPerMillionUSD),
+			nonNegative(key+"cached_input_cost_per_million_usd", m[id].CachedInputPerMillionUSD),
 			nonNegative(key+"output_cost_per_million_usd", m[id].OutputPerMillionUSD),
 		); err != nil {
 			return err

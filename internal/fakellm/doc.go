@@ -32,6 +32,9 @@
 //	{
 //	  "model": "fake-model",                    // optional; default: echo the request's model
 //	  "reject_params": ["response_format"],     // optional; see below
+//	  "refuse": [{"param": "tools", "status": 400,                      // optional; see below
+//	              "body": "{\"error\":{\"message\":\"registry.ollama.ai/library/{model} does not support tools\"}}",
+//	              "source": "where the body was taken from"}],
 //	  "turns": [
 //	    {"fault": "rate_limit", "fault_arg": 2},                      // 429, Retry-After: 2
 //	    {"match": "word count",                                       // last message must contain this
@@ -55,7 +58,12 @@
 // a request carrying one is answered 400 {"error":{"message":"Unsupported
 // parameter: '<name>' is not supported with this model.","type":
 // "invalid_request_error","param":"<name>","code":"unsupported_parameter"}}
-// and consumes no turn. Turn fields:
+// and consumes no turn. refuse answers a request carrying param (with one of
+// values, when given, for a string field) with status (default 400) and body
+// verbatim, {model} and {value} replaced by the request's model and the
+// refused value; it consumes no turn and is checked before reject_params.
+// source is required and says where a provider's body was copied from;
+// testdata/refusals.json holds the real ones. Turn fields:
 //
 //   - content, reasoning_content: the assistant's text (reasoning is streamed
 //     first, as reasoning_content deltas).
@@ -70,7 +78,8 @@
 //   - usage: omitted or null → generated (prompt_tokens = request bytes/4,
 //     completion_tokens = output bytes/4, each at least 1);
 //     {"prompt_tokens", "completion_tokens", "cached_tokens"?} → sent as given
-//     (cached_tokens as prompt_tokens_details.cached_tokens); false → no usage
+//     (cached_tokens as prompt_tokens_details.cached_tokens, cost as
+//     usage.cost, the price OpenRouter reports); false → no usage
 //     field at all (also no usage chunk when streaming).
 //   - finish_reason: default "tool_calls" when there are tool calls, else "stop".
 //   - match: a substring the last request message's content must contain.

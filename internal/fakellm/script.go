@@ -46,6 +46,10 @@ type Script struct {
 	// support: a request carrying one gets a 400 naming it and consumes no
 	// turn, as OpenAI answers an unsupported parameter.
 	RejectParams []string `json:"reject_params,omitempty"`
+	// Refuse answers a request carrying one of these fields with the
+	// provider's own error (see Refusal) and consumes no turn; checked
+	// before RejectParams.
+	Refuse []Refusal `json:"refuse,omitempty"`
 	// AnyOrder lets each request take the first unused turn whose match fits
 	// (a turn without match fits any request) instead of the next one: for
 	// clients that call in parallel, such as sub-agents.
@@ -102,6 +106,8 @@ type ScriptUsage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	CachedTokens     int `json:"cached_tokens,omitempty"` // sent as prompt_tokens_details.cached_tokens
+	// Cost is sent as usage.cost, the USD price OpenRouter reports.
+	Cost *float64 `json:"cost,omitempty"`
 }
 
 // ArgumentsText is the arguments string sent on the wire.
@@ -238,6 +244,7 @@ func ParseScript(b []byte) (*Script, error) {
 	var top struct {
 		Model        string            `json:"model"`
 		RejectParams []string          `json:"reject_params"`
+		Refuse       []Refusal         `json:"refuse"`
 		AnyOrder     bool              `json:"any_order"`
 		Turns        []json.RawMessage `json:"turns"`
 	}
@@ -258,7 +265,7 @@ func ParseScript(b []byte) (*Script, error) {
 	if len(top.Turns) == 0 {
 		return nil, errors.New(`fakellm: script has no turns (want {"turns": [...]})`)
 	}
-	s := &Script{Model: top.Model, RejectParams: top.RejectParams, AnyOrder: top.AnyOrder, Turns: make([]Turn, len(top.Turns))}
+	s := &Script{Model: top.Model, RejectParams: top.RejectParams, Refuse: top.Refuse, AnyOrder: top.AnyOrder, Turns: make([]Turn, len(top.Turns))}
 	for i, raw := range top.Turns {
 		if err := json.Unmarshal(raw, &s.Turns[i]); err != nil {
 			return nil, fmt.Errorf("fakellm: script: turn %d: %s", i+1, jsonErr(raw, err))
@@ -297,6 +304,9 @@ func (s *Script) Validate() error {
 		if p == "" || p == "model" || p == "messages" {
 			return fmt.Errorf("fakellm: script: reject_params: %q cannot be rejected", p)
 		}
+	}
+	if err := validateRefusals(s.Refuse); err != nil {
+		return err
 	}
 	for i, t := range s.Turns {
 		if err := t.validate(); err != nil {

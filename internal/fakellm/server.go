@@ -218,6 +218,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if rf, text := refusalFor(body, s.script.Refuse); rf != nil {
+		s.keep(rec)
+		s.logf("%s %s -> refused %s", r.Method, r.URL.Path, rf.Param)
+		writeRefusal(w, rf, text)
+		return
+	}
 	if p := rejectedParam(body, s.script.RejectParams); p != "" {
 		s.keep(rec)
 		s.logf("%s %s -> 400 unsupported parameter %s", r.Method, r.URL.Path, p)

@@ -89,6 +89,7 @@ type usageJSON struct {
 	PromptTokensDetails *struct {
 		CachedTokens int `json:"cached_tokens"`
 	} `json:"prompt_tokens_details,omitempty"`
+	Cost *float64 `json:"cost,omitempty"` // OpenRouter's price of the call, in USD
 }
 
 // usageFor is the usage to report, nil when the turn opts out.
@@ -104,6 +105,7 @@ func usageFor(rec *RecordedRequest, t *Turn) *usageJSON {
 				CachedTokens int `json:"cached_tokens"`
 			}{t.Usage.CachedTokens}
 		}
+		u.Cost = t.Usage.Cost
 	} else {
 		out := len(t.Content) + len(t.ReasoningContent) + len(t.Reasoning)
 		for _, c := range t.ToolCalls {

@@ -18,13 +18,13 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 	actx, dog, stop := startAttempt(ctx, c.timeouts)
 	defer stop()
 	ex := &exchange{keepBody: !c.stream, dog: dog}
-	actx = withExchange(actx, ex)
+	api := c.apiFor(ex)
 	var resp *Response
 	var err error
 	if c.stream {
-		resp, err = c.streamOnce(actx, ex, oreq)
+		resp, err = c.streamOnce(actx, api, ex, oreq)
 	} else {
-		resp, err = c.plainOnce(actx, ex, oreq)
+		resp, err = c.plainOnce(actx, api, ex, oreq)
 	}
 	if err == nil {
 		return resp, nil
@@ -38,9 +38,9 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 // streamOnce is one streaming attempt. Timing starts before the request is
 // sent; the first token is the first chunk carrying text, reasoning or a
 // tool-call piece (role-only and empty deltas do not count).
-func (c *Client) streamOnce(ctx context.Context, ex *exchange, oreq openai.ChatCompletionRequest) (*Response, error) {
+func (c *Client) streamOnce(ctx context.Context, api *openai.Client, ex *exchange, oreq openai.ChatCompletionRequest) (*Response, error) {
 	start := c.now()
-	stream, err := c.api.CreateChatCompletionStream(ctx, oreq)
+	stream, err := api.CreateChatCompletionStream(ctx, oreq)
 	if err != nil {
 		return nil, c.classify(ex, err)
 	}
@@ -89,7 +89,7 @@ func (c *Client) streamOnce(ctx context.Context, ex *exchange, oreq openai.ChatC
 	}
 	resp := &Response{
 		Message:      a.message(),
-		Usage:        usageOf(a.usage, a.dropped),
+		Usage:        usageOf(a.usage),
 		FinishReason: a.finish,
 		Timing:       Timing{Total: end.Sub(start), TokenChunks: tokens},
 	}
@@ -102,17 +102,19 @@ func (c *Client) streamOnce(ctx context.Context, ex *exchange, oreq openai.ChatC
 
 // plainOnce is one non-streaming attempt. Its timing has no time to first
 // token and no generation window.
-func (c *Client) plainOnce(ctx context.Context, ex *exchange, oreq openai.ChatCompletionRequest) (*Response, error) {
+func (c *Client) plainOnce(ctx context.Context, api *openai.Client, ex *exchange, oreq openai.ChatCompletionRequest) (*Response, error) {
 	start := c.now()
-	out, err := c.api.CreateChatCompletion(ctx, oreq)
+	out, err := api.CreateChatCompletion(ctx, oreq)
 	if err != nil {
 		return nil, c.classify(ex, err)
 	}
 	end := c.now()
 
-	var x droppedResponse
 	body := ex.kept()
-	_ = json.Unmarshal(body, &x) // go-openai parsed it already
+	var x plainExtras
+	if mentionsDropped(body) {
+		_ = json.Unmarshal(body, &x) // go-openai parsed it already: only the dropped fields are read
+	}
 	var choice *openai.ChatCompletionChoice
 	var reasoning string
 	for i := range out.Choices {
@@ -131,10 +133,6 @@ func (c *Client) plainOnce(ctx context.Context, ex *exchange, oreq openai.ChatCo
 		}
 		return nil, &MalformedResponseError{What: "response JSON", Err: errors.New("no choices")}
 	}
-	var usage *openai.Usage
-	if x.Usage != nil {
-		usage = &out.Usage
-	}
 	msg := choice.Message
 	return &Response{
 		Message: Message{
@@ -143,7 +141,7 @@ func (c *Client) plainOnce(ctx context.Context, ex *exchange, oreq openai.ChatCo
 			ReasoningContent: msg.ReasoningContent + reasoning,
 			ToolCalls:        fromOpenAIToolCalls(msg.ToolCalls),
 		},
-		Usage:        usageOf(usage, x.Usage),
+		Usage:        plainUsage(out.Usage, x.Usage),
 		FinishReason: string(choice.FinishReason),
 		Timing:       Timing{Total: end.Sub(start)},
 	}, nil

@@ -41,13 +41,18 @@ type Options struct {
 	// OnRetry, when set, is called before each wait with the number of the
 	// attempt that failed, the wait, and that attempt's error.
 	OnRetry func(attempt int, wait time.Duration, err error)
+	// OnFallback, when set, is called once per field the endpoint refuses
+	// (tools, reasoning_effort, response_format), before the request is
+	// sent again without it; the field stays out for the client's life.
+	OnFallback func(Fallback)
 }
 
 // Client calls an OpenAI-compatible chat-completions endpoint through
 // go-openai. It is safe for concurrent use.
 type Client struct {
-	api         *openai.Client
-	endpoint    string // for messages: the URL every request goes to
+	cfg         openai.ClientConfig // HTTPClient is set per attempt (apiFor)
+	http        http.Client         // the caller's client, copied; Transport is the base
+	endpoint    string              // for messages: the URL every request goes to
 	stream      bool
 	keySource   string
 	maxAttempts int
@@ -56,6 +61,8 @@ type Client struct {
 	now         func() time.Time
 	rand        func() float64
 	onRetry     func(attempt int, wait time.Duration, err error)
+	onFallback  func(Fallback)
+	dropped     dropped // fields the endpoint refused, left out from then on
 }
 
 // New returns a Client for o.
@@ -68,12 +75,9 @@ func New(o Options) *Client {
 	if o.HTTPClient != nil {
 		hc = *o.HTTPClient
 	}
-	base := hc.Transport
-	if base == nil {
-		base = defaultTransport()
+	if hc.Transport == nil {
+		hc.Transport = defaultTransport()
 	}
-	hc.Transport = &observer{base: base}
-	cfg.HTTPClient = &hc
 	// go-openai fails a stream after 300 consecutive non-data lines. Proxies
 	// send SSE comments as keep-alives while a slow model thinks, so that
 	// limit would break long waits; the request timeout and the body cap
@@ -81,7 +85,8 @@ func New(o Options) *Client {
 	cfg.EmptyMessagesLimit = 1 << 20
 
 	c := &Client{
-		api:         openai.NewClientWithConfig(cfg),
+		cfg:         cfg,
+		http:        hc,
 		endpoint:    strings.TrimRight(cfg.BaseURL, "/") + "/chat/completions",
 		stream:      o.Stream,
 		keySource:   o.KeySource,
@@ -91,6 +96,7 @@ func New(o Options) *Client {
 		now:         o.Now,
 		rand:        o.Rand,
 		onRetry:     o.OnRetry,
+		onFallback:  o.OnFallback,
 	}
 	if c.maxAttempts <= 0 {
 		c.maxAttempts = DefaultMaxAttempts
@@ -116,35 +122,57 @@ func defaultTransport() *http.Transport {
 	return t
 }
 
+// apiFor is go-openai's client for one attempt: its HTTP client is the
+// caller's, with the transport wrapped by an observer bound to ex, so the
+// attempt's exchange is passed explicitly and concurrent calls never mix.
+// Building it costs a few small allocations, nothing next to a request.
+func (c *Client) apiFor(ex *exchange) *openai.Client {
+	hc := c.http
+	hc.Transport = &observer{base: c.http.Transport, ex: ex}
+	cfg := c.cfg
+	cfg.HTTPClient = &hc
+	return openai.NewClientWithConfig(cfg)
+}
+
 // Endpoint is the URL requests go to.
 func (c *Client) Endpoint() string { return c.endpoint }
 
 // Complete sends req and returns the assembled response, retrying transient
-// failures (see retry.go for the policy). Errors are typed (errors.go); a
-// cancelled ctx returns an error wrapping ctx.Err() and its cause.
+// failures (see retry.go for the policy). A field the endpoint refuses
+// (fallback.go) is dropped and the request sent again at once, outside the
+// retry count. Errors are typed (errors.go); a cancelled ctx returns an
+// error wrapping ctx.Err() and its cause.
 func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
+	req = c.dropped.apply(req)
 	oreq := toOpenAI(req, c.stream)
-	for attempt := 1; ; attempt++ {
+	failed := 0 // attempts that failed with a retryable error
+	for {
 		if ctx.Err() != nil {
 			return nil, ctxError(ctx)
 		}
 		resp, err := c.attempt(ctx, oreq, req)
 		if err == nil {
-			resp.Attempts = attempt
+			resp.Attempts = failed + 1
 			return resp, nil
 		}
 		if ctx.Err() != nil {
 			return nil, ctxError(ctx)
 		}
+		if field := refusedField(err, &req); field != "" {
+			c.fallBack(field, req, err)
+			req = without(req, field)
+			oreq = toOpenAI(req, c.stream)
+			continue
+		}
 		if !isRetryable(err) {
 			return nil, err
 		}
-		if attempt >= c.maxAttempts {
-			return nil, &RetryError{Attempts: attempt, Endpoint: c.endpoint, Err: err}
+		if failed++; failed >= c.maxAttempts {
+			return nil, &RetryError{Attempts: failed, Endpoint: c.endpoint, Err: err}
 		}
-		wait := c.waitFor(attempt, err)
+		wait := c.waitFor(failed, err)
 		if c.onRetry != nil {
-			c.onRetry(attempt, wait, err)
+			c.onRetry(failed, wait, err)
 		}
 		if serr := c.sleep(ctx, wait); serr != nil {
 			if ctx.Err() != nil {
@@ -153,6 +181,20 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 			return nil, fmt.Errorf("llm: waiting to retry: %w", serr)
 		}
 	}
+}
+
+// fallBack records that the endpoint refused field and reports it once.
+func (c *Client) fallBack(field string, req Request, err error) {
+	if !c.dropped.add(field) || c.onFallback == nil {
+		return
+	}
+	var se *StatusError
+	errors.As(err, &se)
+	f := Fallback{Field: field, Model: req.Model, Status: se.Status, Message: se.Body}
+	if field == FieldReasoningEffort {
+		f.Value = req.ReasoningEffort
+	}
+	c.onFallback(f)
 }
 
 // waitFor is the wait after failed attempt number `attempt`.

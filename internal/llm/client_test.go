@@ -87,6 +87,42 @@ func TestMaxTokensOmittedWhenZero(t *testing.T) {
 	}
 }
 
+// TestEmptyContent: go-openai cannot send "content": "" (omitempty), so an
+// empty message goes out as the API allows it: an assistant message with
+// tool calls without content, an empty system message or an empty assistant
+// message without tool calls not at all, and an empty tool result or user
+// message with the placeholder (a message without content is refused there).
+func TestEmptyContent(t *testing.T) {
+	srv := startFake(t, fakellm.Turn{Content: "done"})
+	c := newClient(srv, &recorder{})
+	req := llm.Request{Model: "m", Messages: []llm.Message{
+		{Role: llm.RoleSystem},
+		{Role: llm.RoleUser, Content: "go"},
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c1", Function: llm.FunctionCall{Name: "noop", Arguments: "{}"}}}},
+		{Role: llm.RoleTool, ToolCallID: "c1"},
+		{Role: llm.RoleAssistant},
+		{Role: llm.RoleUser},
+	}}
+	if _, err := c.Complete(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	got := srv.Requests()[0].Messages
+	if len(got) != 4 {
+		t.Fatalf("%d messages sent, want 4 (no empty system, no empty assistant without calls): %+v", len(got), got)
+	}
+	if got[0].Role != "user" || got[0].Content != "go" {
+		t.Errorf("first: %+v", got[0])
+	}
+	if got[1].Role != "assistant" || got[1].ContentPresent || len(got[1].ToolCalls) != 1 {
+		t.Errorf("assistant with tool calls must go without content: %+v", got[1])
+	}
+	for _, m := range got[2:] {
+		if !m.ContentPresent || m.Content != llm.EmptyContentPlaceholder {
+			t.Errorf("%s message must carry content: %+v", m.Role, m)
+		}
+	}
+}
+
 func TestRequestMapping(t *testing.T) {
 	srv := startFake(t, fakellm.Turn{Content: "done"})
 	c := newClient(srv, &recorder{})
@@ -281,6 +317,29 @@ func TestUsage(t *testing.T) {
 			}
 			if want := (llm.Usage{InputTokens: 50, OutputTokens: 5, CacheReadTokens: 40, Present: true}); resp.Usage != want {
 				t.Errorf("usage = %+v, want %+v", resp.Usage, want)
+			}
+		})
+		t.Run(name+"/cost", func(t *testing.T) {
+			// OpenRouter reports the call's price as usage.cost.
+			cost := 0.00042
+			srv := startFake(t, fakellm.Turn{Content: "x", Usage: &fakellm.ScriptUsage{PromptTokens: 50, CompletionTokens: 5, Cost: &cost}})
+			resp, err := newClient(srv, &recorder{}, func(o *llm.Options) { o.Stream = stream }).Complete(context.Background(), simpleRequest())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := (llm.Usage{InputTokens: 50, OutputTokens: 5, CostUSD: cost, CostReported: true, Present: true}); resp.Usage != want {
+				t.Errorf("usage = %+v, want %+v", resp.Usage, want)
+			}
+		})
+		t.Run(name+"/negative cost", func(t *testing.T) {
+			cost := -1.0
+			srv := startFake(t, fakellm.Turn{Content: "x", Usage: &fakellm.ScriptUsage{PromptTokens: 50, CompletionTokens: 5, Cost: &cost}})
+			resp, err := newClient(srv, &recorder{}, func(o *llm.Options) { o.Stream = stream }).Complete(context.Background(), simpleRequest())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Usage.CostReported {
+				t.Errorf("a negative cost was taken: %+v", resp.Usage)
 			}
 		})
 		t.Run(name+"/generated", func(t *testing.T) {

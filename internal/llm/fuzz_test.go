@@ -2,7 +2,9 @@ package llm_test
 
 import (
 	"context"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,6 +24,9 @@ var streamSeeds = []string{
 		`data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":-7,"function":{"arguments":"x"}},{"index":2147483647}]}}]}` + "\n\n" +
 		`data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\n",
 	`data: {"choices":[{"index":0,"delta":{"content":"hel` + "\n\n",
+	`data: {"choices":[{"index":0,"delta":{"reasoning":"hm","reasoning_content":"m"},"finish_reason":"stop"}]}` + "\n\n" +
+		`data: {"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2,"cost":0.5,"cache_read_input_tokens":3,"prompt_tokens_details":{"cache_creation_tokens":4}}}` + "\n\n",
+	`data: {"choices":[{"index":0,"delta":{"reasoning":7},"finish_reason":"stop"}],"usage":{"cost":"free"}}` + "\n\n",
 	`data: {"error":{"message":"overloaded","code":529}}` + "\n\n",
 	"event: ping\n: keep-alive\n\nretry: 10\n\ndata: {}\n\n",
 	"data:{\"choices\":[{\"delta\":{\"content\":1}}]}\n",
@@ -41,6 +46,8 @@ var jsonSeeds = []string{
 	`{"error":{"message":"maximum context length exceeded"}}`,
 	`{"choices":[{"index":0,"message":{"content":"hel`,
 	`{"usage":{"prompt_tokens":"many"}}`,
+	`{"choices":[{"index":0,"message":{"role":"assistant","content":"x","reasoning":"r"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"cost":1e308,"cache_creation_input_tokens":-2}}`,
+	`{"choices":[{"index":0,"message":{"content":"x","reasoning":{}},"finish_reason":"stop"}],"usage":{"cost":-1}}`,
 	`[1,2,3]`,
 }
 
@@ -94,4 +101,45 @@ func FuzzJSONBody(f *testing.F) {
 		resp, err := fuzzClient(string(body), false).Complete(ctx, simpleRequest())
 		checkOutcome(t, resp, err)
 	})
+}
+
+// FuzzRefusal answers every request with an arbitrary error status and body:
+// whatever the body says, the client stops after a bounded number of
+// requests (one per refusable field plus its retries) with one outcome.
+func FuzzRefusal(f *testing.F) {
+	f.Add(400, `{"error":{"message":"registry.ollama.ai/library/m does not support tools"}}`)
+	f.Add(500, `{"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}}`)
+	f.Add(400, `{"error":{"message":"think value \"low\" is not supported for this model"}}`)
+	f.Add(400, `response_format reasoning_effort does not support tools`)
+	f.Add(404, `{"error":{"message":"No endpoints found that support tool use.","code":404}}`)
+	f.Fuzz(func(t *testing.T, status int, body string) {
+		if status < 400 || status > 599 {
+			return
+		}
+		ft := &countingTransport{fixedTransport: fixedTransport{status: status, header: http.Header{"Content-Type": {"application/json"}}, body: body}}
+		c := llm.New(llm.Options{BaseURL: "http://fake.invalid/v1", Stream: true, MaxAttempts: 2,
+			HTTPClient: &http.Client{Transport: ft}, Sleep: func(context.Context, time.Duration) error { return nil }})
+		req := simpleRequest()
+		req.Tools = []llm.ToolSpec{{Name: "shell"}}
+		req.ReasoningEffort = "low"
+		req.ResponseFormat = &llm.ResponseFormat{Name: "v", Schema: []byte(`{}`)}
+		resp, err := c.Complete(context.Background(), req)
+		if resp != nil || err == nil {
+			t.Fatalf("an error status gave a response: %v", resp)
+		}
+		if n := ft.n.Load(); n > 3+2 {
+			t.Fatalf("%d requests for one call", n)
+		}
+	})
+}
+
+// countingTransport is a fixedTransport that counts requests.
+type countingTransport struct {
+	fixedTransport
+	n atomic.Int32
+}
+
+func (c *countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return c.fixedTransport.RoundTrip(req)
 }

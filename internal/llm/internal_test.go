@@ -163,7 +163,7 @@ func TestAssemblerSplitNamesAndNewIDs(t *testing.T) {
 	if m.Content != "" || m.ReasoningContent != "r2r1" {
 		t.Errorf("content %q reasoning %q", m.Content, m.ReasoningContent)
 	}
-	if u := usageOf(a.usage, a.dropped); u != (Usage{InputTokens: 3, OutputTokens: 4, CacheReadTokens: 1, CacheCreationTokens: 9, Present: true}) {
+	if u := usageOf(a.usage); u != (Usage{InputTokens: 3, OutputTokens: 4, CacheReadTokens: 1, CacheCreationTokens: 9, Present: true}) {
 		t.Errorf("usage = %+v", u)
 	}
 }
@@ -179,7 +179,10 @@ func TestReasoningEffortRule(t *testing.T) {
 		{"gpt-5", "low", "medium", "medium", 0},
 		{"qwen3:8b", "medium", "", "medium", 0},
 		{"deepseek-reasoner", "enabled", "", "", 1},
-		{"o3-mini", "disabled", "high", "high", 1},
+		{"o3-mini", "disabled", "high", "high", 0}, // reasoning_effort wins
+		{"qwen3:8b", "off", "", "none", 0},
+		{"gemma3:4b", "disabled", "", "none", 0},
+		{"gpt-4o", "off", "", "", 0}, // refuses the field and does not think: nothing to say
 		{"gpt-4o", "high", "", "", 1},
 		{"openai/gpt-4.1-mini", "", "low", "", 1},
 	}

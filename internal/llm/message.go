@@ -8,7 +8,7 @@
 // on every attempt (timeouts.go) so no endpoint can hang a run, retries of
 // transient failures with jittered backoff (retry.go), and typed errors that
 // name their error_class (errors.go). The only fields decoded by hand are the
-// ones go-openai's response types drop (stream.go).
+// ones go-openai's response types drop (decode.go).
 //
 // Invariants: a request is never rewritten on its way out (the one
 // RoundTripper only observes); a Response is returned only when the
@@ -92,7 +92,11 @@ type Usage struct {
 	CacheReadTokens     int64
 	CacheCreationTokens int64
 	ReasoningTokens     int64 // part of OutputTokens, when the provider says
-	Present             bool
+	// CostUSD is the call's price as the provider reported it (OpenRouter's
+	// usage.cost), when CostReported.
+	CostUSD      float64
+	CostReported bool
+	Present      bool
 }
 
 // Timing is measured by the client for one call, retries excluded.

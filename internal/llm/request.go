@@ -8,13 +8,18 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// EmptyContentPlaceholder is sent instead of an empty content string.
+// EmptyContentPlaceholder is sent instead of an empty content string on the
+// messages the API requires content on.
 //
-// go-openai marshals Content with omitempty, so a message with "" would go out
-// with no content field at all, which the OpenAI API rejects for tool, user and
-// system messages ("content is required"). Such messages are sent with this
-// placeholder instead. An assistant message that carries tool calls is sent
-// without content, which the API accepts.
+// The API accepts "content": "" on every message and no content on an
+// assistant message with tool calls. go-openai (v1.43.0) marshals Content
+// with omitempty (its PR #926; issue #1029 asks to revert it), so "" cannot
+// be sent at all, and a message without content is refused on tool and user
+// messages (OpenAI: "content is required"; Ollama: "invalid message content
+// type: <nil>"). So: an assistant message with tool calls goes without
+// content, as the API allows; an empty system message and an empty assistant
+// message without tool calls carry nothing and are left out of the request;
+// an empty tool result or user message is sent as this placeholder.
 const EmptyContentPlaceholder = "(empty)"
 
 // defaultParameters is sent for a tool without a schema: the API requires an
@@ -32,7 +37,7 @@ var defaultParameters = json.RawMessage(`{"type":"object","properties":{}}`)
 func toOpenAI(req Request, stream bool) openai.ChatCompletionRequest {
 	out := openai.ChatCompletionRequest{
 		Model:           req.Model,
-		Messages:        make([]openai.ChatCompletionMessage, len(req.Messages)),
+		Messages:        make([]openai.ChatCompletionMessage, 0, len(req.Messages)),
 		Stream:          stream,
 		ReasoningEffort: req.ReasoningEffort,
 	}
@@ -51,7 +56,9 @@ func toOpenAI(req Request, stream bool) openai.ChatCompletionRequest {
 		}
 	}
 	for i := range req.Messages {
-		out.Messages[i] = toOpenAIMessage(&req.Messages[i])
+		if m := &req.Messages[i]; !carriesNothing(m) {
+			out.Messages = append(out.Messages, toOpenAIMessage(m))
+		}
 	}
 	if len(req.Tools) > 0 { // no tools: no "tools" field, for models without tool support
 		out.Tools = make([]openai.Tool, len(req.Tools))
@@ -85,6 +92,12 @@ func toOpenAIMessage(m *Message) openai.ChatCompletionMessage {
 		om.Content = EmptyContentPlaceholder
 	}
 	return om
+}
+
+// carriesNothing reports a message the request can leave out: an empty
+// system message, or an empty assistant message without tool calls.
+func carriesNothing(m *Message) bool {
+	return m.Content == "" && len(m.ToolCalls) == 0 && (m.Role == RoleSystem || m.Role == RoleAssistant)
 }
 
 // invalidToolSchema names the first tool whose parameters are not JSON, to

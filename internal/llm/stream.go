@@ -1,82 +1,11 @@
 package llm
 
 import (
-	"bytes"
-	"encoding/json"
 	"sort"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 )
-
-// droppedChunk holds the stream-chunk fields that go-openai's
-// ChatCompletionStreamResponse has no place for. Only these are decoded by
-// hand, and only from a chunk that mentions them:
-//   - choices[].delta.reasoning: the name Ollama, OpenRouter and vLLM give
-//     what DeepSeek and go-openai call reasoning_content;
-//   - usage's cache fields (see droppedUsage).
-type droppedChunk struct {
-	Choices []struct {
-		Index int `json:"index"`
-		Delta struct {
-			Reasoning string `json:"reasoning"`
-		} `json:"delta"`
-	} `json:"choices"`
-	Usage *droppedUsage `json:"usage"`
-}
-
-// droppedResponse is the same for a non-streaming body, where the reasoning
-// sits in choices[].message.reasoning, plus the presence of usage (go-openai's
-// Usage is a value, so an absent usage and a zero one look alike).
-type droppedResponse struct {
-	Choices []struct {
-		Index   int `json:"index"`
-		Message struct {
-			Reasoning string `json:"reasoning"`
-		} `json:"message"`
-	} `json:"choices"`
-	Usage *droppedUsage `json:"usage"`
-}
-
-// droppedUsage holds the usage fields go-openai's Usage drops: cache-creation
-// tokens (prompt_tokens_details.cache_creation_tokens), and the
-// Anthropic-style cache fields some OpenAI-compatible gateways send.
-type droppedUsage struct {
-	PromptTokensDetails *struct {
-		CacheCreationTokens int64 `json:"cache_creation_tokens"`
-	} `json:"prompt_tokens_details"`
-	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
-	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
-}
-
-// mentionsDropped reports whether a raw chunk may carry a dropped field.
-func mentionsDropped(raw []byte) bool {
-	return bytes.Contains(raw, []byte(`"reasoning"`)) || bytes.Contains(raw, []byte(`cache_`))
-}
-
-// usageOf combines go-openai's usage with the dropped cache fields.
-func usageOf(u *openai.Usage, x *droppedUsage) Usage {
-	if u == nil {
-		return Usage{}
-	}
-	out := Usage{InputTokens: int64(u.PromptTokens), OutputTokens: int64(u.CompletionTokens), Present: true}
-	if d := u.PromptTokensDetails; d != nil {
-		out.CacheReadTokens = int64(d.CachedTokens)
-	}
-	if d := u.CompletionTokensDetails; d != nil {
-		out.ReasoningTokens = int64(d.ReasoningTokens)
-	}
-	if x != nil {
-		if out.CacheReadTokens == 0 {
-			out.CacheReadTokens = x.CacheReadInputTokens
-		}
-		out.CacheCreationTokens = x.CacheCreationInputTokens
-		if d := x.PromptTokensDetails; d != nil && d.CacheCreationTokens > 0 {
-			out.CacheCreationTokens = d.CacheCreationTokens
-		}
-	}
-	return out
-}
 
 // assembler accumulates stream chunks into one assistant message.
 type assembler struct {
@@ -85,8 +14,7 @@ type assembler struct {
 	calls     map[int]*callBuilder
 	lastIndex int // index of the most recent tool-call delta, for deltas without one
 	finish    string
-	usage     *openai.Usage
-	dropped   *droppedUsage
+	usage     *wireUsage
 	chunks    int  // data events decoded
 	choices   bool // some chunk carried a choice
 }
@@ -99,19 +27,13 @@ type callBuilder struct {
 // add decodes one raw chunk and folds it in. It reports whether the chunk
 // carried a token (text, reasoning or a tool-call piece).
 func (a *assembler) add(raw []byte) (token bool, err error) {
-	var c openai.ChatCompletionStreamResponse
-	if err := json.Unmarshal(raw, &c); err != nil {
+	c, err := decodeChunk(raw)
+	if err != nil {
 		return false, err
-	}
-	var x droppedChunk
-	if mentionsDropped(raw) {
-		if err := json.Unmarshal(raw, &x); err != nil {
-			return false, err
-		}
 	}
 	a.chunks++
 	if c.Usage != nil {
-		a.usage, a.dropped = c.Usage, x.Usage
+		a.usage = c.Usage
 	}
 	for i := range c.Choices {
 		ch := &c.Choices[i]
@@ -125,11 +47,7 @@ func (a *assembler) add(raw []byte) (token bool, err error) {
 			a.content.WriteString(text)
 			token = true
 		}
-		r := d.ReasoningContent
-		if i < len(x.Choices) && x.Choices[i].Index == 0 {
-			r += x.Choices[i].Delta.Reasoning
-		}
-		if r != "" {
+		if r := d.ReasoningContent + d.Reasoning; r != "" {
 			a.reasoning.WriteString(r)
 			token = true
 		}

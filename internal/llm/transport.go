@@ -2,7 +2,6 @@ package llm
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -23,8 +22,8 @@ var errBodyTooLarge = fmt.Errorf("response body exceeds the %d MB limit", MaxRes
 // exchange records what one attempt's HTTP exchange showed that go-openai
 // does not pass on: whether the request left, the Retry-After and
 // Content-Type headers, a body read error, and for a non-streaming call the
-// body itself (to read the fields go-openai's response type drops). It
-// travels in the attempt's context, so concurrent calls never mix.
+// body itself (to read the fields go-openai's response type drops). Each
+// attempt has its own, bound to its observer (Client.apiFor).
 type exchange struct {
 	keepBody bool
 	dog      *watchdog
@@ -36,12 +35,6 @@ type exchange struct {
 	contentType string
 	bodyErr     error // a read error other than io.EOF
 	body        bytes.Buffer
-}
-
-type exchangeKey struct{}
-
-func withExchange(ctx context.Context, ex *exchange) context.Context {
-	return context.WithValue(ctx, exchangeKey{}, ex)
 }
 
 func (ex *exchange) snapshot() (sent bool, status int, retryAfter, contentType string, bodyErr error) {
@@ -57,15 +50,16 @@ func (ex *exchange) kept() []byte {
 	return ex.body.Bytes()
 }
 
-// observer wraps the HTTP transport. It only watches: it never changes a
-// request, and passes every response on with its body bounded and counted
-// (each read feeds the idle timeout).
+// observer wraps the HTTP transport for one attempt. It only watches: it
+// never changes a request, and passes every response on with its body
+// bounded and counted (each read feeds the idle timeout).
 type observer struct {
 	base http.RoundTripper
+	ex   *exchange
 }
 
 func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
-	ex, _ := req.Context().Value(exchangeKey{}).(*exchange)
+	ex := o.ex
 	if ex != nil {
 		ex.mu.Lock()
 		ex.sent = true
@@ -92,7 +86,7 @@ func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
 type observedBody struct {
 	rc   io.ReadCloser
 	left int64
-	ex   *exchange // nil for requests without one (a redirect the client follows)
+	ex   *exchange // nil only for an observer built without one
 	keep bool
 }
 

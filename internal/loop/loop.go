@@ -213,6 +213,7 @@ func (r *runner) account(resp *llm.Response) error {
 	u := budget.Usage{
 		InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,
 		CacheReadTokens: resp.Usage.CacheReadTokens, CacheCreationTokens: resp.Usage.CacheCreationTokens,
+		CostUSD: resp.Usage.CostUSD, CostReported: resp.Usage.CostReported,
 	}
 	r.res.Usage.InputTokens += u.InputTokens
 	r.res.Usage.OutputTokens += u.OutputTokens
