@@ -122,7 +122,7 @@ func (n normalizer) text(s string) string {
 	for _, r := range n.roots {
 		s = strings.ReplaceAll(s, r.path, r.name)
 	}
-	return maskDurations(maskIDs(s))
+	return maskDates(maskDurations(maskIDs(s)))
 }
 
 // maskIDs replaces the per-run values odek puts in text the model sees —
@@ -311,3 +311,42 @@ func maskDurations(s string) string {
 		}
 	}
 }
+
+// maskDates replaces calendar dates (YYYY-MM-DD between non-digits) with
+// "<date>": the system prompt names the day a run started, and a cassette
+// recorded yesterday must replay today.
+func maskDates(s string) string {
+	if len(s) < 10 || !strings.Contains(s, "-") {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; i+10 <= len(s); i++ {
+		if isDate(s[i:i+10]) && (i == 0 || !isDigit(s[i-1])) && (i+10 == len(s) || !isDigit(s[i+10])) {
+			b.WriteString(s[last:i])
+			b.WriteString("<date>")
+			last = i + 10
+			i += 9
+		}
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+func isDate(s string) bool {
+	for i := 0; i < 10; i++ {
+		if i == 4 || i == 7 {
+			if s[i] != '-' {
+				return false
+			}
+		} else if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }

@@ -117,3 +117,19 @@ func TestFirstDiffShapes(t *testing.T) {
 		}
 	}
 }
+
+func TestMaskDates(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"- Date: 2026-12-01\n":          "- Date: <date>\n",
+		"2026-12-01":                    "<date>",
+		"12026-12-01":                   "12026-12-01",
+		"2026-12-011":                   "2026-12-011",
+		"from 2026-01-02 to 2026-01-03": "from <date> to <date>",
+		"2026-1-01":                     "2026-1-01",
+	} {
+		if got := maskDates(in); got != want {
+			t.Errorf("maskDates(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
