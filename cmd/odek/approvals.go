@@ -65,12 +65,12 @@ func approvalStores(ios *IOStreams) ([2]*approval.Store, [2]string, error) {
 	var stores [2]*approval.Store
 	home, err := odekHome(ios)
 	if err != nil {
-		return stores, [2]string{}, asSetup(err)
+		return stores, [2]string{}, err
 	}
 	paths := [2]string{filepath.Join(home, approval.SpawnFile), filepath.Join(home, approval.ToolFile)}
 	for i, p := range paths {
 		if stores[i], err = approval.OpenStore(p); err != nil {
-			return stores, paths, asSetup(err)
+			return stores, paths, err
 		}
 	}
 	return stores, paths, nil

@@ -6,11 +6,11 @@ import (
 	"fmt"
 
 	"github.com/odek-run/odek/internal/budget"
-	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/errclass"
+	"github.com/odek-run/odek/internal/events"
 )
 
-// Exit codes (DECISION 5).
+// Exit codes (docs/DECISIONS.md, DECISION 5).
 const (
 	exitOK          = 0
 	exitError       = 1 // task, model or tool error
@@ -20,14 +20,34 @@ const (
 	exitInterrupted = 130
 )
 
-// setupError marks an error as a setup or contract problem (exit 3).
+// exitCodes is the one table from error class to exit code. Every class in
+// errclass.All has a row (a test checks it); an error's class is the one
+// its events and run report name (events.ErrorClass), see exitClass.
+var exitCodes = map[string]int{
+	errclass.SetupError:       exitSetup,
+	errclass.ExecutionBudget:  exitBudget,
+	errclass.DeadlineExceeded: exitTimeout,
+	errclass.ContextCanceled:  exitInterrupted,
+	errclass.ToolError:        exitError,
+	errclass.Error:            exitError,
+	errclass.RateLimited:      exitError,
+	errclass.ProviderAuth:     exitError,
+	errclass.ProviderError:    exitError,
+	errclass.MCPError:         exitError,
+}
+
+// setupError gives a setup class to an error made here or returned by a
+// package whose errors carry no class of their own (cobra, session, risk,
+// policy, outschema, the file system). Errors of config, approval,
+// mcpclient and the sub-agent task file name their class themselves and are
+// returned as they are.
 type setupError struct{ err error }
 
 func (e *setupError) Error() string      { return e.err.Error() }
 func (e *setupError) Unwrap() error      { return e.err }
 func (e *setupError) ErrorClass() string { return errclass.SetupError }
 
-// asSetup wraps err (if any) as a setup error.
+// asSetup classes err (if any) as a setup error.
 func asSetup(err error) error {
 	if err == nil {
 		return nil
@@ -35,8 +55,13 @@ func asSetup(err error) error {
 	return &setupError{err}
 }
 
+// setupErrorf is fmt.Errorf classed as a setup error.
+func setupErrorf(format string, args ...any) error {
+	return &setupError{fmt.Errorf(format, args...)}
+}
+
 // codeError carries an exit code decided elsewhere (odek subagent maps its
-// result to 0/1/2/4 itself, BEHAVIOR §8.2). A nil err prints nothing.
+// result to 0/1/2/4 itself, docs/SUBAGENTS.md). A nil err prints nothing.
 type codeError struct {
 	code int
 	err  error
@@ -50,27 +75,39 @@ func (e *codeError) Error() string {
 }
 func (e *codeError) Unwrap() error { return e.err }
 
-// exitCode is the one place errors become exit codes. ctx is the signal
-// context: a cancellation it caused is an interrupt.
+// exitCode is the one place errors become exit codes: a code decided
+// elsewhere, else the exitCodes row of the error's class. ctx is the signal
+// context.
 func exitCode(ctx context.Context, err error) int {
-	var se *setupError
 	var ce *codeError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &ce):
 		return ce.code
-	case budget.IsBudget(err):
-		return exitBudget
-	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
-		return exitInterrupted
-	case errors.As(err, &se), errors.Is(err, config.ErrSetup):
-		return exitSetup
-	case errors.Is(err, context.DeadlineExceeded):
-		return exitTimeout
-	default:
-		return exitError
 	}
+	if code, ok := exitCodes[exitClass(ctx, err)]; ok {
+		return code
+	}
+	return exitError
+}
+
+// exitClass is the class that decides err's exit code. It is the class the
+// events report (the outermost classified error), with two exceptions that
+// say why the run stopped rather than what failed last: a budget error
+// anywhere in the chain wins, and a cancellation is an interrupt only when
+// the signal context caused it; one odek made itself is an error.
+func exitClass(ctx context.Context, err error) string {
+	switch {
+	case budget.IsBudget(err):
+		return errclass.ExecutionBudget
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		return errclass.ContextCanceled
+	}
+	if c := events.ErrorClass(err); c != errclass.ContextCanceled {
+		return c
+	}
+	return errclass.Error
 }
 
 // reportError prints err as "odek: <err>" on stderr. Error text carries

@@ -69,7 +69,7 @@ func unknownCommand(cmd *cobra.Command, name string) error {
 	if s := suggest.ByDistance(name, cmd.SuggestionsFor(name)); len(s) > 0 {
 		msg += "; did you mean " + quoteList(s) + "?"
 	}
-	return asSetup(fmt.Errorf("%s\nRun '%s --help' for usage", msg, cmd.CommandPath()))
+	return setupErrorf("%s\nRun '%s --help' for usage", msg, cmd.CommandPath())
 }
 
 // quoteList is "a", "b" or "c".

@@ -42,7 +42,7 @@ func runInit(ios *IOStreams, o initOptions) error {
 	if o.global {
 		home, err := odekHome(ios)
 		if err != nil {
-			return asSetup(err)
+			return err
 		}
 		path = filepath.Join(home, "config.json")
 	} else {

@@ -27,7 +27,7 @@ func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *ar
 	}
 	gate, err := approval.New(ao)
 	if err != nil {
-		return nil, nil, asSetup(err)
+		return nil, nil, err
 	}
 	opts := mcpclient.StartOptions{
 		Servers: specs, Builtins: builtins, Gate: gate,
@@ -39,7 +39,7 @@ func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *ar
 	set, warnings, err := mcpclient.Start(ctx, opts)
 	printWarnings(ios, warnings)
 	if err != nil {
-		return nil, nil, asSetup(err)
+		return nil, nil, err
 	}
 	var tools []loop.Tool
 	for _, t := range set.Tools() {

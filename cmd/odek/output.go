@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strings"
 
@@ -26,7 +25,7 @@ func checkOutputMode(command, mode string) error {
 			return nil
 		}
 	}
-	return asSetup(fmt.Errorf("%s: --output must be text, json or stream-json, got %q", command, mode))
+	return setupErrorf("%s: --output must be text, json or stream-json, got %q", command, mode)
 }
 
 // reportsJSON says whether a mode ends with a run report on stdout.

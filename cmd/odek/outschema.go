@@ -25,7 +25,7 @@ func loadOutputSchema(cfg *config.Config) (*outputSchema, error) {
 	}
 	path, err := cfg.OutputSchemaPath()
 	if err != nil {
-		return nil, asSetup(err)
+		return nil, err
 	}
 	s, err := outschema.Load(path)
 	if err != nil {

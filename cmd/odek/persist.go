@@ -37,7 +37,7 @@ func (f *sessionFlags) apply(cmd *cobra.Command, o *runOptions) error {
 	for _, s := range f.refs {
 		r, err := session.ParseExternalRef(s)
 		if err != nil {
-			return asSetup(fmt.Errorf("%s: --external-ref: %w", cmd.Name(), err))
+			return setupErrorf("%s: --external-ref: %w", cmd.Name(), err)
 		}
 		o.refs = append(o.refs, r)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/spf13/cobra"
 )
@@ -51,7 +50,7 @@ stdout, progress to stderr, and the exit code says how the run ended:
 		if name := strayCommand(cmd, ios.Args); name != "" {
 			err = unknownCommand(cmd, name) // odek runn --max-iter 3: the typo, not the flag
 		} else {
-			err = asSetup(fmt.Errorf("%w\nRun '%s --help' for usage", err, cmd.CommandPath()))
+			err = setupErrorf("%w\nRun '%s --help' for usage", err, cmd.CommandPath())
 		}
 		earlyReport(cmd, ios, err)
 		return err
@@ -74,10 +73,10 @@ func changeDir(ios *IOStreams, dir string) error {
 		return nil
 	}
 	if ios.Chdir == nil {
-		return asSetup(errors.New("-C is not available here"))
+		return setupErrorf("-C is not available here")
 	}
 	if err := ios.Chdir(dir); err != nil {
-		return asSetup(fmt.Errorf("-C %s: %w", dir, errors.Unwrap(err)))
+		return setupErrorf("-C %s: %w", dir, errors.Unwrap(err))
 	}
 	return nil
 }

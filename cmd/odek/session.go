@@ -67,7 +67,7 @@ else is refused before it comes near a path (exit 3).`,
 func openSessions(ios *IOStreams) (*session.Store, string, error) {
 	home, err := odekHome(ios)
 	if err != nil {
-		return nil, "", asSetup(err)
+		return nil, "", err
 	}
 	return sessionStore(home, ios), home, nil
 }
@@ -198,7 +198,7 @@ func removeSessionArtifacts(home, id string) {
 func sessionTrim(ios *IOStreams, id, nArg string) error {
 	n, err := strconv.Atoi(nArg)
 	if err != nil || n < 0 {
-		return asSetup(fmt.Errorf("session trim: <n> is the number of newest messages to keep, a whole number ≥ 0; got %q", nArg))
+		return setupErrorf("session trim: <n> is the number of newest messages to keep, a whole number ≥ 0; got %q", nArg)
 	}
 	store, _, err := openSessions(ios)
 	if err != nil {
@@ -228,7 +228,7 @@ func sessionTrim(ios *IOStreams, id, nArg string) error {
 func sessionCleanup(ios *IOStreams, daysArg string) error {
 	days, err := strconv.Atoi(daysArg)
 	if err != nil || days < 1 {
-		return asSetup(fmt.Errorf("session cleanup: <days> is a whole number of days ≥ 1; got %q", daysArg))
+		return setupErrorf("session cleanup: <days> is a whole number of days ≥ 1; got %q", daysArg)
 	}
 	store, home, err := openSessions(ios)
 	if err != nil {

@@ -75,14 +75,15 @@ type runState struct {
 	tainted atomic.Bool
 }
 
-// odekHome is $ODEK_HOME, else ~/.odek.
+// odekHome is $ODEK_HOME, else ~/.odek. Its error is a setup error.
 func odekHome(ios *IOStreams) (string, error) {
 	if h := ios.env("ODEK_HOME"); h != "" {
-		return filepath.Abs(h)
+		abs, err := filepath.Abs(h)
+		return abs, asSetup(err)
 	}
 	home := ios.env("HOME")
 	if home == "" {
-		return "", errors.New("cannot find the odek home: set ODEK_HOME or HOME")
+		return "", setupErrorf("cannot find the odek home: set ODEK_HOME or HOME")
 	}
 	return filepath.Join(home, ".odek"), nil
 }
@@ -91,7 +92,7 @@ func odekHome(ios *IOStreams) (string, error) {
 func loadConfig(ios *IOStreams, flags config.Overrides) (*config.Config, error) {
 	home, err := odekHome(ios)
 	if err != nil {
-		return nil, asSetup(err)
+		return nil, err
 	}
 	wd, err := ios.Getwd()
 	if err != nil {
@@ -100,7 +101,7 @@ func loadConfig(ios *IOStreams, flags config.Overrides) (*config.Config, error) 
 	cfg, warnings, err := config.Load(config.LoadOptions{Home: home, Dir: wd, LookupEnv: ios.LookupEnv, Flags: flags})
 	printWarnings(ios, warnings)
 	if err != nil {
-		return nil, asSetup(err)
+		return nil, err
 	}
 	redact.Register(cfg.APIKey)
 	for _, v := range cfg.Env {
@@ -154,10 +155,10 @@ func setUp(ctx context.Context, ios *IOStreams, o runOptions) (s *runState, err 
 // A replay needs no key: it never reaches the endpoint.
 func checkRunnable(cfg *config.Config, replaying bool) error {
 	if err := cfg.RequireAPIKey(); err != nil && !replaying {
-		return asSetup(err)
+		return err
 	}
 	if err := cfg.RequireEnforceableBudget(); err != nil {
-		return asSetup(err)
+		return err
 	}
 	return nil
 }

@@ -53,14 +53,14 @@ func readTask(ctx context.Context, ios *IOStreams, in taskInput) (task string, u
 	}
 	extra, err := readLimited(ctx, ios, ios.In, !in.quiet)
 	if err != nil {
-		return "", false, asSetup(fmt.Errorf("%s: reading the context on stdin: %w", in.cmd, err))
+		return "", false, setupErrorf("%s: reading the context on stdin: %w", in.cmd, err)
 	}
 	text, err := checkTaskText(extra)
 	if errors.Is(err, errEmptyText) {
 		return task, untrusted, nil // an empty pipe (or </dev/null) adds nothing
 	}
 	if err != nil {
-		return "", false, asSetup(fmt.Errorf("%s: the context on stdin %w", in.cmd, err))
+		return "", false, setupErrorf("%s: the context on stdin %w", in.cmd, err)
 	}
 	return task + "\n\n" + stdinOpen + "\n" + text + "\n" + stdinClose, true, nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/odek-run/odek/internal/builtin"
@@ -20,7 +19,7 @@ func (s *runState) workspaceTools(ios *IOStreams, store builtin.ResultStore) ([]
 	}
 	cls, err := risk.New(risk.Options{Dir: wd, Home: ios.env("HOME")})
 	if err != nil {
-		return nil, asSetup(fmt.Errorf("working directory: %w", err))
+		return nil, setupErrorf("working directory: %w", err)
 	}
 	s.workDir = cls.Root()
 	var env []string

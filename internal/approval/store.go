@@ -66,7 +66,7 @@ type Store struct {
 }
 
 // OpenStore reads path. An empty path gives a store that remembers grants
-// for this process only.
+// for this process only. Its error is an *Error matching ErrStore.
 func OpenStore(path string) (*Store, error) {
 	s := &Store{path: path, keys: map[string]*Record{}}
 	if path == "" {
@@ -74,7 +74,7 @@ func OpenStore(path string) (*Store, error) {
 	}
 	keys, err := readStore(path)
 	if err != nil {
-		return nil, err
+		return nil, newErr("", err.Error(), err) // a setup error: the operator fixes the file
 	}
 	s.keys = keys
 	return s, nil

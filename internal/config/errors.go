@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/odek-run/odek/internal/errclass"
 )
 
 // ErrSetup is matched (errors.Is) by every error Load and RequireAPIKey
@@ -36,6 +38,9 @@ func (e *SetupError) Unwrap() error { return e.Err }
 // Is reports that every SetupError is an ErrSetup.
 func (e *SetupError) Is(target error) bool { return target == ErrSetup }
 
+// ErrorClass returns "setup_error" (exit 3).
+func (e *SetupError) ErrorClass() string { return errclass.SetupError }
+
 func setupErrorf(format string, args ...any) error {
 	return &SetupError{Msg: fmt.Sprintf(format, args...)}
 }
@@ -58,6 +63,9 @@ func (e *ParseError) Unwrap() error { return e.Err }
 
 // Is reports that a ParseError is an ErrSetup.
 func (e *ParseError) Is(target error) bool { return target == ErrSetup }
+
+// ErrorClass returns "setup_error" (exit 3).
+func (e *ParseError) ErrorClass() string { return errclass.SetupError }
 
 // describeJSONError words a decode error for an operator, who knows JSON
 // and key paths but not odek's Go types.
