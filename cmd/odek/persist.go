@@ -54,9 +54,11 @@ func (f *sessionFlags) apply(cmd *cobra.Command, o *runOptions) error {
 	return nil
 }
 
-// sessionStore is the store under the odek home.
+// sessionStore is the store under the odek home, signing and verifying
+// with the install's key ($ODEK_HOME/session.key).
 func sessionStore(home string, ios *IOStreams) *session.Store {
-	return session.NewStore(session.Options{Dir: filepath.Join(home, "sessions"), Now: ios.Now, Redact: redact.String})
+	return session.NewStore(session.Options{Dir: filepath.Join(home, "sessions"), Now: ios.Now, Redact: redact.String,
+		KeyPath: filepath.Join(home, session.KeyFile)})
 }
 
 // addPlan adds the plan tool to the run's tools when planning is on, the
@@ -118,8 +120,11 @@ func (s *runState) resumeSession(ios *IOStreams, o runOptions) (*loop.History, e
 	}
 	s.emitter.SetSessionID(s.sess.ID)
 	s.note(ios, o, "odek: continuing session %s (turn %d → %d)\n", s.sess.ID, s.sess.Turns, s.sess.Turns+1)
-	if session.Trimmed(s.sess.Messages) || heldStdin(s.sess.Messages) {
-		s.taint() // what was removed, or piped in, cannot be told trusted: fail closed
+	if s.sess.Unverified() {
+		printWarnings(ios, []string{fmt.Sprintf("session %s has no MAC (it was saved by an older odek), so it cannot be told unchanged: continuing it as untrusted content (sub-agents get no trust)", s.sess.ID)})
+	}
+	if s.sess.Tainted || session.Trimmed(s.sess.Messages) || heldStdin(s.sess.Messages) {
+		s.taint() // untrusted before, unverifiable, piped in, or what was removed cannot be told trusted: fail closed
 	}
 	h := loop.Regroup(restorePlan(s.plan, s.sess.Messages))
 	h.Append(llm.Message{Role: llm.RoleUser, Content: s.schema.task(o.task, h.Messages())})
@@ -180,6 +185,9 @@ func (s *runState) saveBatch(ios *IOStreams, h []llm.Message) {
 
 func (s *runState) save(ios *IOStreams, h []llm.Message) error {
 	s.sess.Update(h)
+	if s.tainted.Load() {
+		s.sess.Tainted = true // sticky: a later continue starts tainted whatever the history shows
+	}
 	warns, err := s.sessions.Save(s.sess)
 	for _, w := range warns {
 		s.warn(w)

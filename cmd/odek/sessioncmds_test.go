@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -21,6 +25,38 @@ var sessionCmds = map[string]func(ts *testscript.TestScript, neg bool, args []st
 	"events-session": cmdEventsSession,
 	"session-wait":   cmdSessionWait,
 	"llm-paired":     cmdLLMPaired,
+	"session-resign": cmdSessionResign,
+}
+
+// cmdSessionResign signs a session file again with the install's key after
+// a script edited it on purpose, as docs/SESSIONS.md ("Integrity") defines
+// the MAC: HMAC-SHA256 under session.key of "odek.session/v1\x00" and the
+// file without its leading mac field. The edit must keep the file as odek
+// encodes it (compact JSON, same field order).
+//
+//	session-resign <id>
+func cmdSessionResign(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: session-resign <id>")
+	}
+	home := ts.Getenv("ODEK_HOME")
+	hexKey, err := os.ReadFile(filepath.Join(home, session.KeyFile))
+	ts.Check(err)
+	key, err := hex.DecodeString(strings.TrimSpace(string(hexKey)))
+	ts.Check(err)
+	path := filepath.Join(home, "sessions", args[0]+".json")
+	data, err := os.ReadFile(path)
+	ts.Check(err)
+	const prefix = len(`{"mac":"`) + 64 + len(`",`)
+	if !bytes.HasPrefix(data, []byte(`{"mac":"`)) || len(data) < prefix {
+		ts.Fatalf("%s does not start with a mac", path)
+	}
+	unsigned := append([]byte("{"), data[prefix:]...)
+	h := hmac.New(sha256.New, key)
+	h.Write([]byte("odek.session/v1\x00"))
+	h.Write(unsigned)
+	signed := append([]byte(`{"mac":"`+hex.EncodeToString(h.Sum(nil))+`",`), unsigned[1:]...)
+	ts.Check(os.WriteFile(path, signed, 0o600))
 }
 
 // cmdLLMPaired asserts that no request sent a tool message without its

@@ -3,6 +3,8 @@ package session
 import (
 	"errors"
 	"fmt"
+
+	"github.com/odek-run/odek/internal/errclass"
 )
 
 // ErrNotFound is returned (wrapped) when a session does not exist.
@@ -51,3 +53,29 @@ type RefError struct {
 func (e *RefError) Error() string {
 	return fmt.Sprintf("external ref %q: %s", e.Ref, e.Reason)
 }
+
+// TamperedError is a session file whose MAC does not match its content: it
+// was changed outside odek, or signed with another install's key. It is
+// refused (a setup error, exit 3) rather than continued.
+type TamperedError struct {
+	ID string
+}
+
+func (e *TamperedError) Error() string {
+	return fmt.Sprintf("session %s: the file was changed outside odek or signed with another %s (its MAC does not match); refusing to use it — delete it with odek session delete %s", e.ID, KeyFile, e.ID)
+}
+
+// ErrorClass returns "setup_error".
+func (e *TamperedError) ErrorClass() string { return errclass.SetupError }
+
+// KeyError is a session key file that cannot be used.
+type KeyError struct {
+	Path, Reason string
+}
+
+func (e *KeyError) Error() string {
+	return fmt.Sprintf("session key %s: %s", e.Path, e.Reason)
+}
+
+// ErrorClass returns "setup_error".
+func (e *KeyError) ErrorClass() string { return errclass.SetupError }

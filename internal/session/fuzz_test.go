@@ -1,7 +1,11 @@
 package session
 
 import (
+	"bytes"
+	"encoding/json"
 	"testing"
+
+	"github.com/odek-run/odek/internal/llm"
 )
 
 // FuzzParseExternalRef: any accepted ref satisfies the schema.
@@ -38,5 +42,35 @@ func FuzzDecode(f *testing.F) {
 		}
 		sess.Trim(3)
 		sess.Update(sess.Messages)
+	})
+}
+
+// FuzzDecodeSigned: a session file checked against a key never panics, and
+// one accepted as verified decodes to exactly what was signed: a mutation
+// of a signed file passes only if it changes nothing odek reads.
+func FuzzDecodeSigned(f *testing.F) {
+	id := "20260807-0123456789abcdef0123456789abcdef"
+	key := bytes.Repeat([]byte{7}, keyBytes)
+	orig := &Session{ID: id, Model: "m", Messages: []llm.Message{{Role: llm.RoleTool, Name: "read_file", ToolCallID: "c1", Content: "x"}}}
+	unsigned, err := json.Marshal(orig)
+	if err != nil {
+		f.Fatal(err)
+	}
+	signed, _ := sign(key, unsigned)
+	f.Add(signed)
+	f.Add(bytes.Replace(signed, []byte("read_file"), []byte("plan"), 1))
+	f.Add([]byte(`{"mac":"00","id":"` + id + `"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sess, err := decode(id, data, key)
+		if err != nil || sess.Unverified() {
+			return
+		}
+		got, err := json.Marshal(sess)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, unsigned) {
+			t.Fatalf("a changed file verified:\n%s\nsigned was\n%s", got, unsigned)
+		}
 	})
 }

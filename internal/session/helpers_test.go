@@ -18,7 +18,8 @@ func newTestStore(t testing.TB) (*Store, *clock) {
 	t.Helper()
 	// Near the real time: List compares index entries with file times.
 	c := &clock{t: time.Now().UTC().Truncate(time.Second)}
-	return NewStore(Options{Dir: t.TempDir() + "/sessions", Now: c.now, Redact: testRedact}), c
+	home := t.TempDir()
+	return NewStore(Options{Dir: home + "/sessions", Now: c.now, Redact: testRedact, KeyPath: home + "/" + KeyFile}), c
 }
 
 // testRedact masks the word "SECRET-VALUE".

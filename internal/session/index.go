@@ -84,11 +84,18 @@ func (s *Store) indexRemove(id string) {
 // than its entry, is read from its file, and the index is rewritten. Files
 // that cannot be read are skipped and named in the warnings.
 func (s *Store) List() ([]Summary, []string, error) {
+	out, warns, _, err := s.list()
+	return out, warns, err
+}
+
+// list is List that also returns the first file it skipped because its MAC
+// did not match.
+func (s *Store) list() ([]Summary, []string, *TamperedError, error) {
 	ents, err := os.ReadDir(s.dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	} else if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	byID := map[string]Summary{}
 	for _, e := range s.readIndex() {
@@ -96,6 +103,7 @@ func (s *Store) List() ([]Summary, []string, error) {
 	}
 	var out []Summary
 	var warns []string
+	var tampered *TamperedError
 	healed := false
 	for _, ent := range ents {
 		id, ok := strings.CutSuffix(ent.Name(), ".json")
@@ -106,6 +114,9 @@ func (s *Store) List() ([]Summary, []string, error) {
 		if info, err := ent.Info(); err == nil && (!known || info.ModTime().After(sum.UpdatedAt.Add(staleSlack))) {
 			sess, err := s.Load(id)
 			if err != nil {
+				if te := (*TamperedError)(nil); errors.As(err, &te) && tampered == nil {
+					tampered = te
+				}
 				warns = append(warns, err.Error())
 				continue
 			}
@@ -123,14 +134,17 @@ func (s *Store) List() ([]Summary, []string, error) {
 		}
 		return out[i].ID > out[j].ID
 	})
-	return out, warns, nil
+	return out, warns, tampered, nil
 }
 
 // Newest loads the most recently updated session.
 func (s *Store) Newest() (*Session, error) {
-	list, _, err := s.List()
+	list, _, tampered, err := s.list()
 	if err != nil {
 		return nil, err
+	}
+	if tampered != nil {
+		return nil, tampered // the newest may be the changed one: never fall back silently
 	}
 	if len(list) == 0 {
 		return nil, ErrNoSessions

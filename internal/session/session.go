@@ -10,6 +10,9 @@ import (
 
 // Session is one persisted conversation, as stored in <id>.json.
 type Session struct {
+	// MAC is the hex HMAC-SHA256 of the rest of the file under the
+	// per-install key (KeyFile); it must stay the first field (see sign).
+	MAC       string    `json:"mac,omitempty"`
 	ID        string    `json:"id"`
 	AuthToken string    `json:"auth_token"`
 	CreatedAt time.Time `json:"created_at"`
@@ -25,6 +28,10 @@ type Session struct {
 	// RedactBoundary is how many leading messages are known to be redacted.
 	RedactBoundary int           `json:"redact_boundary,omitempty"`
 	ExternalRefs   []ExternalRef `json:"external_refs,omitempty"`
+	// Tainted is sticky: the conversation has held untrusted content (a run
+	// on it was tainted, or it was loaded without a valid MAC), so a run
+	// that continues it starts tainted.
+	Tainted bool `json:"tainted,omitempty"`
 
 	// raw[i] is the message as the caller gave it, before Messages[i] was
 	// redacted from it; Update reuses Messages[i] while the caller's message
@@ -33,7 +40,15 @@ type Session struct {
 	capWarn  bool // the storage-cap warning was given
 	diskSize int  // bytes of the last write or load
 	stored   int  // messages in the last write or load (fewer than Messages when capped)
+	// unverified: loaded without a MAC (a file from before sessions were
+	// signed) or by a store without a key.
+	unverified bool
 }
+
+// Unverified reports whether the session was loaded without a MAC to check
+// (a file written before odek signed sessions): it is tainted, and the
+// caller should say so.
+func (s *Session) Unverified() bool { return s.unverified }
 
 // Summary is one index entry: what `odek session list` shows.
 type Summary struct {
@@ -129,21 +144,25 @@ func countUsers(msgs []llm.Message) int {
 	return n
 }
 
-// redactFrom redacts messages [from:] in place (content, reasoning and tool
-// call arguments), copying a tool-call slice before changing it since the
-// caller's history shares it.
+// redactFrom redacts messages [from:] in place (content, reasoning, tool
+// names, call ids and arguments: the model chooses all of them), copying a
+// tool-call slice before changing it since the caller's history shares it.
 func redactFrom(msgs []llm.Message, from int, redact func(string) string) {
 	for i := from; i < len(msgs); i++ {
 		m := &msgs[i]
 		m.Content = redact(m.Content)
 		m.ReasoningContent = redact(m.ReasoningContent)
+		m.Name = redact(m.Name)
+		m.ToolCallID = redact(m.ToolCallID)
 		copied := false
 		for k, c := range m.ToolCalls {
-			if r := redact(c.Function.Arguments); r != c.Function.Arguments {
+			r := c
+			r.ID, r.Function.Name, r.Function.Arguments = redact(c.ID), redact(c.Function.Name), redact(c.Function.Arguments)
+			if r != c {
 				if !copied {
 					m.ToolCalls, copied = append([]llm.ToolCall(nil), m.ToolCalls...), true
 				}
-				m.ToolCalls[k].Function.Arguments = r
+				m.ToolCalls[k] = r
 			}
 		}
 	}

@@ -23,6 +23,10 @@ type Options struct {
 	Now      func() time.Time    // nil = time.Now
 	Redact   func(string) string // applied at save; nil = no redaction
 	MaxBytes int64               // file size cap; 0 = DefaultMaxBytes
+	// KeyPath is the per-install MAC key ($ODEK_HOME/session.key), created
+	// on first use; "" signs nothing and verifies nothing (every loaded
+	// session is unverified).
+	KeyPath string
 }
 
 // Store reads and writes the sessions of one directory.
@@ -31,6 +35,7 @@ type Store struct {
 	now      func() time.Time
 	redact   func(string) string
 	maxBytes int64
+	keys     *keyring // nil without Options.KeyPath
 }
 
 // NewStore returns a store over o.Dir; it touches nothing until used.
@@ -44,6 +49,9 @@ func NewStore(o Options) *Store {
 	}
 	if s.maxBytes <= 0 {
 		s.maxBytes = DefaultMaxBytes
+	}
+	if o.KeyPath != "" {
+		s.keys = &keyring{path: o.KeyPath}
 	}
 	return s
 }
@@ -95,9 +103,17 @@ func (s *Store) Save(sess *Session) ([]string, error) {
 	sess.UpdatedAt = s.now().UTC()
 	redactFrom(sess.Messages, sess.RedactBoundary, s.redact)
 	sess.RedactBoundary = len(sess.Messages)
+	sess.MAC = ""
 	data, warns, err := s.encode(sess)
 	if err != nil {
 		return nil, err
+	}
+	if s.keys != nil {
+		key, err := s.keys.get()
+		if err != nil {
+			return warns, err
+		}
+		data, sess.MAC = sign(key, data)
 	}
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return warns, fmt.Errorf("session %s: %w", sess.ID, err)
@@ -175,17 +191,30 @@ func (s *Store) Load(id string) (*Session, error) {
 	if int64(len(data)) > s.maxBytes {
 		return nil, &TooLargeError{ID: id, Size: int64(len(data)), Limit: s.maxBytes}
 	}
-	return Decode(id, data)
+	var key []byte
+	if s.keys != nil {
+		if key, err = s.keys.get(); err != nil {
+			return nil, err
+		}
+	}
+	return decode(id, data, key)
 }
 
-// Decode parses a session file's bytes for session id (the file name).
-func Decode(id string, data []byte) (*Session, error) {
+// Decode parses a session file's bytes for session id (the file name),
+// without a key: the session is unverified (and tainted).
+func Decode(id string, data []byte) (*Session, error) { return decode(id, data, nil) }
+
+// decode parses and, with a key, verifies a session file's bytes.
+func decode(id string, data []byte, key []byte) (*Session, error) {
 	var sess Session
 	if err := json.Unmarshal(data, &sess); err != nil {
 		return nil, fmt.Errorf("session %s: the file is not valid session JSON: %w", id, err)
 	}
 	if sess.ID != id {
 		return nil, &IDMismatchError{File: id, Embedded: sess.ID}
+	}
+	if err := verify(&sess, key); err != nil {
+		return nil, err
 	}
 	if sess.RedactBoundary < 0 || sess.RedactBoundary > len(sess.Messages) {
 		sess.RedactBoundary = 0 // unknown: redact everything again at the next save

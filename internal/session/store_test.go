@@ -266,3 +266,32 @@ func TestTrim(t *testing.T) {
 		t.Errorf("after two trims: marker %d, %d messages", c, len(sess.Messages))
 	}
 }
+
+// Tool names and call ids are the model's words too: they are redacted in
+// the file like content, consistently, so results still pair with calls.
+func TestSaveRedactsToolNamesAndCallIDs(t *testing.T) {
+	s, _ := newTestStore(t)
+	g := toolGroup("a", 1, "ok")
+	g[0].ToolCalls[0].ID, g[1].ToolCallID = "call-SECRET-VALUE", "call-SECRET-VALUE"
+	g[0].ToolCalls[0].Function.Name, g[1].Name = "SECRET-VALUE", "SECRET-VALUE"
+	sess, _, err := s.Create(New{Messages: append([]llm.Message{user("t")}, g...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, _ := s.Path(sess.ID)
+	data, _ := os.ReadFile(path)
+	if strings.Contains(string(data), "SECRET-VALUE") {
+		t.Fatalf("secret in the file: %s", data)
+	}
+	got, err := s.Load(sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPaired(t, got.Messages)
+	if c := got.Messages[1].ToolCalls[0]; c.ID != "call-[REDACTED]" || c.Function.Name != "[REDACTED]" || got.Messages[2].Name != "[REDACTED]" {
+		t.Errorf("stored call %+v, result name %q", c, got.Messages[2].Name)
+	}
+	if g[0].ToolCalls[0].ID != "call-SECRET-VALUE" {
+		t.Error("the caller's history was modified")
+	}
+}
