@@ -218,8 +218,15 @@ func isDenial(err error) bool {
 	return errors.As(err, &d) && d.Denied()
 }
 
-// frame marks a tool result as data with a fresh per-call nonce.
+// frameNameRunes caps the tool name a frame shows.
+const frameNameRunes = 128
+
+// frame marks a tool result as data with a fresh per-call nonce. The tool
+// name is the model's choice (an unknown tool's included), so the frame
+// shows it on one line, without control or format characters, capped: it
+// cannot break the frame or smuggle a fake footer.
 func frame(tool, body string) string {
+	tool = untrusted.OneLine(tool, frameNameRunes)
 	nonce := untrusted.NewNonce()
 	var b strings.Builder
 	b.Grow(len(body) + 2*len(tool) + 120)
