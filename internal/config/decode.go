@@ -3,6 +3,8 @@ package config
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"reflect"
 	"sort"
 	"strconv"
@@ -143,7 +145,10 @@ func (d *decoder) value(s *Setting, raw json.RawMessage) (any, error) {
 		return n, nil
 	case Float:
 		f, err := strconv.ParseFloat(string(raw), 64)
-		if err != nil || !isNumber(raw) {
+		if errors.Is(err, strconv.ErrRange) { // 1e400 would be ±Inf: no limit at all
+			return nil, d.errorAt(strings.Split(s.Key, "."), raw, 0, fmt.Errorf("%q must be a finite number, got %s", s.Key, raw))
+		}
+		if err != nil { // raw is valid JSON: ParseFloat reads only its numbers
 			return nil, d.typeError(s.Key, reflect.TypeFor[float64](), raw, 0)
 		}
 		return f, nil
@@ -207,8 +212,4 @@ func jsonString(raw json.RawMessage) (string, bool) {
 	}
 	var s string
 	return s, json.Unmarshal(raw, &s) == nil
-}
-
-func isNumber(raw json.RawMessage) bool {
-	return len(raw) > 0 && (raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'))
 }
