@@ -36,6 +36,7 @@ type runReport struct {
 	BudgetExceeded    map[string]any           `json:"budget_exceeded,omitempty"` // the budget_exceeded event's data
 	ToolCalls         loopToolCounts           `json:"tool_calls"`
 	DurationMS        int64                    `json:"duration_ms"`
+	EventsDropped     int64                    `json:"events_dropped"` // events that did not reach every sink
 	LLMDurationMS     int64                    `json:"llm_duration_ms"`
 	TTFTMS            int64                    `json:"ttft_ms,omitempty"`
 	ReasoningChars    int64                    `json:"reasoning_chars,omitempty"`
@@ -97,6 +98,7 @@ func (s *runState) finish(ctx context.Context, ios *IOStreams, o runOptions, res
 			fmt.Fprintf(ios.ErrOut, "odek: writing the run report: %v\n", err)
 		}
 	case o.output == outputJSON:
+		s.closeEvents() // the count of dropped events is final
 		rep := s.report(ctx, ios, res, runErr)
 		writeJSON(ios, rep)
 	case s.schema != nil: // the matching value alone, or nothing
@@ -138,6 +140,7 @@ func (s *runState) report(ctx context.Context, ios *IOStreams, res *loop.Result,
 		rep.SessionID = s.sess.ID
 	}
 	rep.Artifacts = reportArtifacts(s.store)
+	rep.EventsDropped = s.emitter.Dropped()
 	if s.tracker != nil {
 		snap := s.tracker.Snapshot()
 		rep.Budgets = snap.Budgets()

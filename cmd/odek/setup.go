@@ -231,11 +231,29 @@ func (s *runState) openEvents(ctx context.Context, ios *IOStreams, o runOptions)
 		s.stream = stdoutSink(ios)
 		sinks = append(sinks, s.stream)
 	}
+	for i := range sinks {
+		sinks[i] = wrapEventSink(sinks[i])
+	}
 	s.emitter = events.NewEmitter(events.Options{
-		RunID: s.runID, Sinks: sinks, Now: ios.Now, Redact: redact.String,
-		OnSinkError: func(err error) { fmt.Fprintf(ios.ErrOut, "odek: events-jsonl write failed: %v\n", err) },
+		RunID: s.runID, Sinks: sinks, Now: ios.Now, Redact: redact.String, Buffer: eventBuffer,
+		OnSinkError: func(err error) {
+			fmt.Fprintf(ios.ErrOut, "odek: events-jsonl write failed: %v\n", termText(err.Error()))
+		},
+		OnDrop: func(n int64) { fmt.Fprintf(ios.ErrOut, "odek: warning: %s\n", dropWarning(n)) },
 	})
 	return nil
+}
+
+// Test hooks: the emitter's buffer (0 = events.DefaultBuffer) and a wrapper
+// around every sink (a slow one, in tests).
+var (
+	eventBuffer   int
+	wrapEventSink = func(s events.Sink) events.Sink { return s }
+)
+
+// dropWarning is the one warning a run gives when events are lost.
+func dropWarning(n int64) string {
+	return fmt.Sprintf("events: %d event(s) dropped so far: the event sinks cannot keep up (the final events are still delivered); the run report counts every one as events_dropped", n)
 }
 
 // startBudget builds the tracker and makes the runtime budget a hard deadline

@@ -41,6 +41,7 @@ func testOdek() {
 
 // testHooks applies the seams; a hooked child may exit here.
 func testHooks() {
+	eventTestHooks()
 	if ms, err := strconv.Atoi(os.Getenv("ODEK_TEST_WAIT_NOTICE_MS")); err == nil {
 		waitNotice = time.Duration(ms) * time.Millisecond
 	}

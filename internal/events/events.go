@@ -3,7 +3,9 @@
 //
 // Invariants:
 //   - Emit never blocks the agent loop: events go over a buffered channel and
-//     are dropped (and counted) when it is full.
+//     are dropped (and counted) when it is full. The final events (IsFinal)
+//     wait for room instead while the sinks deliver, so a run's end is never
+//     lost to a burst; failed writes are counted too (Dropped).
 //   - One goroutine per Emitter drains the channel: it redacts a copy of every
 //     string in tool and data, then calls the sinks. Sinks run only there, so a
 //     slow disk (the JSONL sink fsyncs every line) never slows the loop.
