@@ -103,7 +103,7 @@ func head(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// truncationNotice is the exact notice of EXTENSIONS.md / BEHAVIOR.md §4.4
+// truncationNotice is the exact notice of docs/MCP.md
 // (Go %q quoting, leading newline), for results cut without a result store.
 func truncationNotice(server, tool string, observed, limit int) string {
 	return fmt.Sprintf("\n[odek: result truncated — server %q tool %q produced %d chars, exceeding the configured max_result_chars=%d; the full result is available via the retained artifact references, if any]",

@@ -91,7 +91,7 @@ func TestGoPeerStdioServerExits(t *testing.T) {
 	}
 }
 
-// TestChildEnvHidesSecrets checks BEHAVIOR.md §4.5 against a real child: only
+// TestChildEnvHidesSecrets checks the child environment rules of docs/MCP.md against a real child: only
 // allowlisted variables reach it, and secret-looking names are dropped even
 // when the server config sets them explicitly.
 func TestChildEnvHidesSecrets(t *testing.T) {

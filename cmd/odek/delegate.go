@@ -10,7 +10,7 @@ import (
 	"github.com/odek-run/odek/internal/subagent"
 )
 
-// The process-wide sub-agent semaphore (BEHAVIOR §8.1): one per process,
+// The process-wide sub-agent semaphore (docs/SUBAGENTS.md): one per process,
 // shared by every delegate_tasks call, sized by max_concurrency when first
 // used. waitNotice is how long a task queues before it is reported; the test
 // binary shortens it.

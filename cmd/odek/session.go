@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// listCap is how many sessions `session list` shows (BEHAVIOR §1.1).
+// listCap is how many sessions `session list` shows (docs/SESSIONS.md).
 const listCap = 20
 
 func newSessionCmd(ios *IOStreams) *cobra.Command {
@@ -190,7 +190,7 @@ func sessionDelete(ios *IOStreams, id string) error {
 }
 
 // removeSessionArtifacts removes the sub-agent artifacts filed under a
-// session (BEHAVIOR §8.3); id is valid, so the path stays under artifacts/.
+// session (docs/SUBAGENTS.md); id is valid, so the path stays under artifacts/.
 func removeSessionArtifacts(home, id string) {
 	_ = os.RemoveAll(filepath.Join(home, "artifacts", id))
 }

@@ -56,7 +56,7 @@ type runState struct {
 	sess       *session.Session //
 	saveFailed bool             // the failed-save warning was given
 
-	// Place in the delegation tree (BEHAVIOR §8): depth from
+	// Place in the delegation tree (docs/SUBAGENTS.md): depth from
 	// ODEK_SUBAGENT_DEPTH, trust ("" = trusted, a top-level run), and
 	// whether MCP servers are left out (an untrusted sub-agent).
 	depth int
@@ -71,7 +71,7 @@ type runState struct {
 	parentSession string
 	// tainted: the model has seen untrusted content (the loop's
 	// OnUntrusted, or a continued session that lost messages), so
-	// delegate_tasks passes parent_trust untrusted (BEHAVIOR §8.1).
+	// delegate_tasks passes parent_trust untrusted (docs/SUBAGENTS.md).
 	tainted atomic.Bool
 }
 

@@ -74,7 +74,7 @@ file, config, profile), 4 execution budget exhausted, 130 interrupted.`,
 	return cmd
 }
 
-// flagError rewrites cobra's unknown-flag message into BEHAVIOR §8.2's
+// flagError rewrites cobra's unknown-flag message into docs/SUBAGENTS.md's
 // `unknown flag "<x>"`.
 func flagError(err error) error {
 	msg := err.Error()

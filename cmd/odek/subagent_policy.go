@@ -9,7 +9,7 @@ import (
 )
 
 // untrustedDenied are the classes an untrusted sub-agent may never use
-// (BEHAVIOR §8.2), whatever the operator's settings say.
+// (docs/SUBAGENTS.md), whatever the operator's settings say.
 var untrustedDenied = []risk.Class{
 	risk.Destructive, risk.CodeExecution, risk.Install, risk.SystemWrite,
 	risk.NetworkEgress, risk.Unknown, risk.Blocked,

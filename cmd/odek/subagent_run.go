@@ -29,7 +29,7 @@ var (
 )
 
 // run drives the child's loop under its deadlines and returns the result and
-// the error that carries the exit code (BEHAVIOR §8.2).
+// the error that carries the exit code (docs/SUBAGENTS.md).
 func (c *child) run() (*subagent.Result, error) {
 	c.out.Send(subagent.Line{Type: subagent.LineStarted, PID: os.Getpid(), Depth: c.depth,
 		TimeoutS: int(c.timeout.Seconds()), MaxIter: c.maxIter})

@@ -46,7 +46,7 @@ func shellEnv(environ []string, cfg *config.Config) []string {
 	return builtin.ShellEnv(environ, builtin.EnvOptions{Passthrough: cfg.ShellEnvPassthrough, Drop: drop})
 }
 
-// newGate is the risk policy of BEHAVIOR §11 over the dangerous settings. It
+// newGate is the risk policy of docs/TOOLS.md over the dangerous settings. It
 // asks on the terminal only when stdin and stderr are one; otherwise a
 // prompt resolves by dangerous.non_interactive and never waits. Denials are
 // shown on stderr.

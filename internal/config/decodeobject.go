@@ -124,7 +124,7 @@ func fieldNames(t reflect.Type) []string {
 var serverConfigType = reflect.TypeFor[mcpclient.ServerConfig]()
 
 // expandReflect applies ${VAR} expansion to every string inside v, except
-// mcp_servers.*.env, whose values reach the child verbatim (BEHAVIOR 2.2).
+// mcp_servers.*.env, whose values reach the child verbatim (docs/CONFIG.md).
 // Map keys (server names, model ids) are never expanded.
 func expandReflect(v reflect.Value, lookup func(string) (string, bool)) {
 	switch v.Kind() {

@@ -23,7 +23,7 @@
 // unset. Endpoint and key follow DECISION 10: the api_key has no flag,
 // because a key on the command line leaks into ps.
 //
-// The project file's values pass the setting's Trust rule (BEHAVIOR 2.4):
+// The project file's values pass the setting's Trust rule (docs/CONFIG.md):
 // global-only values are ignored with a warning, limit-like values may only
 // be lowered, policies only tightened, and prices and auto_approve are
 // rejected. In the project file, ${VAR} expands only the names the operator

@@ -3,7 +3,7 @@ package config
 import "strings"
 
 // Expand substitutes environment references in a config-file string
-// (BEHAVIOR 2.2). ${NAME} and $NAME, where NAME matches
+// (docs/CONFIG.md). ${NAME} and $NAME, where NAME matches
 // [A-Za-z_][A-Za-z0-9_]*, become lookup(NAME), or "" when it is unset.
 // $$ becomes a literal $. Everything else is kept exactly: a $ followed by a
 // character that cannot start a name ("$9.99", "$ 5", "$?"), a lone trailing

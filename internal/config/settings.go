@@ -32,7 +32,7 @@ var kindNames = map[Kind]string{
 func (k Kind) String() string { return kindNames[k] }
 
 // Trust is what the untrusted project file (./odek.json) may do with a
-// setting (BEHAVIOR 2.4). Environment variables, flags and -c are the
+// setting (docs/CONFIG.md). Environment variables, flags and -c are the
 // operator's and may always set it.
 type Trust int
 

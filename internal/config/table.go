@@ -124,7 +124,7 @@ var table = []Setting{
 		bind:      func(c *Config) any { return &c.ShellEnvPassthrough },
 		check:     checkPassthrough, tighten: narrowPassthrough},
 
-	// Execution budgets (BEHAVIOR 5): no environment layer; a flag may
+	// Execution budgets (README, "Budgets"): no environment layer; a flag may
 	// raise a limit, and an explicit 0 removes it.
 	{Key: "limits.max_runtime_seconds", Kind: Seconds, ZeroNone: true, Env: NoEnv, Flag: "max-runtime",
 		Trust: ProjectMayLower, Supported: true, template: inGlobalTemplate | inProjectTemplate,
@@ -160,7 +160,7 @@ var table = []Setting{
 		bind:   func(c *Config) any { return &c.ModelPrices },
 		goType: reflect.TypeFor[map[string]filePrice](), convert: convertPrices, check: checkPrices},
 
-	// The plan tool (BEHAVIOR 7).
+	// The plan tool (docs/PLANNING.md).
 	{Key: "planning.enabled", Kind: Bool, Default: true, Env: "ODEK_PLANNING", Flag: "planning",
 		Trust: ProjectMayTighten, Supported: true, TrustNote: "a project file may turn it off, never on",
 		Help:    "offer the built-in plan tool",
@@ -175,7 +175,7 @@ var table = []Setting{
 		Help: "characters of the rendered plan message",
 		bind: func(c *Config) any { return &c.Planning.MaxRenderChars }},
 
-	// MCP servers (BEHAVIOR 4) and their artifacts.
+	// MCP servers (docs/MCP.md) and their artifacts.
 	{Key: "mcp_servers", Kind: Object, Env: NoEnv, Trust: ProjectMaySet, Supported: true, custom: true,
 		template: inGlobalTemplate | inProjectTemplate, Example: map[string]any{},
 		TrustNote: "a project server needs the operator's approval to start, cannot replace a global server " +
@@ -194,7 +194,7 @@ var table = []Setting{
 		Help: "run artifacts older than this are removed at the end of a run",
 		bind: func(c *Config) any { return &c.ArtifactsMaxAgeHours }},
 
-	// Sub-agents (BEHAVIOR 8) and the risk policy (BEHAVIOR 11).
+	// Sub-agents (docs/SUBAGENTS.md) and the risk policy (docs/TOOLS.md).
 	{Key: "subagent.max_concurrency", Kind: Int, Env: NoEnv, Trust: GlobalOnly, alias: "max_concurrency", Supported: true,
 		Help: "another name for max_concurrency, which wins when one file sets both"},
 	{Key: "subagent.timeout_seconds", Kind: Seconds, Default: 1800 * time.Second, ZeroDefault: true, Hi: 1800,

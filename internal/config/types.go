@@ -25,7 +25,7 @@ type Planning struct {
 	MaxRenderChars int // 200..8000, default 2000
 }
 
-// Subagent configures delegate_tasks and `odek subagent` (BEHAVIOR 8); the
+// Subagent configures delegate_tasks and `odek subagent` (docs/SUBAGENTS.md); the
 // process-wide concurrency is Config.MaxConcurrency.
 type Subagent struct {
 	MaxIterations  int           // default 15, at most 100
@@ -46,7 +46,7 @@ type Profile struct {
 	Tools []string `json:"tools,omitempty"`
 }
 
-// Dangerous is the risk policy of the built-in workspace tools (BEHAVIOR 11).
+// Dangerous is the risk policy of the built-in workspace tools (docs/TOOLS.md).
 // After Load, Classes holds a decision for every class in RiskClasses.
 type Dangerous struct {
 	// Action answers a prompt nobody configured more precisely: allow,
@@ -62,7 +62,7 @@ type Dangerous struct {
 	Denylist  []string `json:"denylist,omitempty"`
 }
 
-// RiskClasses are the risk classes in the order of BEHAVIOR 11, with the
+// RiskClasses are the risk classes in the order of docs/TOOLS.md, with the
 // decision each gets when the global file does not set it.
 var RiskClasses = []struct{ Name, Default string }{
 	{"safe", "allow"}, {"local_write", "allow"}, {"system_write", "prompt"},

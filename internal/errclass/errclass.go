@@ -1,5 +1,5 @@
-// Package errclass is the one list of error_class values (EXTENSIONS.md plus
-// BEHAVIOR DECISION 9): the stable, low-cardinality names that events and
+// Package errclass is the one list of error_class values (docs/EVENTS.md,
+// docs/DECISIONS.md DECISION 9): the stable, low-cardinality names that events and
 // the run report give a failure instead of its text.
 //
 // Typed errors elsewhere (budget, llm, mcpclient, loop) name their class

@@ -10,7 +10,7 @@ import (
 	"github.com/odek-run/odek/internal/untrusted"
 )
 
-// Bounds of the compaction side call (BEHAVIOR §3.4).
+// Bounds of the compaction side call (docs/SESSIONS.md).
 const (
 	compactionInput  = 32 << 10 // bytes of dropped transcript it reads
 	compactionTokens = 512      // max_tokens of the digest
@@ -103,7 +103,7 @@ func (r *runner) warn(msg string) {
 	}
 }
 
-// trimBefore is the proactive trim before a call (BEHAVIOR §3.4): truncate,
+// trimBefore is the proactive trim before a call (docs/SESSIONS.md): truncate,
 // drop, digest, mark, report. Only a cancelled run or a budget the digest's
 // side call exhausted is an error.
 func (r *runner) trimBefore(ctx context.Context, i int) error {

@@ -2,7 +2,7 @@ package loop
 
 import "github.com/odek-run/odek/internal/llm"
 
-// The token estimate of BEHAVIOR §3.4: a quarter token per byte of every
+// The token estimate of docs/SESSIONS.md ("Context trimming"): a quarter token per byte of every
 // string, rounded up, plus fixed overheads. It is deliberately generous; the
 // provider's own count, when it reports one, corrects the trimming threshold.
 const (

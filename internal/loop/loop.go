@@ -8,7 +8,7 @@
 //   - Every tool result is redacted and framed with a per-call nonce before it
 //     enters history; unknown tools, bad arguments, errors and panics all become
 //     results the model sees, never a crash.
-//   - Budgets are checked where BEHAVIOR §5 says; the runtime budget is a
+//   - Budgets are checked where README's "Budgets" says; the runtime budget is a
 //     deadline on ctx whose cause is the budget error, so a call still running
 //     when it expires is cancelled and the stop is reported as a budget stop.
 //   - budget_exceeded is emitted before run_failed.
@@ -27,7 +27,7 @@ import (
 	"github.com/odek-run/odek/internal/llm"
 )
 
-// Defaults of BEHAVIOR §2.3.
+// Defaults of docs/CONFIG.md.
 const (
 	DefaultMaxIterations   = 90
 	DefaultMaxToolParallel = 4
@@ -153,7 +153,7 @@ func (r *runner) run(ctx context.Context, h *History) (*Result, error) {
 	return &r.res, err
 }
 
-// iterate is the loop proper: BEHAVIOR §3.1 steps 1–7.
+// iterate is the loop proper: think, check the budget, act, as docs/ARCHITECTURE.md describes it.
 func (r *runner) iterate(ctx context.Context) (string, error) {
 	for i := 1; i <= r.o.MaxIterations; i++ {
 		r.res.Iterations = i

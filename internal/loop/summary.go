@@ -10,7 +10,7 @@ import (
 	"github.com/odek-run/odek/internal/llm"
 )
 
-// Markers that open a partial answer (BEHAVIOR §3.3, §5).
+// Markers that open a partial answer (README, "Budgets").
 const (
 	IterationCapMarker = "[Iteration budget reached — partial summary]"
 	BudgetStopMarker   = "[Execution budget reached — partial summary]"

@@ -2,7 +2,7 @@ package loop
 
 import "github.com/odek-run/odek/internal/llm"
 
-// Taint: whether the model has seen untrusted content (BEHAVIOR §8.1: a run
+// Taint: whether the model has seen untrusted content (docs/SUBAGENTS.md: a run
 // that has forces its sub-agents untrusted). A tool result is untrusted
 // unless its tool is a TrustedOutputTool; an error result counts like any
 // other (an MCP server's error text is the server's). The taint only grows

@@ -21,7 +21,7 @@ type Tool interface {
 }
 
 // ArgsSummarizer is a Tool that describes its own args_summary for
-// tool_call_started events (BEHAVIOR §6): a few low-cardinality fields, never
+// tool_call_started events (docs/EVENTS.md): a few low-cardinality fields, never
 // raw argument values that may hold secrets. A tool without it gets the
 // sorted list of its argument keys.
 type ArgsSummarizer interface {

@@ -8,7 +8,7 @@ import (
 	"github.com/odek-run/odek/internal/llm"
 )
 
-// Prefixes of the system messages trimming writes or protects (BEHAVIOR §3.4, §7).
+// Prefixes of the system messages trimming writes or protects (docs/SESSIONS.md, docs/PLANNING.md).
 const (
 	// PlanPrefix opens the plan message: a role-system message with it is the
 	// plan, kept through every trim.
@@ -309,7 +309,7 @@ func (t *trimmer) survive(h *History) int {
 }
 
 // contextLengthPhrases are provider error texts that mean "too long"
-// (BEHAVIOR §3.4), for errors the client did not type as such.
+// (docs/SESSIONS.md), for errors the client did not type as such.
 var contextLengthPhrases = []string{
 	"context_length_exceeded", "maximum context length", "context length", "token limit",
 	"context window", "max_input_tokens", "input length", "too many tokens",

@@ -56,7 +56,7 @@ func (c *Client) CallToolResult(ctx context.Context, name string, args json.RawM
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) && errors.As(e.Err, new(*RPCError)) {
-			e.Op = "tools/call" // exactly BEHAVIOR 4.3: `mcpclient <s>: tools/call: MCP error <code>: <msg>`
+			e.Op = "tools/call" // as docs/MCP.md words it: `mcpclient <s>: tools/call: MCP error <code>: <msg>`
 		}
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-// Package plan is the built-in `plan` tool (BEHAVIOR §7): a small structured
+// Package plan is the built-in `plan` tool (docs/PLANNING.md): a small structured
 // plan the model keeps for multi-step work, shown back to it as a protected
 // system message that survives context trimming and `odek continue`.
 //

@@ -34,7 +34,7 @@ type Step struct {
 	Note   string
 }
 
-// Defaults and clamps of the planning config (BEHAVIOR §2.3).
+// Defaults and clamps of the planning config (docs/CONFIG.md, planning.*).
 const (
 	DefaultMaxSteps       = 12
 	DefaultMaxRenderChars = 2000

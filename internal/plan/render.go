@@ -10,7 +10,7 @@ import (
 )
 
 // Prefix opens the plan message; only a role-system message with it is the
-// plan (BEHAVIOR §10.22).
+// plan (docs/PLANNING.md).
 const Prefix = "[Current plan:"
 
 const (

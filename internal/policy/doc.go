@@ -1,5 +1,5 @@
 // Package policy decides, for each tool call, whether it runs: allow, deny,
-// or ask the operator. It applies the `dangerous` settings of BEHAVIOR §11
+// or ask the operator. It applies the `dangerous` settings of docs/TOOLS.md
 // to the risk a call was assessed with.
 //
 // Invariants:

@@ -20,7 +20,7 @@ type DeniedError struct {
 // maxWhat caps the invocation shown in a denial.
 const maxWhat = 200
 
-// Error reads as BEHAVIOR §11 writes it:
+// Error reads as docs/TOOLS.md writes it:
 // operation denied by configuration: <what> (risk: <class>).
 func (e *DeniedError) Error() string {
 	return "operation denied by configuration: " + describe(e.Tool, e.What) + " (risk: " + e.Class.String() + ")"

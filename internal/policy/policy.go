@@ -36,7 +36,7 @@ func parseDecision(s string) (Decision, bool) {
 	return Deny, false
 }
 
-// Defaults are BEHAVIOR §11's decisions per class.
+// Defaults are docs/TOOLS.md's decisions per class.
 var Defaults = map[risk.Class]Decision{
 	risk.Safe: Allow, risk.LocalWrite: Allow, risk.SystemWrite: Prompt, risk.Destructive: Deny,
 	risk.NetworkEgress: Prompt, risk.CodeExecution: Prompt, risk.Install: Prompt, risk.Unknown: Deny,

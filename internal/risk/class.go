@@ -7,7 +7,7 @@ import "context"
 // part is the command's class.
 type Class uint8
 
-// The classes of BEHAVIOR §11, least severe first.
+// The classes of docs/TOOLS.md, least severe first.
 const (
 	Safe          Class = iota // reads and inspection
 	LocalWrite                 // writes inside the working directory

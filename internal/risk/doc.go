@@ -1,6 +1,6 @@
 // Package risk classifies what a tool call can do: a shell command from its
 // parsed command line, a path operation from where the path really resolves.
-// The classes and their severity order are BEHAVIOR §11's; a command's class
+// The classes and their severity order are those of docs/TOOLS.md; a command's class
 // is the highest class of any of its parts.
 //
 // Invariants:

@@ -174,7 +174,7 @@ var goModSubcommands = map[string]Class{
 	"edit": LocalWrite, "graph": Safe, "why": Safe, "verify": Safe,
 }
 
-// goProg: go build and vet are safe (BEHAVIOR §11), go run and go test run
+// goProg: go build and vet are safe (docs/TOOLS.md), go run and go test run
 // code, go install/get install. -toolexec and -exec run programs.
 func goProg(w *walker, name string, args []arg) {
 	sub := firstWord(args)

@@ -9,7 +9,7 @@ import (
 )
 
 // Prefixes of the system messages the history's protected head may hold
-// (BEHAVIOR §3.4, §7) and of the markers this package writes.
+// (docs/SESSIONS.md, docs/PLANNING.md) and of the markers this package writes.
 const (
 	planPrefix     = "[Current plan:"
 	digestPrefix   = "[Compacted earlier context:"

@@ -24,7 +24,7 @@ type Args struct {
 	Description string     `json:"description,omitempty"`
 }
 
-// ErrorText renders a result-text error of BEHAVIOR §8.1: {"error":"<msg>"}.
+// ErrorText renders a result-text error of docs/SUBAGENTS.md: {"error":"<msg>"}.
 func ErrorText(msg string) string {
 	b, _ := json.Marshal(map[string]string{"error": msg})
 	return string(b)

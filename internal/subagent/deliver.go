@@ -14,7 +14,7 @@ import (
 	"github.com/odek-run/odek/internal/untrusted"
 )
 
-// Inlining limits of BEHAVIOR §8.3: text artifacts up to MaxInlineBytes are
+// Inlining limits of docs/SUBAGENTS.md: text artifacts up to MaxInlineBytes are
 // shown in full, largest first, until MaxInlineTotal bytes per call.
 const (
 	MaxInlineBytes = 32 << 10

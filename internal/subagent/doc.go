@@ -33,7 +33,7 @@ package subagent
 // typed --stream lines; protocol 1 (or none) gets one JSON result object.
 const Protocol = 2
 
-// Limits of BEHAVIOR §8 and §10.17.
+// Limits of docs/SUBAGENTS.md and docs/SECURITY.md.
 const (
 	// MaxTasks is the most tasks one delegate_tasks call may carry.
 	MaxTasks = 8
@@ -55,7 +55,7 @@ const (
 	MaxSummaryRunes = 2048
 )
 
-// Caps on the child's stdout (BEHAVIOR §8.1): a line longer than MaxLineBytes,
+// Caps on the child's stdout (docs/SUBAGENTS.md): a line longer than MaxLineBytes,
 // more than MaxLines lines or more than MaxStreamBytes in total is a flood.
 const (
 	MaxLineBytes   = 10 << 20

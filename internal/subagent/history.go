@@ -8,11 +8,11 @@ import (
 	"github.com/odek-run/odek/internal/untrusted"
 )
 
-// denialMarker starts the text of a policy denial (BEHAVIOR §11).
+// denialMarker starts the text of a policy denial (docs/TOOLS.md).
 const denialMarker = "operation denied by configuration: "
 
 // changeVerbs start the tool-output lines that name a changed file
-// (BEHAVIOR §8.2's four, and the patch tool's).
+// (the four of docs/SUBAGENTS.md, and the patch tool's).
 var changeVerbs = []string{"wrote ", "created ", "modified ", "updated ", "patched "}
 
 // FromHistory fills a child's result from its transcript: the summary (the

@@ -27,7 +27,7 @@ const (
 	ReasonExecution = "execution_budget"
 )
 
-// Result is the child's result object (BEHAVIOR §8.2), printed as one JSON
+// Result is the child's result object (docs/SUBAGENTS.md), printed as one JSON
 // object or framed in a "result" stream line. Fields the parent does not
 // know are ignored (the contract's additive rule).
 type Result struct {
@@ -108,7 +108,7 @@ type Line struct {
 	Artifacts  int      `json:"artifacts,omitempty"`
 }
 
-// ExitCode maps a result to the child's exit code (BEHAVIOR §8.2): budget 4,
+// ExitCode maps a result to the child's exit code (docs/SUBAGENTS.md): budget 4,
 // timeouts 2 (a hard timeout and a time_budget partial), an iteration
 // partial and success 0, any other error 1. Setup errors (3) and interrupts
 // (130) are decided by the caller before a result exists.

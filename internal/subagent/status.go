@@ -16,7 +16,7 @@ type Outcome struct {
 	Stderr    string        // tail of the child's stderr, one line
 }
 
-// Resolve decides the result the model sees for a child (BEHAVIOR §8.1). A
+// Resolve decides the result the model sees for a child (docs/SUBAGENTS.md). A
 // flood always wins (the child was killed for it); otherwise a result the
 // child printed is taken as is, except that a child the parent stopped is
 // timeout or cancelled whatever it said; a child without a result is

@@ -38,7 +38,7 @@ const (
 )
 
 // Task is the protocol-2 task file the parent writes for one child
-// (BEHAVIOR §8.1). Only Goal is required.
+// (docs/SUBAGENTS.md). Only Goal is required.
 type Task struct {
 	TaskID      string  `json:"task_id,omitempty"`
 	Protocol    int     `json:"protocol,omitempty"`

@@ -26,7 +26,7 @@ type Settings struct {
 	BudgetInherit  string // InheritOperator (default) or InheritShare
 }
 
-// Normalized applies the defaults and caps of BEHAVIOR §2.3.
+// Normalized applies the defaults and caps of docs/CONFIG.md (subagent.*).
 func (s Settings) Normalized() Settings {
 	if s.MaxDepth < 0 {
 		s.MaxDepth = DefaultMaxDepth
@@ -64,7 +64,7 @@ type Options struct {
 	// Tainted reports whether this run has ingested untrusted content (a
 	// file, a tool's or server's output, a child's result), read when a
 	// call starts; while it says true the run passes parent_trust
-	// untrusted, so no task of the call can be trusted (BEHAVIOR §8.1).
+	// untrusted, so no task of the call can be trusted (docs/SUBAGENTS.md).
 	// nil = never tainted.
 	Tainted func() bool
 	// ArtifactsHome is $ODEK_HOME/artifacts: each task gets the 0700
