@@ -40,7 +40,7 @@ type taskInput struct {
 // is not a terminal beside a task argument or file is appended as context
 // between delimiters. untrusted says the task holds text that did not come
 // from the command line (a file, stdin: anyone could have written it), which
-// taints the run like a tool result (BEHAVIOR §8.1). Every error is a setup
+// taints the run like a tool result (docs/SUBAGENTS.md). Every error is a setup
 // error (exit 3).
 func readTask(ctx context.Context, ios *IOStreams, in taskInput) (task string, untrusted bool, err error) {
 	task, fromStdin, err := mainTask(ctx, ios, in)
