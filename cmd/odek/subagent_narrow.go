@@ -116,7 +116,7 @@ func (s *runState) parentGate(p *subagent.Policy) (loop.Gate, error) {
 		},
 	})
 	if err != nil {
-		return nil, asSetup(fmt.Errorf("task file: parent_policy: %w", err))
+		return nil, setupErrorf("task file: parent_policy: %w", err)
 	}
 	return policyGate{pol}, nil
 }

@@ -13,8 +13,6 @@ import (
 	"github.com/odek-run/odek/internal/llm"
 )
 
-func keyPath(s *Store) string { return s.keys.path }
-
 // The file's MAC covers what the program uses: any edit of a field it
 // reads is refused, however the file spells it; reformatting is not an edit.
 func TestLoadVerifiesMAC(t *testing.T) {
