@@ -19,6 +19,11 @@
 //   - The index is a cache: List checks it against the directory and re-reads
 //     any session it is missing or stale about, so a crash or a concurrent
 //     writer can make it wrong only until the next List.
+//   - Every file is signed: "mac" is HMAC-SHA256, under the per-install key
+//     (KeyFile, created 0600 on first use and never written into a session),
+//     of the file without it. Load checks it against what it decoded, so an
+//     edit of any field odek reads is a *TamperedError; a file without a mac
+//     (from before signing) loads unverified and tainted. Taint is sticky.
 //   - External refs are validated, de-duplicated and stored; they are never
 //     dereferenced.
 package session
