@@ -52,7 +52,7 @@ func (c *cassetteFlags) check() error {
 	case c.record != "" && c.replay != "":
 		return asSetup(errors.New("--record and --replay exclude each other"))
 	case c.mode != replayStrict && c.mode != replayLenient:
-		return asSetup(fmt.Errorf("--replay-mode %q: want strict or lenient", c.mode))
+		return setupErrorf("--replay-mode %q: want strict or lenient", c.mode)
 	case c.stream != "" && c.record == "" && c.replay == "":
 		return asSetup(errors.New("--cassette-stream needs --record or --replay"))
 	}
@@ -102,7 +102,7 @@ func openCassette(ios *IOStreams, f cassetteFlags, roots map[string]string, depa
 		if f.replay != "" {
 			flag = "--replay"
 		}
-		return nil, asSetup(fmt.Errorf("%s: %w", flag, err))
+		return nil, setupErrorf("%s: %w", flag, err)
 	}
 	return c, nil
 }
@@ -160,7 +160,7 @@ func (c *cassetteState) finish(runErr error) error {
 	}
 	if c.rec != nil {
 		if err := c.rec.Close(); err != nil {
-			return asSetup(fmt.Errorf("--record: %w", err))
+			return setupErrorf("--record: %w", err)
 		}
 		return runErr
 	}

@@ -22,7 +22,7 @@ func checkToolFilters(flags config.Overrides, builtins []string, set *mcpclient.
 		known = append(known, set.Discovered()...)
 	}
 	if names, origin := flags.Strings("tools.enabled"); origin == noToolsOrigin && len(names) > 0 {
-		return asSetup(fmt.Errorf("--no-tools cannot be combined with --tool %s", strings.Join(names, ",")))
+		return setupErrorf("--no-tools cannot be combined with --tool %s", strings.Join(names, ","))
 	}
 	for _, key := range []string{"tools.enabled", "tools.disabled"} {
 		names, origin := flags.Strings(key)
