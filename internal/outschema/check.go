@@ -2,15 +2,12 @@ package outschema
 
 import (
 	"encoding/json"
-	"errors"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/odek-run/odek/internal/untrusted"
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 )
 
 // Bounds on what one violation may carry into a message.
@@ -19,9 +16,6 @@ const (
 	maxMessageRunes = 240
 )
 
-// printer renders the library's error kinds; built on the first violation.
-var printer = sync.OnceValue(func() *message.Printer { return message.NewPrinter(language.English) })
-
 // Check parses a final answer and validates it. It returns the value,
 // compacted, or a *MismatchError.
 func (s *Schema) Check(answer string) (json.RawMessage, error) {
@@ -29,59 +23,89 @@ func (s *Schema) Check(answer string) (json.RawMessage, error) {
 	if err != nil {
 		return nil, &MismatchError{Syntax: err.Error()}
 	}
-	if vs := s.validate(v); len(vs) > 0 {
+	if vs := s.Validate(v); len(vs) > 0 {
 		return nil, &MismatchError{Violations: vs}
 	}
 	return raw, nil
 }
 
-// validate returns the violations of v, sorted by pointer; none = valid.
-func (s *Schema) validate(v any) []Violation {
-	err := s.sch.Validate(v)
-	if err == nil {
-		return nil
+// Validate returns the violations of a decoded JSON value (numbers as
+// json.Number, float64 or int), sorted by pointer; none = valid. Each names
+// where in the value it is; each message is one line and bounded.
+//
+// A value is valid when both the validator library and odek's own walk
+// accept it: the library knows every keyword; the walk places each problem
+// in the value and compares numbers exactly (the library reads them as
+// float64).
+func (s *Schema) Validate(v any) []Violation {
+	w := &walker{d: s.doc}
+	w.schema(s.doc.root, "", v, "")
+	err := s.sch.Validate(forValidator(v))
+	if err != nil && len(w.out) == 0 { // a problem the walk cannot place: the validator's own words
+		w.add("", libraryMessage(err.Error()))
 	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return []Violation{{Message: untrusted.OneLine(err.Error(), maxMessageRunes)}}
-	}
-	return violations(ve)
+	return tidy(w.out)
 }
 
-// violations flattens a validation error tree to its leaves (the causes of
-// "allOf failed" and the like), deduplicated and sorted by pointer; leaves at
-// one pointer keep the validator's order.
-func violations(root *jsonschema.ValidationError) []Violation {
-	var out []Violation
+// tidy bounds, deduplicates and sorts violations by pointer; those at one
+// pointer keep the walk's order.
+func tidy(vs []Violation) []Violation {
+	if len(vs) == 0 {
+		return nil
+	}
+	out := make([]Violation, 0, len(vs))
 	seen := map[Violation]bool{}
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
-		v := Violation{
-			Pointer: untrusted.OneLine(pointer(e.InstanceLocation), maxPointerRunes),
-			Message: untrusted.OneLine(e.ErrorKind.LocalizedString(printer()), maxMessageRunes),
-		}
+	for _, v := range vs {
+		v = Violation{Pointer: untrusted.OneLine(v.Pointer, maxPointerRunes), Message: untrusted.OneLine(v.Message, maxMessageRunes)}
 		if !seen[v] {
 			seen[v] = true
 			out = append(out, v)
 		}
 	}
-	walk(root)
 	slices.SortStableFunc(out, func(a, b Violation) int { return strings.Compare(a.Pointer, b.Pointer) })
 	return out
 }
 
-// pointer renders tokens as an RFC 6901 JSON pointer.
-func pointer(tokens []string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(escapeToken(t))
+// libraryMessage turns the validator's "validating P: validating Q: what"
+// into "the value does not match the schema at "#Q": what".
+func libraryMessage(msg string) string {
+	where := ""
+	for {
+		rest, ok := strings.CutPrefix(msg, "validating ")
+		if !ok {
+			break
+		}
+		loc, tail, ok := strings.Cut(rest, ": ")
+		if !ok {
+			break
+		}
+		where, msg = loc, tail
 	}
-	return b.String()
+	if where == "root" {
+		where = ""
+	}
+	return "the value does not match the schema at " + strconv.Quote("#"+where) + ": " + msg
+}
+
+// forValidator copies a decoded value with its numbers as float64, the only
+// number the validator reads as a number (json.Number is a string to it).
+func forValidator(v any) any {
+	switch t := v.(type) {
+	case json.Number:
+		f, _ := strconv.ParseFloat(string(t), 64) // out of range: ±Inf, clamped
+		return max(min(f, math.MaxFloat64), -math.MaxFloat64)
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = forValidator(x)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = forValidator(x)
+		}
+		return out
+	}
+	return v
 }

@@ -44,12 +44,12 @@ func TestCheck(t *testing.T) {
 			{"/verdict", "value must be one of 'pass', 'fail'"},
 		}},
 		{name: "root", answer: `[]`, want: []Violation{{"", "got array, want object"}}},
-		{name: "extra property", answer: `{"verdict": "pass", "findings": [], "note": "x"}`, want: []Violation{{"", "additional properties 'note' not allowed"}}},
+		{name: "extra property", answer: `{"verdict": "pass", "findings": [], "note": "x"}`, want: []Violation{{"", "additional property 'note' not allowed"}}},
 		{name: "big integer is an integer", answer: `{"verdict": "pass", "findings": [{"file": "a", "line": 100000000000000000000000}]}`, value: `{"verdict":"pass","findings":[{"file":"a","line":100000000000000000000000}]}`},
-		{name: "number beyond maximum by a hair", answer: `{"verdict": "pass", "findings": [], "score": 1.0000000000000000001}`, want: []Violation{{"/score", "maximum: got 1, want 1"}}}, // compared exactly, printed rounded
+		{name: "number beyond maximum by a hair", answer: `{"verdict": "pass", "findings": [], "score": 1.0000000000000000001}`, want: []Violation{{"/score", "maximum: got 1.0000000000000000001, want 1"}}}, // compared exactly
 		{name: "all required missing", answer: `{}`, want: []Violation{{"", "missing properties 'verdict', 'findings'"}}},
 		{name: "format is not asserted", answer: `{"verdict": "pass", "findings": [], "at": "yesterday"}`, value: `{"verdict":"pass","findings":[],"at":"yesterday"}`},
-		{name: "odd key is escaped and kept on one line", answer: `{"verdict": "pass", "findings": [], "a/b~\n": 1}`, want: []Violation{{"", `additional properties 'a/b~\n' not allowed`}}},
+		{name: "odd key is escaped and kept on one line", answer: `{"verdict": "pass", "findings": [], "a/b~\n": 1}`, want: []Violation{{"", `additional property 'a/b~\n' not allowed`}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

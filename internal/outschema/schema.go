@@ -6,7 +6,8 @@
 // Invariants:
 //   - A Schema is compiled once, before the first model call, from one
 //     self-contained file (draft 2020-12, or draft-07 when $schema says so);
-//     references to other documents are refused, never fetched.
+//     references to other documents are refused, never fetched; a schema
+//     that is not well formed or whose $refs loop is refused there.
 //   - Model output is untrusted: Check never panics, refuses anything but
 //     exactly one JSON value (bare, or in one fenced block), refuses duplicate
 //     object keys and invalid UTF-8, and returns the value compacted with its
@@ -27,8 +28,9 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Schema is a compiled output schema. It is immutable and safe for
@@ -40,18 +42,25 @@ type Schema struct {
 	sum    string
 	name   string
 	strict bool
-	sch    *jsonschema.Schema
+	doc    *doc                 // the checked document, for the walk that places violations
+	sch    *jsonschema.Resolved // the validator
 }
 
-// Drafts accepted in $schema; a schema without $schema is draft 2020-12.
-var drafts = map[string]*jsonschema.Draft{
-	"https://json-schema.org/draft/2020-12/schema":  jsonschema.Draft2020,
-	"https://json-schema.org/draft/2020-12/schema#": jsonschema.Draft2020,
-	"http://json-schema.org/draft-07/schema":        jsonschema.Draft7,
-	"http://json-schema.org/draft-07/schema#":       jsonschema.Draft7,
-	"https://json-schema.org/draft-07/schema":       jsonschema.Draft7,
-	"https://json-schema.org/draft-07/schema#":      jsonschema.Draft7,
+// Drafts accepted in $schema, each with the spelling the validator knows; a
+// schema without $schema is draft 2020-12.
+var drafts = map[string]string{
+	"https://json-schema.org/draft/2020-12/schema":  draft2020,
+	"https://json-schema.org/draft/2020-12/schema#": draft2020,
+	"http://json-schema.org/draft-07/schema":        draft7,
+	"http://json-schema.org/draft-07/schema#":       draft7,
+	"https://json-schema.org/draft-07/schema":       draft7,
+	"https://json-schema.org/draft-07/schema#":      draft7,
 }
+
+const (
+	draft2020 = "https://json-schema.org/draft/2020-12/schema"
+	draft7    = "http://json-schema.org/draft-07/schema#"
+)
 
 // MaxFileBytes caps a schema file: it goes into every request.
 const MaxFileBytes = 1 << 20
@@ -92,49 +101,67 @@ func readFile(path string) ([]byte, error) {
 }
 
 // Compile compiles a schema document; file names it in errors and locates
-// it for the compiler.
+// it for the validator. Everything wrong with the schema is found here, so
+// a run refuses it before any model call.
 func Compile(file string, data []byte) (*Schema, error) {
-	doc, err := decodeValue(data)
+	v, err := decodeValue(data)
 	if err != nil {
 		return nil, &SchemaError{File: file, Msg: "not JSON: " + err.Error()}
 	}
-	obj, ok := doc.(map[string]any)
+	obj, ok := v.(map[string]any)
 	if !ok {
 		return nil, &SchemaError{File: file, Msg: "the schema must be a JSON object"}
 	}
-	if err := checkDraft(obj); err != nil {
+	draft, err := checkDraft(obj)
+	if err != nil {
 		return nil, &SchemaError{File: file, Pointer: "/$schema", Msg: err.Error()}
 	}
-	loc := fileURL(file)
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(refuseLoader{})
-	if err := c.AddResource(loc, doc); err != nil {
-		return nil, &SchemaError{File: file, Msg: err.Error()}
+	d, se := wellFormed(obj, draft == draft7)
+	if se != nil {
+		se.File = file
+		return nil, se
 	}
-	sch, err := c.Compile(loc)
+	sch, err := resolve(file, data, draft)
 	if err != nil {
-		return nil, compileError(file, loc, obj, err)
+		return nil, err
 	}
 	var compact bytes.Buffer
 	_ = json.Compact(&compact, data) // data decoded above, so it is valid JSON
 	sum := sha256.Sum256(data)
 	return &Schema{
 		file: file, raw: compact.Bytes(), format: withoutKey(compact.Bytes(), "$schema"), sum: hex.EncodeToString(sum[:]),
-		name: nameFor(obj, file), strict: strictEligible(obj), sch: sch,
+		name: nameFor(obj, file), strict: strictEligible(obj), doc: d, sch: sch,
 	}, nil
 }
 
-func checkDraft(obj map[string]any) error {
+// resolve builds the validator for a well-formed document.
+func resolve(file string, data []byte, draft string) (*jsonschema.Resolved, error) {
+	var js jsonschema.Schema
+	if err := json.Unmarshal(data, &js); err != nil {
+		return nil, &SchemaError{File: file, Msg: err.Error()}
+	}
+	js.Schema = draft
+	loc := fileURL(file)
+	rs, err := js.Resolve(&jsonschema.ResolveOptions{BaseURI: loc, Loader: refuseLoader})
+	if err != nil {
+		msg := strings.TrimPrefix(strings.ReplaceAll(err.Error(), loc, file), "jsonschema.Schema: ")
+		return nil, &SchemaError{File: file, Msg: msg}
+	}
+	return rs, nil
+}
+
+// checkDraft returns the draft the document's $schema names.
+func checkDraft(obj map[string]any) (string, error) {
 	v, ok := obj["$schema"]
 	if !ok {
-		return nil
+		return draft2020, nil
 	}
 	s, _ := v.(string)
-	if _, ok := drafts[s]; !ok {
-		return fmt.Errorf("unsupported $schema %s: use draft 2020-12 (%q) or draft-07", quoteJSON(v), "https://json-schema.org/draft/2020-12/schema")
+	d, ok := drafts[s]
+	if !ok {
+		return "", fmt.Errorf("unsupported $schema %s: use draft 2020-12 (%q) or draft-07", quoteJSON(v), draft2020)
 	}
-	return nil
+	return d, nil
 }
 
 // File is the schema's path as given.
@@ -161,11 +188,9 @@ func (s *Schema) Name() string { return s.name }
 // adherence cannot make the endpoint reject the request.
 func (s *Schema) Strict() bool { return s.strict }
 
-// refuseLoader keeps a schema self-contained: the compiler asks it for any
-// document other than the schema file and the built-in metaschemas.
-type refuseLoader struct{}
-
-func (refuseLoader) Load(string) (any, error) { return nil, errExternalRef }
+// refuseLoader keeps a schema self-contained: the validator asks it for any
+// document other than the schema file (wellFormed has refused those already).
+func refuseLoader(*url.URL) (*jsonschema.Schema, error) { return nil, errExternalRef }
 
 var errExternalRef = errors.New("only references inside the schema file are supported")
 
