@@ -8,7 +8,8 @@
 //     lost to a burst; failed writes are counted too (Dropped).
 //   - One goroutine per Emitter drains the channel: it redacts a copy of every
 //     string in tool and data, then calls the sinks. Sinks run only there, so a
-//     slow disk (the JSONL sink fsyncs every line) never slows the loop.
+//     slow disk never slows the loop (the JSONL sink writes each line at once
+//     and fsyncs by group commit on a goroutine of its own).
 //   - A failing or panicking sink is reported once and cannot crash the run.
 //   - Tool arguments are never emitted raw unless the caller opts in; the
 //     helpers here summarise them by hash, size and low-cardinality fields.
