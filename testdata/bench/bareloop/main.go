@@ -1,11 +1,13 @@
-// Command bareloop is the reference for odek's start-up figure: the least a
-// Go agent loop does before its first model request, written plainly with
-// the standard library. It reads $ODEK_HOME/config.json, spawns the first
-// MCP server there, initializes it and lists its tools over stdio, then
-// sends one streamed chat completion offering those tools to
-// $ODEK_BASE_URL/chat/completions and reads the answer. No approvals,
-// budgets, events, redaction or trust rules: what odek adds on top of this
-// is its start-up overhead (cmd/odek BenchmarkFirstRequest).
+// Command bareloop is the floor for odek's speed figures: the least a Go
+// agent loop does, written plainly with the standard library. It reads
+// $ODEK_HOME/config.json, spawns the first MCP server there, initializes it
+// and lists its tools over stdio, then sends streamed chat completions
+// offering those tools to $ODEK_BASE_URL/chat/completions: each tool call
+// the model asks for goes to the MCP server (tools/call) and its result
+// back into the history, until the model answers without one. No
+// approvals, budgets, events, redaction, trimming or trust rules: what odek
+// adds on top of this is its overhead (cmd/odek BenchmarkFirstRequest and
+// BenchmarkSpeedGoals).
 package main
 
 import (
@@ -18,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 )
 
 type config struct {
@@ -44,64 +47,89 @@ func run() error {
 		return err
 	}
 	for name, s := range cfg.MCPServers {
-		tools, err := listTools(s.Command, s.Args)
+		srv, tools, err := listTools(s.Command, s.Args)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		return complete(name, tools)
+		defer srv.close()
+		return loop(srv, name, tools)
 	}
 	return fmt.Errorf("no mcp_servers in the config")
 }
 
+// server is an MCP server over stdio.
+type server struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	in    *bufio.Reader
+	id    int
+}
+
+func (s *server) close() { _ = s.stdin.Close(); _ = s.cmd.Wait() }
+
+func (s *server) call(method string, params any) (json.RawMessage, error) {
+	s.id++
+	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": s.id, "method": method, "params": params})
+	if _, err := s.stdin.Write(append(req, '\n')); err != nil {
+		return nil, err
+	}
+	line, err := s.in.ReadBytes('\n')
+	if err != nil {
+		return nil, err
+	}
+	var resp struct {
+		Result json.RawMessage `json:"result"`
+	}
+	return resp.Result, json.Unmarshal(line, &resp)
+}
+
 // listTools spawns the server, initializes it and returns its tools.
-func listTools(command string, args []string) ([]json.RawMessage, error) {
+func listTools(command string, args []string) (*server, []json.RawMessage, error) {
 	cmd := exec.Command(command, args...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer func() { _ = stdin.Close(); _ = cmd.Wait() }()
-	in := bufio.NewReader(stdout)
-	call := func(id int, method string, params any) (json.RawMessage, error) {
-		req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-		if _, err := stdin.Write(append(req, '\n')); err != nil {
-			return nil, err
-		}
-		line, err := in.ReadBytes('\n')
-		if err != nil {
-			return nil, err
-		}
-		var resp struct {
-			Result json.RawMessage `json:"result"`
-		}
-		return resp.Result, json.Unmarshal(line, &resp)
-	}
-	if _, err := call(1, "initialize", map[string]any{"protocolVersion": "2025-03-26", "capabilities": map[string]any{},
+	s := &server{cmd: cmd, stdin: stdin, in: bufio.NewReader(stdout)}
+	if _, err := s.call("initialize", map[string]any{"protocolVersion": "2025-03-26", "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "bareloop", "version": "0"}}); err != nil {
-		return nil, err
+		s.close()
+		return nil, nil, err
 	}
 	if _, err := stdin.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")); err != nil {
-		return nil, err
+		s.close()
+		return nil, nil, err
 	}
-	res, err := call(2, "tools/list", map[string]any{})
+	res, err := s.call("tools/list", map[string]any{})
 	if err != nil {
-		return nil, err
+		s.close()
+		return nil, nil, err
 	}
 	var list struct {
 		Tools []json.RawMessage `json:"tools"`
 	}
-	return list.Tools, json.Unmarshal(res, &list)
+	return s, list.Tools, json.Unmarshal(res, &list)
 }
 
-// complete sends the first request with the listed tools and reads the reply.
-func complete(server string, tools []json.RawMessage) error {
+type toolCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+// loop sends the history with the listed tools until the model answers
+// without a tool call.
+func loop(srv *server, name string, tools []json.RawMessage) error {
 	var specs []any
 	for _, raw := range tools {
 		var t struct {
@@ -113,15 +141,71 @@ func complete(server string, tools []json.RawMessage) error {
 			return err
 		}
 		specs = append(specs, map[string]any{"type": "function", "function": map[string]any{
-			"name": server + "__" + t.Name, "description": t.Description, "parameters": t.InputSchema}})
+			"name": name + "__" + t.Name, "description": t.Description, "parameters": t.InputSchema}})
 	}
-	body, _ := json.Marshal(map[string]any{"model": "m", "stream": true, "tools": specs,
-		"messages": []any{map[string]any{"role": "user", "content": "task"}}})
+	history := []any{map[string]any{"role": "user", "content": "task"}}
+	for {
+		calls, err := complete(specs, history)
+		if err != nil || len(calls) == 0 {
+			return err
+		}
+		history = append(history, map[string]any{"role": "assistant", "tool_calls": calls})
+		for _, c := range calls {
+			var args any
+			if err := json.Unmarshal([]byte(c.Function.Arguments), &args); err != nil {
+				return err
+			}
+			res, err := srv.call("tools/call", map[string]any{"name": strings.TrimPrefix(c.Function.Name, name+"__"), "arguments": args})
+			if err != nil {
+				return err
+			}
+			history = append(history, map[string]any{"role": "tool", "tool_call_id": c.ID, "content": string(res)})
+		}
+	}
+}
+
+// complete sends one request and returns the tool calls of the streamed reply.
+func complete(specs, history []any) ([]toolCall, error) {
+	body, _ := json.Marshal(map[string]any{"model": "m", "stream": true, "tools": specs, "messages": history})
 	resp, err := http.Post(os.Getenv("ODEK_BASE_URL")+"/chat/completions", "application/json", bytes.NewReader(body))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer resp.Body.Close()
-	_, err = io.Copy(io.Discard, resp.Body)
-	return err
+	var calls []toolCall
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok || data == "[DONE]" {
+			continue
+		}
+		var chunk struct {
+			Choices []struct {
+				Delta struct {
+					ToolCalls []struct {
+						Index int `json:"index"`
+						toolCall
+					} `json:"tool_calls"`
+				} `json:"delta"`
+			} `json:"choices"`
+		}
+		if err := json.Unmarshal([]byte(data), &chunk); err != nil {
+			return nil, err
+		}
+		for _, ch := range chunk.Choices {
+			for _, d := range ch.Delta.ToolCalls {
+				for len(calls) <= d.Index {
+					calls = append(calls, toolCall{Type: "function"})
+				}
+				c := &calls[d.Index]
+				if d.ID != "" {
+					c.ID = d.ID
+				}
+				c.Function.Name += d.Function.Name
+				c.Function.Arguments += d.Function.Arguments
+			}
+		}
+	}
+	return calls, sc.Err()
 }
