@@ -1,9 +1,9 @@
 package llm
 
 import (
-	"fmt"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
