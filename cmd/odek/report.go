@@ -30,6 +30,7 @@ type runReport struct {
 	Iterations        int                      `json:"iterations"`
 	InputTokens       int64                    `json:"input_tokens"`
 	OutputTokens      int64                    `json:"output_tokens"`
+	CachedTokens      int64                    `json:"cached_tokens"` // input tokens the provider's prompt cache served
 	CostUSD           *float64                 `json:"cost_usd,omitempty"`
 	TotalCostUSD      *float64                 `json:"total_cost_usd,omitempty"` // = cost_usd, under the name Claude Code's report uses
 	Budgets           map[string]budget.Budget `json:"budgets,omitempty"`
@@ -131,6 +132,7 @@ func (s *runState) report(ctx context.Context, ios *IOStreams, res *loop.Result,
 		rep.Answer, rep.Iterations = res.Answer, res.Iterations
 		rep.InputTokens = res.Usage.InputTokens + res.Usage.CacheReadTokens + res.Usage.CacheCreationTokens
 		rep.OutputTokens = res.Usage.OutputTokens
+		rep.CachedTokens = res.Usage.CacheReadTokens
 		rep.ToolCalls = loopToolCounts{res.ToolCalls.OK, res.ToolCalls.Failed, res.ToolCalls.Denied}
 		rep.LLMDurationMS = res.LLMDuration.Milliseconds()
 		rep.TTFTMS = res.TimeToFirstToken.Milliseconds()

@@ -100,7 +100,7 @@ func (r *runner) iterationDone(i int, resp *llm.Response, tools int) {
 	}
 	d := map[string]any{
 		"input_tokens": r.res.Usage.InputTokens, "output_tokens": r.res.Usage.OutputTokens,
-		"tools_called": tools,
+		"cached_tokens": r.res.Usage.CacheReadTokens, "tools_called": tools,
 	}
 	t := resp.Timing
 	putMS(d, "call_duration_ms", t.Total)
@@ -109,6 +109,7 @@ func (r *runner) iterationDone(i int, resp *llm.Response, tools int) {
 	if resp.Usage.Present {
 		d["call_input_tokens"] = resp.Usage.InputTokens
 		d["call_output_tokens"] = resp.Usage.OutputTokens
+		d["call_cached_tokens"] = resp.Usage.CacheReadTokens // the provider's prompt cache hits
 		putRate(d, "tokens_per_second", resp.Usage.OutputTokens, t.Total)
 		if t.TokenChunks >= 2 { // over one chunk, "generation" is just delivery
 			putRate(d, "generation_tokens_per_second", resp.Usage.OutputTokens, t.Generation)
@@ -145,6 +146,7 @@ func (r *runner) finish(err error) {
 	if err == nil {
 		d["input_tokens"] = r.res.Usage.InputTokens
 		d["output_tokens"] = r.res.Usage.OutputTokens
+		d["cached_tokens"] = r.res.Usage.CacheReadTokens
 		if _, ok := d["llm_duration_ms"]; !ok {
 			d["llm_duration_ms"] = int64(0)
 		}

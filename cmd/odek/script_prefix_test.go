@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// cmdLLMPrefixStable asserts that every request of the run after the first
+// repeats the one before it byte for byte up to the messages it adds: the
+// same model and tool definitions, in the same order, and each earlier
+// message encoded identically, so a provider's prompt cache can serve the
+// whole earlier prompt (issue 23).
+//
+//	llm-prefix-stable
+func cmdLLMPrefixStable(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: llm-prefix-stable")
+	}
+	reqs := server(ts).Requests()
+	if len(reqs) < 2 {
+		ts.Fatalf("%d requests: nothing to compare", len(reqs))
+	}
+	for i := 1; i < len(reqs); i++ {
+		prev, next := requestParts(ts, reqs[i-1].Body), requestParts(ts, reqs[i].Body)
+		for _, k := range []string{"model", "tools"} {
+			if !bytes.Equal(prev[k], next[k]) {
+				ts.Fatalf("request %d's %s differ from request %d's:\n%s\n%s", i+1, k, i, prev[k], next[k])
+			}
+		}
+		var pm, nm []json.RawMessage
+		ts.Check(json.Unmarshal(prev["messages"], &pm))
+		ts.Check(json.Unmarshal(next["messages"], &nm))
+		if len(nm) <= len(pm) {
+			ts.Fatalf("request %d has %d messages, request %d had %d: nothing was added", i+1, len(nm), i, len(pm))
+		}
+		for j := range pm {
+			if !bytes.Equal(pm[j], nm[j]) {
+				ts.Fatalf("request %d's message %d differs from request %d's:\n%s\n%s", i+1, j, i, pm[j], nm[j])
+			}
+		}
+	}
+}
+
+func requestParts(ts *testscript.TestScript, body []byte) map[string]json.RawMessage {
+	var parts map[string]json.RawMessage
+	ts.Check(json.Unmarshal(body, &parts))
+	return parts
+}
