@@ -38,13 +38,18 @@ type speedSample struct {
 	wall, wallEvents     time.Duration // whole 20-iteration run, events off and on
 	rssKiB, bareRSSKiB   int64
 	initMS               float64
+	// the same figures of ODEK_SPEED_BASELINE (another odek binary), if set
+	baseStart, basePerIter time.Duration
+	baseRSSKiB             int64
+	baseInitMS             float64
 }
 
 // BenchmarkSpeedGoals measures every goal of the speed contract side by
 // side with the floor, odek and the bare loop alternating in each round so
 // that a busy machine slows both alike, and prints each figure beside its
 // limit with the load average. The per-request encoding goal is
-// internal/llm BenchmarkRequestEncoding's.
+// internal/llm BenchmarkRequestEncoding's. ODEK_SPEED_BASELINE names another
+// odek binary (an older build) to measure in the same rounds, for A/B.
 func BenchmarkSpeedGoals(b *testing.B) {
 	odek := buildBinary(b, "./cmd/odek", "odek")
 	wc := buildBinary(b, "./testdata/demo/wordcount", "wordcount")
@@ -83,6 +88,13 @@ func speedRound(b *testing.B, run, bare []string, home, events, odek string) spe
 	s.rssKiB = runAgainst(b, run, home, answerScript(19), true).rssKiB
 	s.bareRSSKiB = runAgainst(b, bare, home, answerScript(19), true).rssKiB
 	s.initMS = initTrace(b, odek)
+	if base := os.Getenv("ODEK_SPEED_BASELINE"); base != "" {
+		brun := []string{base, "run", "-q", "task"}
+		s.baseStart = runAgainst(b, brun, home, answerScript(0), false).firstRequest
+		s.basePerIter, _ = perIteration(b, brun, home)
+		s.baseRSSKiB = runAgainst(b, brun, home, answerScript(19), true).rssKiB
+		s.baseInitMS = initTrace(b, base)
+	}
 	return s
 }
 
@@ -118,6 +130,8 @@ type goals struct {
 	initMS                           float64
 	wall, wallEvents                 time.Duration
 	eventsRatio                      float64
+	baseStart, baseIter              time.Duration
+	baseRSSMiB, baseInitMS           float64
 }
 
 func speedGoals(ss []speedSample) goals {
@@ -147,6 +161,10 @@ func speedGoals(ss []speedSample) goals {
 		wall:        d(func(s speedSample) time.Duration { return s.wall }),
 		wallEvents:  d(func(s speedSample) time.Duration { return s.wallEvents }),
 		eventsRatio: med(func(s speedSample) float64 { return float64(s.wallEvents) / float64(s.wall) }),
+		baseStart:   d(func(s speedSample) time.Duration { return s.baseStart }),
+		baseIter:    d(func(s speedSample) time.Duration { return s.basePerIter }),
+		baseRSSMiB:  med(func(s speedSample) float64 { return float64(s.baseRSSKiB) / 1024 }),
+		baseInitMS:  med(func(s speedSample) float64 { return s.baseInitMS }),
 	}
 }
 
@@ -165,6 +183,13 @@ func (g goals) table() string {
 		{"peak RSS, 20 iterations", fmt.Sprintf("%.1f MiB", g.rssMiB), fmt.Sprintf("%.1f MiB", g.bareRSSMiB), "", fmt.Sprintf("≤ %.0f MiB", limitRSSMiB), verdict(g.rssMiB > 0 && g.rssMiB <= limitRSSMiB)},
 		{"package initializers (odek version)", fmt.Sprintf("%.2f ms", g.initMS), "", "", fmt.Sprintf("≤ %.0f ms", limitInitMS), verdict(g.initMS <= limitInitMS)},
 		{"--events-jsonl on vs off, wall of 20 it.", ms(g.wallEvents), ms(g.wall) + " (off)", fmt.Sprintf("%.2f×", g.eventsRatio), fmt.Sprintf("≤ %.1f×", limitEventsRatio), verdict(g.eventsRatio <= limitEventsRatio)},
+	}
+	if g.baseStart > 0 {
+		rows = append(rows,
+			[]string{"baseline (ODEK_SPEED_BASELINE): start-up", ms(g.baseStart), "", fmt.Sprintf("%.2f×", float64(g.baseStart)/float64(g.bareStart)), "", ""},
+			[]string{"baseline: overhead per iteration", ms(g.baseIter), "", fmt.Sprintf("%.2f×", float64(g.baseIter)/float64(g.bareIter)), "", ""},
+			[]string{"baseline: peak RSS, 20 iterations", fmt.Sprintf("%.1f MiB", g.baseRSSMiB), "", "", "", ""},
+			[]string{"baseline: package initializers", fmt.Sprintf("%.2f ms", g.baseInitMS), "", "", "", ""})
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "  %-50s %-11s %-16s %-7s %-9s %s\n", "goal", "odek", "floor", "ratio", "limit", "")
