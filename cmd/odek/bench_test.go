@@ -175,7 +175,8 @@ func runAgainst(b *testing.B, argv []string, home string, script *fakellm.Script
 
 // BenchmarkRunInProcess runs `odek run` in this process against the fake LLM
 // and one real MCP server (stdio): a 20-iteration run, one MCP call each.
-// It exists to profile odek's own per-iteration cost (-cpuprofile).
+// It exists to profile odek's own per-iteration cost (-cpuprofile);
+// ODEK_BENCH_EVENTS=1 adds --events-jsonl.
 func BenchmarkRunInProcess(b *testing.B) {
 	wc := buildBinary(b, "./testdata/demo/wordcount", "wordcount")
 	home := b.TempDir()
@@ -196,7 +197,11 @@ func BenchmarkRunInProcess(b *testing.B) {
 		ios := &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard,
 			LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 			Getwd:     func() (string, error) { return home, nil }, Now: time.Now, Width: func() int { return 0 }}
-		err := runRun(context.Background(), ios, runOptions{task: "task", output: "text", quiet: true})
+		o := runOptions{task: "task", output: "text", quiet: true}
+		if os.Getenv("ODEK_BENCH_EVENTS") != "" { // profile --events-jsonl too
+			o.eventsPath = filepath.Join(b.TempDir(), "ev.jsonl")
+		}
+		err := runRun(context.Background(), ios, o)
 		srv.Close()
 		if err != nil {
 			b.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +20,7 @@ type recordingFile struct {
 	writeErr error
 	syncErr  error
 	hold     chan struct{}
+	entered  chan struct{} // with hold: signalled when a Sync starts
 }
 
 func (f *recordingFile) Write(p []byte) (int, error) {
@@ -35,8 +35,12 @@ func (f *recordingFile) Write(p []byte) (int, error) {
 }
 
 func (f *recordingFile) Sync() error {
-	if f.hold != nil {
-		<-f.hold
+	f.mu.Lock()
+	hold := f.hold
+	f.mu.Unlock()
+	if hold != nil {
+		f.entered <- struct{}{}
+		<-hold
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -98,28 +102,29 @@ func TestJSONLWritesEveryLineSyncsInBackground(t *testing.T) {
 // one, so ten lines cost two fsyncs, and Close fsyncs what is still dirty
 // before it closes the file.
 func TestJSONLGroupCommit(t *testing.T) {
-	f := &recordingFile{hold: make(chan struct{})}
+	f := &recordingFile{hold: make(chan struct{}), entered: make(chan struct{}, 10)}
 	s := newJSONLSink(f)
 	hook, wait := waitSynced()
 	s.synced = hook
-	if err := s.Write(sampleEvent()); err != nil { // the syncer takes it and blocks in Sync
+	if err := s.Write(sampleEvent()); err != nil {
 		t.Fatal(err)
 	}
-	for !s.kickTaken() {
-		runtime.Gosched()
-	}
+	<-f.entered // the syncer is inside the first fsync
 	for range 9 {
 		if err := s.Write(sampleEvent()); err != nil {
 			t.Fatal(err)
 		}
 	}
-	f.hold <- struct{}{} // first fsync (line 1) ends
-	f.hold <- struct{}{} // second fsync: lines 2-10
+	f.hold <- struct{}{} // the first fsync (line 1) ends
+	<-f.entered          // one more for lines 2-10
+	f.hold <- struct{}{}
 	wait(t, 2)
 	if got := strings.Count(f.callList(), "sync"); got != 2 {
 		t.Fatalf("%d fsyncs for 10 lines, want 2: %s", got, f.callList())
 	}
-	close(f.hold)
+	f.mu.Lock()
+	f.hold = nil
+	f.mu.Unlock()
 	if err := s.Write(sampleEvent()); err != nil { // dirty again; Close must sync it
 		t.Fatal(err)
 	}

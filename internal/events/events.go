@@ -79,11 +79,14 @@ type Event struct {
 
 // MarshalJSON forces the timestamp to UTC, whatever clock stamped it.
 func (e Event) MarshalJSON() ([]byte, error) {
-	type plain Event // drops this method, avoiding recursion
-	p := plain(e)
+	p := plainEvent(e)
 	p.Timestamp = p.Timestamp.UTC()
 	return json.Marshal(p)
 }
+
+// plainEvent is Event without MarshalJSON (no recursion; the JSONL sink
+// encodes it directly, in one pass).
+type plainEvent Event
 
 // NewRunID returns a random 128-bit identifier as 32 lowercase hex digits.
 func NewRunID() string {

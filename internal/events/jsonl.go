@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // JSONLSink writes one JSON line per event. Each line is one write(2)
@@ -19,10 +20,10 @@ import (
 // the same sink interleaves with it and a line outlives a crash of odek.
 //
 // On a regular file lines are fsync'd by group commit (DECISION 1 as
-// revised by issue 23): a syncer goroutine of the sink fsyncs whenever lines
-// were written since its last fsync, so one fsync covers every line written
-// while the previous one ran, and neither the loop nor the emitter waits for
-// the disk. WriteLast and Close fsync before they return, so the last lines
+// revised by issue 23): a syncer goroutine of the sink, woken by a written
+// line, waits GroupWindow and then fsyncs every line written until then, so
+// a burst of events (an iteration's) costs one fsync and one wake-up, and
+// neither the loop nor the emitter waits for the disk. WriteLast and Close fsync before they return, so the last lines
 // of a run (the run report included) are on stable storage when odek exits.
 // A FIFO or a stream such as stdout is not synced.
 type JSONLSink struct {
@@ -35,7 +36,8 @@ type JSONLSink struct {
 	closed bool
 
 	dirty    atomic.Bool   // lines written since the syncer's last fsync
-	kick     chan struct{} // wakes the syncer; closed by Close
+	kick     chan struct{} // wakes the syncer
+	stop     chan struct{} // closed by Close: the syncer returns
 	syncDone chan struct{} // closed when the syncer has stopped
 	syncErr  atomic.Pointer[error]
 	synced   func() // test hook: after each background fsync
@@ -122,18 +124,37 @@ func newSink(w io.Writer, sync, close func() error) *JSONLSink {
 	s.enc = json.NewEncoder(&s.buf)
 	s.enc.SetEscapeHTML(false)
 	if sync != nil {
-		s.kick, s.syncDone = make(chan struct{}, 1), make(chan struct{})
+		s.kick, s.stop, s.syncDone = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
 		go s.syncer()
 	}
 	return s
 }
 
-// syncer is the group commit: each wake-up fsyncs every line written
-// before it, however many; the first failure is returned by the next Write
-// (or by Close).
+// GroupWindow is how long the syncer lets lines gather before an fsync:
+// the most a machine crash can lose of a running odek's events (DECISION 1
+// revised; docs/EVENTS.md).
+const GroupWindow = 25 * time.Millisecond
+
+// syncer is the group commit: a wake-up waits GroupWindow, then one fsync
+// covers every line written before it; Close ends the wait and syncs
+// itself. The first failure is returned by the next Write (or by Close).
 func (s *JSONLSink) syncer() {
 	defer close(s.syncDone)
-	for range s.kick {
+	t := time.NewTimer(GroupWindow)
+	t.Stop()
+	for {
+		select {
+		case <-s.kick:
+		case <-s.stop:
+			return
+		}
+		t.Reset(GroupWindow)
+		select {
+		case <-t.C:
+		case <-s.stop:
+			t.Stop()
+			return
+		}
 		if !s.dirty.Swap(false) {
 			continue
 		}
@@ -143,9 +164,6 @@ func (s *JSONLSink) syncer() {
 		s.synced()
 	}
 }
-
-// kickTaken reports whether the syncer has taken the pending wake-up (tests).
-func (s *JSONLSink) kickTaken() bool { return len(s.kick) == 0 }
 
 // takeSyncErr returns (once) a background fsync's failure.
 func (s *JSONLSink) takeSyncErr() error {
@@ -199,6 +217,11 @@ func (s *JSONLSink) writeLocked(v any) error {
 		return os.ErrClosed
 	}
 	s.buf.Reset()
+	if ev, ok := v.(*Event); ok { // encoded once, not through Event.MarshalJSON's second pass
+		p := plainEvent(*ev)
+		p.Timestamp = p.Timestamp.UTC()
+		v = &p
+	}
 	if err := s.enc.Encode(v); err != nil { // Encode appends the newline
 		return err
 	}
@@ -241,7 +264,7 @@ func (s *JSONLSink) closeLocked() error {
 	s.w = nil
 	var err error
 	if s.sync != nil {
-		close(s.kick)
+		close(s.stop)
 		<-s.syncDone
 		err = s.takeSyncErr()
 		if s.dirty.Swap(false) {
