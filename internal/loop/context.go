@@ -30,8 +30,34 @@ const compactionPrompt = "Summarize the conversation excerpt below for the assis
 // requestMessages is the view the next call sends, with its estimate kept
 // for comparing against the provider's count.
 func (r *runner) requestMessages() []llm.Message {
-	v := r.trim.view(r.hist)
+	v := planLast(r.trim.view(r.hist))
 	r.sentEstimate, r.sentText = EstimateMessages(v)+r.trim.toolTokens, textEstimate(v)
+	return v
+}
+
+// planLast moves the plan message of a request to its end. The history keeps
+// it after the task (where trimming protects it and continue finds it), but
+// it changes as the plan does: sent there, every update would change the
+// request from the second message on and a provider's prompt cache would
+// re-read the whole history; sent last, consecutive requests share
+// everything before it (issue 23). The view is a copy; the history is
+// untouched.
+func planLast(v []llm.Message) []llm.Message {
+	end := len(v) // the plan goes before a survival marker, which closes the view
+	if end > 0 && v[end-1].Role == llm.RoleSystem && strings.HasPrefix(v[end-1].Content, survivalPrefix) {
+		end--
+	}
+	for i := range v {
+		if v[i].Role != llm.RoleSystem || !strings.HasPrefix(v[i].Content, PlanPrefix) {
+			continue
+		}
+		if i >= end-1 {
+			return v
+		}
+		out := make([]llm.Message, 0, len(v))
+		out = append(append(out, v[:i]...), v[i+1:end]...)
+		return append(append(out, v[i]), v[end:]...)
+	}
 	return v
 }
 

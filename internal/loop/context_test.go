@@ -194,7 +194,7 @@ func TestSurvivalRetry(t *testing.T) {
 	}
 	retry := m.reqs[len(m.reqs)-1].Messages
 	assertPaired(t, retry)
-	want := []string{"sys", survivePrefix, "the task", plan, "step", "", "step", "", survivalPrefix}
+	want := []string{"sys", survivePrefix, "the task", "step", "", "step", "", plan, survivalPrefix} // the plan is sent last
 	if len(retry) != len(want) {
 		t.Fatalf("retry sends %q", contents(retry))
 	}
@@ -222,7 +222,8 @@ func TestSurvivalGivesUp(t *testing.T) {
 }
 
 // TestPlanUpsertedAfterEachBatch: the plan message appears after the head
-// once there is a plan, is updated in place, and is saved with the batch.
+// once there is a plan, is updated in place, and is saved with the batch;
+// requests send it last, so an update changes only their tail.
 func TestPlanUpsertedAfterEachBatch(t *testing.T) {
 	version := 0
 	planTool := funcTool{"plan", func(context.Context, json.RawMessage) (string, error) { version++; return "ok", nil }}
@@ -247,7 +248,7 @@ func TestPlanUpsertedAfterEachBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := sent[1]; got[2] != PlanPrefix+" v1]" || len(got) != 5 {
+	if got := sent[1]; got[4] != PlanPrefix+" v1]" || len(got) != 5 {
 		t.Errorf("second request %q", got)
 	}
 	if got := contents(res.History); got[2] != PlanPrefix+" v2]" || len(got) != 8 {
