@@ -146,7 +146,7 @@ func TestSessionSurvivesSIGKILL(t *testing.T) {
 	}
 	odek := buildTestBinary(t, t.TempDir(), "odek", "./cmd/odek")
 	ref := loadOnly(t, crashRun(t, odek, 0, 0, nil))
-	if ref == nil || len(ref.Messages) != 1+3*crashSteps+1 {
+	if ref == nil || len(ref.Messages) != 2+3*crashSteps+1 { // system prompt, task, the steps, the answer
 		t.Fatalf("reference run saved %v", ref)
 	}
 	want := make([]string, len(ref.Messages))

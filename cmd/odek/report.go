@@ -36,6 +36,7 @@ type runReport struct {
 	Budgets           map[string]budget.Budget `json:"budgets,omitempty"`
 	BudgetExceeded    map[string]any           `json:"budget_exceeded,omitempty"` // the budget_exceeded event's data
 	ToolCalls         loopToolCounts           `json:"tool_calls"`
+	Denials           []reportDenial           `json:"denials"` // calls the risk policy refused
 	DurationMS        int64                    `json:"duration_ms"`
 	EventsDropped     int64                    `json:"events_dropped"` // events that did not reach every sink
 	LLMDurationMS     int64                    `json:"llm_duration_ms"`
@@ -72,6 +73,8 @@ func outcome(ctx context.Context, res *loop.Result, err error) (status, reason s
 		return "error", "output_schema_mismatch", code
 	case errors.As(err, &be):
 		return "budget_exhausted", "execution_budget:" + be.Limit, code
+	case errors.As(err, new(*deniedRunError)):
+		return "error", "policy_denied", code
 	case code == exitInterrupted:
 		return "interrupted", "interrupted", code
 	case code == exitSetup:
@@ -116,7 +119,7 @@ func (s *runState) report(ctx context.Context, ios *IOStreams, res *loop.Result,
 	status, reason, code := outcome(ctx, res, runErr)
 	rep := runReport{
 		Schema: "odek.run-report/v1", Status: status, TerminationReason: reason, ExitCode: code,
-		RunID: s.runID, Model: s.cfg.Model,
+		RunID: s.runID, Model: s.cfg.Model, Denials: s.denied.all(),
 		DurationMS: ios.Now().Sub(s.start).Milliseconds(),
 	}
 	if runErr != nil {
@@ -178,7 +181,7 @@ func writeSetupReport(ctx context.Context, ios *IOStreams, s *runState, err erro
 	status, reason, code := outcome(ctx, nil, err)
 	rep := runReport{
 		Schema: "odek.run-report/v1", Status: status, TerminationReason: reason, ExitCode: code,
-		Error: err.Error(), RunID: events.NewRunID(),
+		Error: err.Error(), RunID: events.NewRunID(), Denials: []reportDenial{},
 	}
 	if s != nil {
 		rep.RunID, rep.DurationMS = s.runID, ios.Now().Sub(s.start).Milliseconds()

@@ -21,6 +21,8 @@ type runOptions struct {
 	output            string
 	quiet             bool
 	cassette          cassetteFlags // --record, --replay, --replay-mode
+	printSystem       bool          // --print-system: show the system prompt, run nothing
+	failOnDenial      bool          // --fail-on-denial: a denied call fails the run (exit 1)
 
 	session bool                  // run --session: persist the conversation
 	refs    []session.ExternalRef // --external-ref
@@ -83,6 +85,9 @@ replay that departs from its cassette), 4 budget exhausted, 130 interrupted.`,
 			if err := checkOutputMode("run", o.output); err != nil {
 				return err
 			}
+			if o.printSystem {
+				return runPrintSystem(cmd.Context(), ios, o)
+			}
 			if err := sf.apply(cmd, &o); err != nil {
 				earlyReport(cmd, ios, err)
 				return err
@@ -104,6 +109,7 @@ replay that departs from its cassette), 4 budget exhausted, 130 interrupted.`,
 	registerRunOutputFlags(cmd, &o)
 	registerTaskFlags(cmd, ios, &o)
 	sf.register(cmd)
+	fl.BoolVar(&o.printSystem, "print-system", false, "print the system prompt this run would send (after --system, --append-system and --output-schema) and exit; no task, no model call")
 	fl.BoolVar(&o.session, "session", false, "save the conversation as a session that odek continue can carry on")
 	fl.SetInterspersed(true)
 	return cmd
@@ -125,6 +131,19 @@ func registerRunOutputFlags(cmd *cobra.Command, o *runOptions) {
 	fl.StringVar(&o.output, "output", outputText, "stdout format: text (the bare answer), json (an odek.run-report/v1 object) or stream-json (events live, then the report)")
 	fl.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing on stderr but errors and warnings")
 	o.cassette.register(cmd)
+	fl.BoolVar(&o.failOnDenial, "fail-on-denial", false, "exit 1 when the risk policy denied any tool call, even if the run otherwise succeeded")
+}
+
+// runPrintSystem sets the run up as it would start (tools, MCP servers,
+// schema) and prints its system prompt instead of running it.
+func runPrintSystem(ctx context.Context, ios *IOStreams, o runOptions) error {
+	o.quiet = true
+	s, err := setUp(ctx, ios, o)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	return printSystem(ios, s)
 }
 
 // runRun is the whole of `odek run`: set up, run the loop, report.
@@ -152,6 +171,7 @@ func runRun(ctx context.Context, ios *IOStreams, o runOptions) error {
 	s.sessionOptions(ios, &opts)
 	res, runErr := loop.Continue(s.ctx, opts, h)
 	runErr = s.cas.finish(runErr)
+	runErr = s.failOnDenial(o, runErr)
 	s.stopProgress()
 	s.endSession(ios, res)
 	err = s.finish(ctx, ios, o, res, runErr)

@@ -54,6 +54,7 @@ func TestScripts(t *testing.T) {
 			"llm-requests":      cmdLLMRequests,
 			"llm-request":       cmdLLMRequest,
 			"llm-prefix-stable": cmdLLMPrefixStable,
+			"llm-system":        cmdLLMSystem,
 			"event":             cmdEvent,
 			"event-types":       cmdEventTypes,
 			"events-normalize":  cmdEventsNormalize,

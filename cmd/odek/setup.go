@@ -45,6 +45,7 @@ type runState struct {
 	warn    func(string)   // prints a warning, above the status line on a TTY
 	errOut  io.Writer      // where closeServers says what an interrupt stopped
 	gate    loop.Gate      // the risk policy every call passes
+	denied  denials        // the calls it refused, for the report
 	workDir string         // the working directory, symlinks resolved
 	cas     *cassetteState // --record or --replay; nil without
 	depart  context.CancelCauseFunc
@@ -132,7 +133,7 @@ func setUp(ctx context.Context, ios *IOStreams, o runOptions) (s *runState, err 
 	if s.cas, err = s.openCassette(ios, o.cassette); err != nil {
 		return s, err
 	}
-	if err = checkRunnable(s.cfg, s.cas.replaying()); err != nil {
+	if err = checkRunnable(s.cfg, s.cas.replaying()); err != nil && !o.printSystem { // showing the prompt calls no model
 		return s, err
 	}
 	// Before anything starts: a bad schema must not cost a server or a call.
@@ -280,7 +281,7 @@ func (s *runState) startBudget(ctx context.Context, ios *IOStreams) {
 
 func (s *runState) loopOptions(o runOptions) loop.Options {
 	lo := loop.Options{
-		Model: s.model, ModelName: s.cfg.Model, Tools: s.tools, System: s.schema.system(s.cfg.System),
+		Model: s.model, ModelName: s.cfg.Model, Tools: s.tools, System: s.schema.system(s.systemPrompt()),
 		MaxIterations: s.cfg.MaxIterations, MaxToolParallel: s.cfg.MaxToolParallel,
 		Budget: s.tracker, Events: s.emitter, IncludeArgs: o.eventsIncludeArgs, Gate: s.gate,
 		Progress: s.view.update, ReasoningEffort: s.reasoningEffort, OnUntrusted: s.taint,

@@ -11,6 +11,7 @@ import (
 	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/loop"
+	"github.com/odek-run/odek/internal/prompt"
 	"github.com/odek-run/odek/internal/redact"
 	"github.com/odek-run/odek/internal/subagent"
 	"github.com/odek-run/odek/internal/untrusted"
@@ -62,7 +63,8 @@ func (c *child) childLoopOptions() loop.Options {
 		cons.MaxRuntime, cons.MaxToolCalls, cons.MaxInputTokens, cons.MaxOutputTok, cons.MaxCostUSD =
 			l.MaxRuntimeSeconds, l.MaxToolCalls, l.MaxInputTokens, l.MaxOutputTokens, l.MaxCostUSD
 	}
-	system := c.schema.system(subagent.SystemPrompt + subagent.ConstraintsBlock(cons))
+	role := prompt.SubAgent(subagent.SystemPrompt, c.promptOptions(0, budget.Limits{}))
+	system := c.schema.system(role + subagent.ConstraintsBlock(cons))
 	opts := loop.Options{
 		Model: c.model, ModelName: c.cfg.Model, Tools: c.tools, System: system,
 		MaxIterations: c.maxIter, MaxToolParallel: c.cfg.MaxToolParallel,

@@ -56,7 +56,8 @@ func (s *runState) newGate(ios *IOStreams) (loop.Gate, error) {
 		Config: policy.Config{Action: d.Action, NonInteractive: d.NonInteractive, Classes: d.Classes, Allowlist: d.Allowlist, Denylist: d.Denylist},
 		Dir:    s.workDir,
 		OnDeny: func(oc policy.Outcome) {
-			e := policy.DeniedError{Tool: oc.Call.Tool, What: oc.Call.Risk.What, Class: oc.Class}
+			s.denied.add(oc)
+			e := policy.DeniedError{Tool: oc.Call.Tool, What: oc.Call.Risk.What, Class: oc.Class, ByOperator: oc.ByOperator}
 			s.warn(strings.TrimPrefix(e.Error(), "operation ") + ": " + oc.Why)
 		},
 	}

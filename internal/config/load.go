@@ -42,6 +42,7 @@ type Config struct {
 	APIKeySource    string
 	Stream          bool
 	System          string
+	AppendSystem    string // added after the system prompt
 	Thinking        string // "" = the model's default
 	ReasoningEffort string // "" = not sent
 	LLM             LLM

@@ -1,5 +1,5 @@
 // Package errclass is the one list of error_class values (docs/EVENTS.md,
-// docs/DECISIONS.md DECISION 9): the stable, low-cardinality names that events and
+// docs/DECISIONS.md DECISION 9, plus policy_denied: issue 22): the stable, low-cardinality names that events and
 // the run report give a failure instead of its text.
 //
 // Typed errors elsewhere (budget, llm, mcpclient, loop) name their class
@@ -20,19 +20,23 @@ const (
 	ProviderError    = "provider_error"
 	MCPError         = "mcp_error"
 	SetupError       = "setup_error"
+	// PolicyDenied is a tool call the risk policy refused (by configuration
+	// or by the operator at the prompt): it never ran, so it is not a
+	// tool_error.
+	PolicyDenied = "policy_denied"
 )
 
 // All lists every value, in the order above.
 var All = []string{
 	ContextCanceled, DeadlineExceeded, ToolError, Error, ExecutionBudget,
-	RateLimited, ProviderAuth, ProviderError, MCPError, SetupError,
+	RateLimited, ProviderAuth, ProviderError, MCPError, SetupError, PolicyDenied,
 }
 
 // Known reports whether c is one of the values.
 func Known(c string) bool {
 	switch c {
 	case ContextCanceled, DeadlineExceeded, ToolError, Error, ExecutionBudget,
-		RateLimited, ProviderAuth, ProviderError, MCPError, SetupError:
+		RateLimited, ProviderAuth, ProviderError, MCPError, SetupError, PolicyDenied:
 		return true
 	}
 	return false

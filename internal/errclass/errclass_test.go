@@ -3,8 +3,8 @@ package errclass
 import "testing"
 
 func TestKnownMatchesAll(t *testing.T) {
-	if len(All) != 10 {
-		t.Fatalf("%d classes, DECISION 9 names 10", len(All))
+	if len(All) != 11 {
+		t.Fatalf("%d classes, DECISION 9 names 10 and issue 22 adds policy_denied", len(All))
 	}
 	seen := map[string]bool{}
 	for _, c := range All {

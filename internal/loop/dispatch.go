@@ -117,9 +117,12 @@ func (r *runner) record(i int, c llm.ToolCall, o callOutcome) {
 		if o.cut {
 			class = errclass.ExecutionBudget
 		}
-		r.emit(events.ToolCallFailed, i, c.Function.Name, map[string]any{
-			"call_id": c.ID, "duration_ms": o.duration.Milliseconds(), "error_class": class,
-		})
+		data := map[string]any{"call_id": c.ID, "duration_ms": o.duration.Milliseconds(), "error_class": class}
+		if o.denied {
+			data["error_class"] = errclass.PolicyDenied
+			addDenial(data, o.err)
+		}
+		r.emit(events.ToolCallFailed, i, c.Function.Name, data)
 		return
 	}
 	r.res.ToolCalls.OK++
@@ -210,6 +213,22 @@ func (r *runner) gate(ctx context.Context, t Tool, name string, args json.RawMes
 		return ctx, nil
 	}
 	return ctx, r.o.Gate.Check(ctx, gc)
+}
+
+// denialDetail is what a Gate's refusal may say about itself: the risk
+// class the decision was taken on and a one-line reason.
+type denialDetail interface {
+	RiskClass() string
+	Reason() string
+}
+
+// addDenial puts a refusal's risk class and reason into a tool_call_failed
+// event's data, when the Gate's error gives them.
+func addDenial(data map[string]any, err error) {
+	var d denialDetail
+	if errors.As(err, &d) {
+		data["risk_class"], data["reason"] = d.RiskClass(), d.Reason()
+	}
 }
 
 // isDenial reports whether err is the Gate's refusal.

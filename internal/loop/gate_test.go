@@ -145,3 +145,47 @@ func TestArgsSummaryFromTool(t *testing.T) {
 		}
 	}
 }
+
+// detailedDenial is a refusal that names its risk class and reason.
+type detailedDenial struct{ denial }
+
+func (detailedDenial) RiskClass() string { return "network_egress" }
+func (detailedDenial) Reason() string    { return "no terminal to ask" }
+
+type denyAllGate struct{ err error }
+
+func (g denyAllGate) Check(context.Context, GateCall) error { return g.err }
+
+// A denied call is tool_call_failed with error_class policy_denied, never
+// tool_error, and carries the refusal's risk class and reason when it has
+// them.
+func TestDenialEventClass(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		err       error
+		risk, why any
+	}{
+		{"detailed", detailedDenial{denial{"curl"}}, "network_egress", "no terminal to ask"},
+		{"bare", denial{"curl"}, nil, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			curl := funcTool{"curl", func(context.Context, json.RawMessage) (string, error) { return "ran", nil }}
+			m := &scriptedModel{turns: []func(llm.Request) (*llm.Response, error){
+				callTools(1, 1, tc("a", "curl", `{}`)), answer("done", 1, 1),
+			}}
+			_, evs, err := runWithEvents(t, Options{Model: m, Tools: mustRegistry(t, curl), Gate: denyAllGate{c.err}}, "go")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []map[string]any
+			for _, e := range evs {
+				if e.Type == events.ToolCallFailed {
+					got = append(got, e.Data)
+				}
+			}
+			if len(got) != 1 || got[0]["error_class"] != "policy_denied" || got[0]["risk_class"] != c.risk || got[0]["reason"] != c.why {
+				t.Errorf("tool_call_failed data = %v", got)
+			}
+		})
+	}
+}

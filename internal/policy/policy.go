@@ -93,9 +93,10 @@ type Asker interface {
 
 // Outcome reports a decision the operator should see (denials).
 type Outcome struct {
-	Call  Call
-	Class risk.Class
-	Why   string
+	Call       Call
+	Class      risk.Class
+	Why        string
+	ByOperator bool // answered no at the prompt
 }
 
 // Options build a Policy.
@@ -181,18 +182,19 @@ func set(list []string) map[string]bool {
 // ctx's error ends a prompt the run was interrupted in.
 func (p *Policy) Check(ctx context.Context, c Call) error {
 	d, class, why := p.resolve(c)
+	byOperator := false
 	if d == Prompt {
 		var err error
-		if d, why, err = p.prompt(ctx, c, class); err != nil {
+		if d, why, byOperator, err = p.prompt(ctx, c, class); err != nil {
 			return err
 		}
 	}
 	if d == Allow {
 		return nil
 	}
-	e := &DeniedError{Tool: c.Tool, What: c.Risk.What, Class: class, Why: why}
+	e := &DeniedError{Tool: c.Tool, What: c.Risk.What, Class: class, Why: why, ByOperator: byOperator}
 	if p.o.OnDeny != nil {
-		p.o.OnDeny(Outcome{Call: c, Class: class, Why: why})
+		p.o.OnDeny(Outcome{Call: c, Class: class, Why: why, ByOperator: byOperator})
 	}
 	return e
 }
@@ -251,47 +253,47 @@ func (p *Policy) strictest(a risk.Assessment) (Decision, risk.Class) {
 // prompt resolves a Prompt decision: by dangerous.action, by a class the
 // operator trusted for this run, by asking, or — with nobody to ask — by
 // dangerous.non_interactive.
-func (p *Policy) prompt(ctx context.Context, c Call, class risk.Class) (Decision, string, error) {
+func (p *Policy) prompt(ctx context.Context, c Call, class risk.Class) (d Decision, why string, byOperator bool, err error) {
 	switch p.action {
 	case Allow:
-		return Allow, "", nil
+		return Allow, "", false, nil
 	case Deny:
-		return Deny, `dangerous.action is "deny": ` + c.Risk.Reason, nil
+		return Deny, `dangerous.action is "deny": ` + c.Risk.Reason, false, nil
 	}
 	if p.isTrusted(c) {
-		return Allow, "", nil
+		return Allow, "", false, nil
 	}
 	if p.o.Asker == nil {
 		switch {
 		case p.nonInter == "allow":
-			return Allow, "", nil
+			return Allow, "", false, nil
 		case p.nonInter == "read_only" && c.Risk.Inspect:
-			return Allow, "", nil
+			return Allow, "", false, nil
 		}
-		return Deny, fmt.Sprintf("no terminal to ask, and dangerous.non_interactive is %q: %s", p.nonInter, c.Risk.Reason), nil
+		return Deny, fmt.Sprintf("no terminal to ask, and dangerous.non_interactive is %q: %s", p.nonInter, c.Risk.Reason), false, nil
 	}
 	p.ask.Lock()
 	defer p.ask.Unlock()
 	if p.isTrusted(c) { // trusted while this call waited for the prompt
-		return Allow, "", nil
+		return Allow, "", false, nil
 	}
 	ans, err := p.o.Asker.Ask(ctx, Question{
 		Tool: c.Tool, What: c.Risk.What, Class: class, Reason: c.Risk.Reason, Classes: c.Risk.Set.List(),
 		Args: c.Args, Dir: p.o.Dir, Details: p.friction(class),
 	})
 	if err != nil {
-		return Deny, "", err
+		return Deny, "", false, err
 	}
 	switch ans {
 	case AnswerOnce:
 		p.approved(class)
-		return Allow, "", nil
+		return Allow, "", false, nil
 	case AnswerTrustClass:
 		p.approved(class)
 		p.trust(c)
-		return Allow, "", nil
+		return Allow, "", false, nil
 	}
-	return Deny, "denied at the prompt", nil
+	return Deny, "the operator answered no at the prompt", true, nil
 }
 
 // promptClasses are the classes of a call that need an answer.
