@@ -43,11 +43,18 @@ var Defaults = map[risk.Class]Decision{
 	risk.Blocked: Deny,
 }
 
+// ShellTool is the tool whose invocations (command lines) allowlist rules
+// are matched against.
+const ShellTool = "shell"
+
 // Config is the `dangerous` section: Action answers prompts (allow, deny, or
 // prompt = ask), NonInteractive answers them without a terminal (allow, deny,
 // read_only), Classes overrides the per-class decisions, Allowlist and
 // Denylist hold exact invocations (a shell command, a path, or
-// "<tool> <path>"); the denylist also takes bare tool names.
+// "<tool> <path>"); the denylist also takes bare tool names. An allowlist
+// entry made of plain words ("make test", "go test *") is also a rule on
+// the parsed shell command (risk.CommandRule): it allows a command line
+// only when every part of it is covered by some rule.
 type Config struct {
 	Action         string
 	NonInteractive string
@@ -117,6 +124,7 @@ type Policy struct {
 	nonInter   string
 	classes    map[risk.Class]Decision
 	allow, den map[string]bool
+	rules      []risk.CommandRule // the allowlist entries that are command rules
 
 	ask       sync.Mutex // one prompt at a time
 	mu        sync.Mutex
@@ -138,6 +146,11 @@ func New(o Options) (*Policy, error) {
 	}
 	p := &Policy{o: o, classes: map[risk.Class]Decision{}, allow: set(o.Config.Allowlist), den: set(o.Config.Denylist),
 		approvals: map[risk.Class][]time.Time{}}
+	for _, e := range o.Config.Allowlist {
+		if r, ok := risk.ParseCommandRule(e); ok {
+			p.rules = append(p.rules, r)
+		}
+	}
 	var ok bool
 	if p.action, ok = parseDecision(or(o.Config.Action, "prompt")); !ok {
 		return nil, fmt.Errorf("%w.action: unknown value %q (want allow, prompt or deny)", ErrConfig, o.Config.Action)
@@ -219,6 +232,11 @@ func (p *Policy) resolve(c Call) (Decision, risk.Class, string) {
 	}
 	if listed(p.allow) {
 		return Allow, c.Risk.Class, "the invocation is on dangerous.allowlist"
+	}
+	if c.Tool == ShellTool {
+		if r, ok := risk.MatchRules(what, p.rules); ok {
+			return Allow, c.Risk.Class, fmt.Sprintf("dangerous.allowlist rule %q covers every part of the command", r.String())
+		}
 	}
 	d, class := p.strictest(c.Risk)
 	if d == Allow && p.o.Asker == nil && p.nonInter == "read_only" && !c.Risk.Inspect {
