@@ -97,7 +97,7 @@ func (s *runState) beginHistory(ios *IOStreams, o runOptions, system string) (*l
 
 func (s *runState) createSession(ios *IOStreams, o runOptions, msgs []llm.Message) (*loop.History, error) {
 	s.sessions = sessionStore(s.cfg.Home, ios)
-	sess, warns, err := s.sessions.Create(session.New{Model: s.cfg.Model, Provider: providerOf(s.cfg.BaseURL), Task: o.task, Messages: msgs, Refs: o.refs})
+	sess, warns, err := s.sessions.Create(session.New{Model: s.cfg.Model, Provider: providerOf(s.cfg.BaseURL), Task: o.task, Messages: msgs, Refs: o.refs, Dir: sessionDir(ios)})
 	printWarnings(ios, warns)
 	if err != nil {
 		return nil, asSetup(err)
@@ -265,14 +265,34 @@ func (s *runState) note(ios *IOStreams, o runOptions, format string, args ...any
 
 // loadForContinue finds the session `continue` resumes: --id (given, even
 // empty), else the newest. A malformed id is a usage error (exit 3).
-func loadForContinue(ios *IOStreams, id string, given bool) (*session.Session, error) {
+func loadForContinue(ios *IOStreams, id string, given, anyDir bool) (*session.Session, error) {
 	store, _, err := openSessions(ios)
 	if err != nil {
 		return nil, err
 	}
-	var args []string
-	if given {
-		args = []string{id}
+	switch {
+	case given:
+		return loadSession(store, []string{id})
+	case anyDir:
+		return store.Newest()
 	}
-	return loadSession(store, args)
+	return store.NewestIn(sessionDir(ios))
+}
+
+// sessionDir is the directory a session belongs to: the working directory,
+// absolute with symlinks resolved (as the workspace tools see it), so a
+// path reached through a link finds the same sessions; "" when it cannot
+// be found.
+func sessionDir(ios *IOStreams) string {
+	wd, err := ios.Getwd()
+	if err != nil {
+		return ""
+	}
+	if abs, err := filepath.Abs(wd); err == nil {
+		wd = abs
+	}
+	if r, err := filepath.EvalSymlinks(wd); err == nil {
+		wd = r
+	}
+	return wd
 }

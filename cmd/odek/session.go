@@ -35,7 +35,7 @@ else is refused before it comes near a path (exit 3).`,
 		Use: "list [--json]", Short: "The 20 most recently updated sessions", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return sessionList(ios, listJSON) },
 	}
-	list.Flags().BoolVar(&listJSON, "json", false, "print a JSON array of {id, title, created_at, updated_at, turns}")
+	list.Flags().BoolVar(&listJSON, "json", false, "print a JSON array of {id, title, created_at, updated_at, turns, dir}")
 	show := &cobra.Command{
 		Use: "show [id] [--json]", Short: "One session: its fields, external refs and messages (default: the newest)",
 		Args: cobra.MaximumNArgs(1),
@@ -109,11 +109,27 @@ func sessionList(ios *IOStreams, asJSON bool) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tUPDATED\tTURNS\tTITLE")
+	fmt.Fprintln(tw, "ID\tUPDATED\tTURNS\tDIR\tTITLE")
+	home := ios.env("HOME")
 	for _, s := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), s.Turns, s.Title)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), s.Turns,
+			shortDir(s.Dir, home), termLine(s.Title))
 	}
 	return tw.Flush()
+}
+
+// shortDir shows a session's directory on one line, the home directory as
+// ~, and "-" for a session from before directories were recorded.
+func shortDir(dir, home string) string {
+	switch {
+	case dir == "":
+		return "-"
+	case home != "" && dir == home:
+		return "~"
+	case home != "" && strings.HasPrefix(dir, strings.TrimSuffix(home, "/")+"/"):
+		dir = "~" + dir[len(strings.TrimSuffix(home, "/")):]
+	}
+	return termLine(dir)
 }
 
 func writeIndented(ios *IOStreams, v any) error {
@@ -150,6 +166,9 @@ func sessionShow(ios *IOStreams, args []string, asJSON bool) error {
 		sess.CreatedAt.Format(time.RFC3339), sess.UpdatedAt.Format(time.RFC3339), sess.Model)
 	if sess.Provider != "" {
 		fmt.Fprintf(w, "provider:  %s\n", sess.Provider)
+	}
+	if sess.Dir != "" {
+		fmt.Fprintf(w, "dir:       %s\n", termLine(sess.Dir))
 	}
 	fmt.Fprintf(w, "turns:     %d\nmessages:  %d\ntask:      %s\n", sess.Turns, len(sess.Messages), session.Title(sess.Task))
 	if len(sess.ExternalRefs) > 0 {

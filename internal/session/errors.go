@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/odek-run/odek/internal/errclass"
+	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // ErrNotFound is returned (wrapped) when a session does not exist.
@@ -12,6 +13,17 @@ var ErrNotFound = errors.New("session not found")
 
 // ErrNoSessions is returned by Newest when there is no session at all.
 var ErrNoSessions = errors.New("no sessions yet: start one with odek run --session")
+
+// NoSessionInDirError is NewestIn finding sessions, none of them from Dir.
+type NoSessionInDirError struct {
+	Dir       string
+	Elsewhere int // sessions of other directories
+}
+
+func (e *NoSessionInDirError) Error() string {
+	return fmt.Sprintf("no session ran in %s (%d in other directories: odek session list shows them; --any-dir continues the newest, --id a given one)",
+		untrusted.OneLine(e.Dir, 512), e.Elsewhere)
+}
 
 // InvalidIDError is a session id that is not YYYYMMDD-<32 lowercase hex>.
 type InvalidIDError struct {

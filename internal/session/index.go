@@ -152,6 +152,25 @@ func (s *Store) Newest() (*Session, error) {
 	return s.Load(list[0].ID)
 }
 
+// NewestIn loads the most recently updated session that ran in dir; a
+// *NoSessionInDirError when none did (sessions from before directories
+// were recorded have none).
+func (s *Store) NewestIn(dir string) (*Session, error) {
+	list, _, err := s.List()
+	if err != nil {
+		return nil, err
+	}
+	if len(list) == 0 {
+		return nil, ErrNoSessions
+	}
+	for _, sum := range list {
+		if sum.Dir == dir {
+			return s.Load(sum.ID)
+		}
+	}
+	return nil, &NoSessionInDirError{Dir: dir, Elsewhere: len(list)}
+}
+
 // Cleanup deletes the sessions last updated more than maxAge ago and the temp
 // files killed writers left behind; it returns the ids it deleted.
 func (s *Store) Cleanup(maxAge time.Duration) ([]string, error) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -142,5 +143,49 @@ func TestDeleteAndCleanup(t *testing.T) {
 		if e.ID != recent.ID {
 			t.Errorf("index still lists %s", e.ID)
 		}
+	}
+}
+
+// NewestIn picks the newest session of one directory, and says when there
+// is none there; a session without a directory belongs to none.
+func TestNewestIn(t *testing.T) {
+	s, c := newTestStore(t)
+	if _, err := s.NewestIn("/a"); !errors.Is(err, ErrNoSessions) {
+		t.Errorf("NewestIn on an empty store: %v", err)
+	}
+	mk := func(dir, task string) *Session {
+		t.Helper()
+		c.t = c.t.Add(time.Second)
+		sess, _, err := s.Create(New{Model: "m", Task: task, Messages: []llm.Message{user(task)}, Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sess
+	}
+	a1 := mk("/a", "first in a")
+	a2 := mk("/a", "second in a")
+	mk("/b", "in b")
+	mk("", "from before directories")
+	if got, err := s.NewestIn("/a"); err != nil || got.ID != a2.ID || got.Dir != "/a" {
+		t.Errorf("NewestIn(/a) = %v, %v; want %s", got, err, a2.ID)
+	}
+	c.t = c.t.Add(time.Second)
+	if _, err := s.Save(a1); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.NewestIn("/a"); err != nil || got.ID != a1.ID {
+		t.Errorf("after a1 was saved, NewestIn(/a) = %v, %v", got, err)
+	}
+	var none *NoSessionInDirError
+	if _, err := s.NewestIn("/c"); !errors.As(err, &none) || none.Elsewhere != 4 || !strings.Contains(err.Error(), "no session ran in /c (4 in other directories") {
+		t.Errorf("NewestIn(/c): %v", err)
+	}
+	list, _, _ := s.List()
+	dirs := map[string]int{}
+	for _, sum := range list {
+		dirs[sum.Dir]++
+	}
+	if dirs["/a"] != 2 || dirs["/b"] != 1 || dirs[""] != 1 {
+		t.Errorf("list directories = %v", dirs)
 	}
 }

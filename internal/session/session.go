@@ -21,8 +21,11 @@ type Session struct {
 	Provider  string    `json:"provider,omitempty"` // the endpoint's base URL
 	// Turns counts the user messages the conversation has had; it never
 	// decreases, also not when old messages are trimmed away.
-	Turns    int           `json:"turns"`
-	Task     string        `json:"task"` // the first prompt, redacted
+	Turns int    `json:"turns"`
+	Task  string `json:"task"` // the first prompt, redacted
+	// Dir is the working directory the session ran in (symlinks
+	// resolved): continue without an id carries on this directory's.
+	Dir      string        `json:"dir,omitempty"`
 	Sandbox  bool          `json:"sandbox"`
 	Messages []llm.Message `json:"messages"`
 	// RedactBoundary is how many leading messages are known to be redacted.
@@ -57,6 +60,7 @@ type Summary struct {
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 	Turns     int       `json:"turns"`
+	Dir       string    `json:"dir,omitempty"`
 }
 
 // titleRunes caps a session title.
@@ -64,7 +68,7 @@ const titleRunes = 60
 
 // Summary returns the session's index entry.
 func (s *Session) Summary() Summary {
-	return Summary{ID: s.ID, Title: Title(s.Task), CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, Turns: s.Turns}
+	return Summary{ID: s.ID, Title: Title(s.Task), CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, Turns: s.Turns, Dir: s.Dir}
 }
 
 // Title is the first non-blank line of a task, on one line and short.

@@ -73,6 +73,7 @@ type New struct {
 	Task            string        // the first prompt (stored redacted)
 	Messages        []llm.Message // usually [system?, user(task)]
 	Refs            []ExternalRef // validated; stamped and de-duplicated here
+	Dir             string        // the working directory, symlinks resolved
 }
 
 // Create makes a new session and writes it.
@@ -80,7 +81,7 @@ func (s *Store) Create(n New) (*Session, []string, error) {
 	now := s.now().UTC()
 	sess := &Session{
 		ID: NewID(now), AuthToken: newToken(), CreatedAt: now, UpdatedAt: now,
-		Model: n.Model, Provider: n.Provider, Task: s.redact(n.Task),
+		Model: n.Model, Provider: n.Provider, Task: s.redact(n.Task), Dir: n.Dir,
 	}
 	sess.ExternalRefs, _ = MergeRefs(nil, n.Refs, now)
 	sess.Update(n.Messages)
