@@ -28,6 +28,11 @@ type progressView struct {
 	running []string
 	status  bool // a status line is on screen
 	done    chan struct{}
+	// paused counts the prompts open on the terminal: while one is, the
+	// status line is off and permanent lines wait in held, so nothing is
+	// drawn over the question or the answer being typed.
+	paused int
+	held   []string
 }
 
 func newProgressView(ios *IOStreams, noColor, quiet bool, start time.Time) *progressView {
@@ -42,9 +47,12 @@ func newProgressView(ios *IOStreams, noColor, quiet bool, start time.Time) *prog
 	return v
 }
 
+// statusTick is how often the status line is redrawn.
+const statusTick = 200 * time.Millisecond
+
 // tick redraws the status line so elapsed time moves while the model thinks.
 func (v *progressView) tick(done <-chan struct{}) {
-	t := time.NewTicker(200 * time.Millisecond)
+	t := time.NewTicker(statusTick)
 	defer t.Stop()
 	for {
 		select {
@@ -101,14 +109,57 @@ func (v *progressView) removeRunning(tool string) {
 	}
 }
 
-// line prints a permanent line, above the status line on a TTY.
+// line prints a permanent line, above the status line on a TTY; while a
+// prompt is open it is held until the prompt closes.
 func (v *progressView) line(s string) {
+	v.emit(fmt.Sprintf("%s %s\n", v.paint("2", fmt.Sprintf("%6s", roundDur(v.now().Sub(v.start)))), s))
+}
+
+// emit writes text that ends with a newline, or holds it during a prompt.
+func (v *progressView) emit(text string) {
+	if v.paused > 0 {
+		v.held = append(v.held, text)
+		return
+	}
 	v.clearStatus()
-	fmt.Fprintf(v.out, "%s %s\n", v.paint("2", fmt.Sprintf("%6s", roundDur(v.now().Sub(v.start)))), s)
+	fmt.Fprint(v.out, text)
+}
+
+// pause takes the status line off the terminal while a prompt is open;
+// every pause is ended by one resume.
+func (v *progressView) pause() {
+	if v == nil {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.clearStatus()
+	v.paused++
+}
+
+// resume ends a pause: the lines held meanwhile are printed and, once no
+// prompt is open, the status line is back.
+func (v *progressView) resume() {
+	if v == nil {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.paused > 0 {
+		v.paused--
+	}
+	if v.paused > 0 {
+		return
+	}
+	for _, text := range v.held {
+		fmt.Fprint(v.out, text)
+	}
+	v.held = nil
+	v.drawStatus()
 }
 
 func (v *progressView) drawStatus() {
-	if !v.tty {
+	if !v.tty || v.paused > 0 {
 		return
 	}
 	s := fmt.Sprintf("odek · iteration %d · %s · %s in / %s out tokens", v.iter, roundDur(v.now().Sub(v.start)), kilo(v.tokIn), kilo(v.tokOut))
@@ -156,8 +207,7 @@ func (v *progressView) warning(msg string) bool {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.clearStatus()
-	fmt.Fprintf(v.out, "odek: warning: %s\n", msg)
+	v.emit(fmt.Sprintf("odek: warning: %s\n", msg))
 	v.drawStatus()
 	return true
 }
@@ -174,6 +224,10 @@ func (v *progressView) stop() {
 		v.done = nil
 	}
 	v.clearStatus()
+	for _, text := range v.held { // a prompt the run ended in (Ctrl-C)
+		fmt.Fprint(v.out, text)
+	}
+	v.held, v.paused = nil, 0
 	v.tty = false
 }
 

@@ -91,3 +91,53 @@ func TestProgressNoColorAndQuiet(t *testing.T) {
 		t.Errorf("quiet view wrote %q", qbuf.String())
 	}
 }
+
+// While a prompt is open nothing is drawn: no status line (neither from an
+// update nor from a tick) and no permanent line; the lines wait and come
+// out, in order, when the last prompt closes.
+func TestProgressPausesForPrompts(t *testing.T) {
+	v, buf := testView(true, true, false, 200)
+	v.update(loop.Progress{Kind: loop.ProgressThinking, Iteration: 1})
+	v.pause()
+	v.pause() // a second prompt queued behind the first
+	v.mu.Lock()
+	paused := buf.Len()
+	if !strings.HasSuffix(buf.String(), "\r\x1b[K") {
+		t.Errorf("pause left the status line on screen: %q", buf.String())
+	}
+	v.mu.Unlock()
+	v.update(loop.Progress{Kind: loop.ProgressToolDone, Iteration: 1, Tool: "shell", Denied: true})
+	v.warning("first held")
+	v.mu.Lock()
+	v.drawStatus() // what the ticker does
+	n := buf.Len()
+	v.mu.Unlock()
+	if n != paused {
+		t.Fatalf("the view wrote during a prompt: %q", buf.String()[paused:])
+	}
+	v.resume()
+	v.mu.Lock()
+	n = buf.Len()
+	v.mu.Unlock()
+	if n != paused {
+		t.Fatalf("the view wrote while a second prompt was still open")
+	}
+	v.resume()
+	v.stop()
+	out := buf.String()[paused:]
+	denied, warned := strings.Index(out, "⊘ shell denied"), strings.Index(out, "odek: warning: first held")
+	if denied < 0 || warned < denied || !strings.Contains(out[warned:], "odek · iteration 1") {
+		t.Errorf("after the prompts: %q", out)
+	}
+}
+
+// A run that ends inside a prompt (Ctrl-C) still prints what was held.
+func TestProgressStopFlushesHeld(t *testing.T) {
+	v, buf := testView(true, true, false, 200)
+	v.pause()
+	v.warning("held at stop")
+	v.stop()
+	if !strings.Contains(buf.String(), "odek: warning: held at stop\n") {
+		t.Errorf("stop lost a held line: %q", buf.String())
+	}
+}

@@ -62,7 +62,7 @@ func (s *runState) newGate(ios *IOStreams) (loop.Gate, error) {
 		},
 	}
 	if ios.StdinTTY && ios.StderrTTY {
-		o.Asker = policy.NewTerminal(ios.In, ios.ErrOut)
+		o.Asker = pausingAsker{policy.NewTerminal(ios.In, ios.ErrOut), s.view}
 	}
 	p, err := policy.New(o)
 	if err != nil {
@@ -73,6 +73,19 @@ func (s *runState) newGate(ios *IOStreams) (loop.Gate, error) {
 		return policyGate{p}, err
 	}
 	return bothGates{policyGate{p}, parent}, nil
+}
+
+// pausingAsker takes the status line off the terminal while the policy's
+// question is open, so no repaint lands on it or on the key typed.
+type pausingAsker struct {
+	a    policy.Asker
+	view *progressView
+}
+
+func (p pausingAsker) Ask(ctx context.Context, q policy.Question) (policy.Answer, error) {
+	p.view.pause()
+	defer p.view.resume()
+	return p.a.Ask(ctx, q)
 }
 
 // policyGate adapts the policy to the loop's Gate.
