@@ -48,6 +48,7 @@ with "-" goes after "--".
 The final answer alone goes to stdout; progress, warnings and errors go to
 stderr. --output json prints one odek.run-report/v1 object instead, and
 --output stream-json prints every odek.event/v1 event as a line as it happens,
+with odek.stream/v1 lines beside them (init, the model's text, tool results),
 then the report as the last line; both print a report on every failure, flag
 errors included.
 
@@ -169,6 +170,7 @@ func runRun(ctx context.Context, ios *IOStreams, o runOptions) error {
 		return err
 	}
 	s.sessionOptions(ios, &opts)
+	s.streamOptions(o, &opts)
 	res, runErr := loop.Continue(s.ctx, opts, h)
 	runErr = s.cas.finish(runErr)
 	runErr = s.failOnDenial(o, runErr)

@@ -226,11 +226,11 @@ func (s *runState) openEvents(ctx context.Context, ios *IOStreams, o runOptions)
 			return asSetup(err)
 		}
 		s.sink = sink
-		sinks = append(sinks, sink)
+		sinks = append(sinks, eventsOnly{sink})
 	}
 	if o.output == outputStreamJSON {
 		s.stream = stdoutSink(ios)
-		sinks = append(sinks, s.stream)
+		sinks = append(sinks, streamSink{s.stream})
 	}
 	for i := range sinks {
 		sinks[i] = wrapEventSink(sinks[i])

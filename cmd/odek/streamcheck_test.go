@@ -33,7 +33,7 @@ func checkedRun() int {
 	case (args[0] == "run" || args[0] == "continue") && flagArg(args, "--output") == "json":
 		stdoutSchema = "run-report"
 	case (args[0] == "run" || args[0] == "continue") && flagArg(args, "--output") == "stream-json":
-		stdoutSchema = "stream"
+		stdoutSchema = "stream-json"
 	case args[0] == "tools" && slices.Contains(args, "--json"):
 		stdoutSchema = "tools"
 	case args[0] == "subagent": // by hand, and every child delegate_tasks starts
@@ -89,10 +89,10 @@ func teeStdout() (*bytes.Buffer, chan struct{}) {
 }
 
 // checkValues validates every JSON value of data against a published
-// schema. "stream" is --output stream-json: one value per line, events, then
-// the run report as the last line.
+// schema. "stream-json" is --output stream-json: one value per line, events
+// and stream lines, then the run report as the last line.
 func checkValues(what, schema string, data []byte) []string {
-	if schema == "stream" {
+	if schema == "stream-json" {
 		return checkStream(what, data)
 	}
 	sch, err := publishedSchema(schema)
@@ -116,7 +116,8 @@ func checkValues(what, schema string, data []byte) []string {
 }
 
 // checkStream checks stream-json output: whole lines, each one JSON value,
-// all events but the last, which is the run report.
+// all events or stream lines (odek.stream/v1) but the last, which is the
+// run report.
 func checkStream(what string, data []byte) []string {
 	if len(data) == 0 || data[len(data)-1] != '\n' {
 		return []string{what + ": stream-json output does not end with a whole line"}
@@ -125,8 +126,11 @@ func checkStream(what string, data []byte) []string {
 	var problems []string
 	for i, line := range lines {
 		schema := "event"
-		if i == len(lines)-1 {
+		switch {
+		case i == len(lines)-1:
 			schema = "run-report"
+		case bytes.HasPrefix(line, []byte(`{"schema":"odek.stream/v1"`)):
+			schema = "stream"
 		}
 		if p := checkValues(fmt.Sprintf("%s line %d", what, i+1), schema, line); len(p) > 0 {
 			problems = append(problems, p...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -187,5 +188,32 @@ func TestDenialEventClass(t *testing.T) {
 				t.Errorf("tool_call_failed data = %v", got)
 			}
 		})
+	}
+}
+
+// OnReply hears every reply, in order, the calls' ids already made unique
+// for the run, before the calls run.
+func TestOnReply(t *testing.T) {
+	var got []string
+	ran := false
+	echo := funcTool{"echo", func(context.Context, json.RawMessage) (string, error) { ran = true; return "ok", nil }}
+	m := &scriptedModel{turns: []func(llm.Request) (*llm.Response, error){
+		callTools(1, 1, tc("x", "echo", `{}`)), callTools(1, 1, tc("x", "echo", `{}`)), answer("done", 1, 1),
+	}}
+	o := Options{Model: m, Tools: mustRegistry(t, echo), OnReply: func(i int, r llm.Message) {
+		s := fmt.Sprintf("%d:%s", i, r.Content)
+		for _, c := range r.ToolCalls {
+			s += "," + c.ID
+		}
+		if len(got) == 1 && !ran {
+			t.Error("the second reply was heard before the first batch ran")
+		}
+		got = append(got, s)
+	}}
+	if _, err := Run(context.Background(), o, "go"); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[2] != "3:done" || got[0] == got[1] || !strings.HasPrefix(got[0], "1:,x") {
+		t.Errorf("replies heard = %q", got)
 	}
 }

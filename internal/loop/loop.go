@@ -80,6 +80,11 @@ type Options struct {
 	// AfterBatch runs after each tool batch and after the final answer with a
 	// copy of the history (sessions save it). It runs on the loop goroutine.
 	AfterBatch func(history []llm.Message)
+	// OnReply hears each reply the model gave, once its tool calls have
+	// their run-unique ids, before they run (or before the reply is taken
+	// as the final answer); it runs on the loop goroutine (stream-json
+	// shows the model's text with it).
+	OnReply func(iteration int, reply llm.Message)
 	// Progress receives step notifications for the terminal display.
 	Progress func(Progress)
 	// Redact masks secrets in tool output; nil means redact.String.
@@ -178,6 +183,7 @@ func (r *runner) iterate(ctx context.Context) (string, error) {
 			return "", err
 		}
 		if len(calls) == 0 {
+			r.reply(i, resp.Message)
 			answer, err := r.finalAnswer(i, resp)
 			if again, err := r.checkAnswer(i, answer, err); !again {
 				return answer, err
@@ -188,6 +194,7 @@ func (r *runner) iterate(ctx context.Context) (string, error) {
 			return r.budgetStopWithSummary(ctx, err)
 		}
 		r.ids.assign(i, calls)
+		r.reply(i, resp.Message)
 		r.cut = cutCalls(resp)
 		r.act(ctx, i, resp.Message)
 		r.refreshPlan()
@@ -220,6 +227,12 @@ func (r *runner) account(resp *llm.Response) error {
 	r.res.Usage.CacheReadTokens += u.CacheReadTokens
 	r.res.Usage.CacheCreationTokens += u.CacheCreationTokens
 	return r.o.Budget.AddUsage(u)
+}
+
+func (r *runner) reply(i int, m llm.Message) {
+	if r.o.OnReply != nil {
+		r.o.OnReply(i, m)
+	}
 }
 
 func (r *runner) afterBatch() {
