@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/odek-run/odek/internal/approval"
+	"github.com/odek-run/odek/internal/suggest"
 	"github.com/spf13/cobra"
 )
 
@@ -168,9 +169,27 @@ func runApprovalsRevoke(ios *IOStreams, server string) error {
 	case server == "":
 		fmt.Fprintf(ios.Out, "revoked %d stored approval(s)\n", total)
 	case total == 0:
-		return fmt.Errorf("approvals: no stored approvals for server %q (see odek approvals list)", server)
+		return asSetup(noApprovalsError(server, stores))
 	default:
 		fmt.Fprintf(ios.Out, "revoked %d stored approval(s) of server %q\n", total, server)
 	}
 	return nil
+}
+
+// noApprovalsError names a server without stored approvals, with the
+// nearest server that has some: a naming mistake, like any other (exit 3).
+func noApprovalsError(server string, stores [2]*approval.Store) error {
+	var known []string
+	for _, s := range stores {
+		for _, e := range s.Entries() {
+			if e.Record != nil && !slices.Contains(known, e.Record.Server) {
+				known = append(known, e.Record.Server)
+			}
+		}
+	}
+	hint := " (see odek approvals list)"
+	if near := suggest.Nearest(server, known); near != "" {
+		hint = fmt.Sprintf("; did you mean %q?", near)
+	}
+	return fmt.Errorf("approvals: no stored approvals for server %q%s", termLine(server), hint)
 }

@@ -126,13 +126,14 @@ func TestFileValueErrors(t *testing.T) {
 
 func TestUnknownKeys(t *testing.T) {
 	global := `{"modle": "x", "//": "comment", "// more": 1, "no_agents": true, "$schema": "s",
-	  "limits": {"max_tool_call": 5, "//": "c", "model_prices": {"m": {"input_cost": 1}}},
+	  "limits": {"max_runtime": 60, "max_tool_call": 5, "//": "c", "model_prices": {"m": {"input_cost": 1}}},
 	  "tools": {"enable": []}, "mcp_servers": {"s": {"command": "c", "comand": "d", "type": "stdio", "//": "c"}},
 	  "planning": {"max_step": 3}, "maintenance": {"x": 1}, "subagent": {"whatever": 1}}`
 	_, w := fixture{global: global}.mustLoad(t)
 	want := []string{
+		`unknown key "limits.max_runtime" in HOME/config.json; did you mean "limits.max_runtime_seconds"?`,
 		`unknown key "limits.max_tool_call" in HOME/config.json; did you mean "limits.max_tool_calls"?`,
-		`unknown key "limits.model_prices.m.input_cost" in HOME/config.json`,
+		`unknown key "limits.model_prices.m.input_cost" in HOME/config.json; did you mean "limits.model_prices.m.input_cost_per_million_usd"?`,
 		`unknown key "maintenance.x" in HOME/config.json`,
 		`unknown key "mcp_servers.s.comand" in HOME/config.json; did you mean "mcp_servers.s.command"?`,
 		`unknown key "modle" in HOME/config.json; did you mean "model"?`,
@@ -185,7 +186,7 @@ func TestUnknownKeyHints(t *testing.T) {
 		`unknown key "mcp_servers.s.cwd" in DIR/odek.json: odek starts a server in the working directory; use an absolute command path`,
 		`unknown key "mcp_servers.s.disabled" in DIR/odek.json: odek reads "enabled": false`,
 		`unknown key "mcp_servers.s.headers" in DIR/odek.json: odek sends one Bearer token, read from the variable token_env names; other headers are not supported`,
-		`unknown key "mcp_servers.s.timeout" in DIR/odek.json`,
+		`unknown key "mcp_servers.s.timeout" in DIR/odek.json; did you mean "mcp_servers.s.timeout_seconds"?`,
 		`unknown key "mcp_servers.s.transport" in DIR/odek.json: odek picks the transport from "command" (stdio) or "url" (Streamable HTTP)`,
 		`unknown key "xyz" in DIR/odek.json`,
 	}

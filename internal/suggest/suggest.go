@@ -11,9 +11,37 @@ import (
 
 // Nearest returns the known name nearest to name, if it is near enough to
 // be a typo: at most one edit for names shorter than five characters, two
-// for longer ones. Ties go to the alphabetically first; "" when none is
-// near enough.
+// for longer ones. Ties go to the alphabetically first. Failing that, the
+// one known name that is name with a suffix after "_" (a unit left off:
+// limits.max_runtime → limits.max_runtime_seconds); "" when none is near
+// enough.
 func Nearest(name string, known []string) string {
+	if near := nearestByEdits(name, known); near != "" {
+		return near
+	}
+	return onlyExtension(name, known)
+}
+
+// onlyExtension is the one known name that starts with name + "_", when
+// exactly one does and name is not trivially short.
+func onlyExtension(name string, known []string) string {
+	if len(name) < 5 {
+		return ""
+	}
+	prefix := strings.ToLower(name) + "_"
+	found := ""
+	for _, k := range known {
+		if strings.HasPrefix(strings.ToLower(k), prefix) {
+			if found != "" && found != k {
+				return ""
+			}
+			found = k
+		}
+	}
+	return found
+}
+
+func nearestByEdits(name string, known []string) string {
 	limit := 1
 	if len(name) >= 5 {
 		limit = 2

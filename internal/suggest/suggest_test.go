@@ -57,3 +57,21 @@ func TestNearest(t *testing.T) {
 		}
 	}
 }
+
+// A unit left off finds the setting that has it, when only one does.
+func TestNearestFindsTheUnit(t *testing.T) {
+	known := []string{"limits.max_runtime_seconds", "limits.max_tool_calls", "llm.idle_timeout_seconds", "subagent.timeout_seconds", "subagent.timeout_grace_seconds"}
+	for _, c := range []struct{ name, want string }{
+		{"limits.max_runtime", "limits.max_runtime_seconds"},
+		{"LIMITS.MAX_RUNTIME", "limits.max_runtime_seconds"},
+		{"llm.idle_timeout", "llm.idle_timeout_seconds"},
+		{"subagent.timeout", ""}, // two settings extend it: no guess
+		{"limits", ""},
+		{"max", ""},
+		{"limits.max_tool_call", "limits.max_tool_calls"}, // an edit still wins
+	} {
+		if got := Nearest(c.name, known); got != c.want {
+			t.Errorf("Nearest(%q) = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
