@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +10,26 @@ import (
 
 	"github.com/odek-run/odek/internal/mcpclient"
 )
+
+// errInterrupted is why the run's context ends on Ctrl-C or SIGTERM. It is
+// a context.Canceled (exit 130, error_class context_canceled) that says
+// what happened.
+var errInterrupted error = interruptError{}
+
+type interruptError struct{}
+
+func (interruptError) Error() string        { return "interrupted" }
+func (interruptError) Is(target error) bool { return target == context.Canceled }
+
+// interrupted is the error to show for err: "interrupted" when a signal
+// ended the run and err is that cancellation (whatever wrapped it, however
+// a library phrased it), else err.
+func interrupted(ctx context.Context, err error) error {
+	if err != nil && errors.Is(err, context.Canceled) && errors.Is(context.Cause(ctx), errInterrupted) {
+		return errInterrupted
+	}
+	return err
+}
 
 // killServers is what a second interrupt does to the MCP servers; a var so
 // tests can see it called.

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"syscall"
 	"testing"
@@ -35,5 +38,29 @@ func TestOnInterrupt(t *testing.T) {
 	<-done
 	if killed != 1 || stderr.String() != "odek: interrupted again; exiting now; killed MCP servers: fx, wc\n" {
 		t.Fatalf("killed %d times; stderr %q", killed, stderr.String())
+	}
+}
+
+// A signal's cancellation reads "interrupted" however it was wrapped; it
+// is still a cancellation (exit 130), and other errors are left alone.
+func TestInterruptedText(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	wrapped := fmt.Errorf("iteration 1: llm: %w", context.Canceled)
+	if got := interrupted(ctx, wrapped); got != wrapped {
+		t.Errorf("before any signal: %v", got)
+	}
+	cancel(errInterrupted)
+	if got := interrupted(ctx, wrapped); got == nil || got.Error() != "interrupted" || !errors.Is(got, context.Canceled) {
+		t.Errorf("after the signal: %v", got)
+	}
+	if code := exitCode(ctx, interrupted(ctx, wrapped)); code != exitInterrupted {
+		t.Errorf("exit code %d, want %d", code, exitInterrupted)
+	}
+	other := errors.New("tool failed")
+	if got := interrupted(ctx, other); got != other {
+		t.Errorf("a non-cancellation became %v", got)
+	}
+	if interrupted(ctx, nil) != nil {
+		t.Error("nil became an error")
 	}
 }

@@ -20,14 +20,14 @@ func run() int {
 		os.Stderr.WriteString("odek: cannot make the process non-dumpable: " + err.Error() + "\n")
 		return exitSetup
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	go onInterrupt(sigs, cancel, os.Stderr, os.Exit)
+	go onInterrupt(sigs, func() { cancel(errInterrupted) }, os.Stderr, os.Exit)
 	ios := systemIO()
 	err := newRootCmd(ios).ExecuteContext(ctx)
-	reportError(ios, err)
+	reportError(ios, interrupted(ctx, err))
 	return exitCode(ctx, err)
 }

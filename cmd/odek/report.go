@@ -123,7 +123,7 @@ func (s *runState) report(ctx context.Context, ios *IOStreams, res *loop.Result,
 		DurationMS: ios.Now().Sub(s.start).Milliseconds(),
 	}
 	if runErr != nil {
-		rep.Error = runErr.Error()
+		rep.Error = interrupted(ctx, runErr).Error()
 	}
 	if s.schema != nil {
 		rep.OutputSchemaSHA = s.schema.sha256()
