@@ -20,6 +20,7 @@ type IOStreams struct {
 	StdoutTTY bool // stdout is a terminal: untrusted text written there is sanitised
 	StderrTTY bool
 	Width     func() int // terminal width of stderr; 0 = unknown
+	OutWidth  func() int // terminal width of stdout; nil or 0 = unknown
 
 	Args      []string // the command line without the program name; nil = os.Args[1:]
 	LookupEnv func(string) (string, bool)
@@ -36,13 +37,8 @@ func systemIO() *IOStreams {
 		StdinTTY:  term.IsTerminal(int(os.Stdin.Fd())),
 		StdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 		StderrTTY: term.IsTerminal(errFd),
-		Width: func() int {
-			w, _, err := term.GetSize(errFd)
-			if err != nil {
-				return 0
-			}
-			return w
-		},
+		Width:     func() int { return termWidth(errFd) },
+		OutWidth:  func() int { return termWidth(int(os.Stdout.Fd())) },
 		Args:      os.Args[1:],
 		LookupEnv: os.LookupEnv,
 		Environ:   os.Environ,
@@ -50,6 +46,15 @@ func systemIO() *IOStreams {
 		Chdir:     os.Chdir,
 		Now:       time.Now,
 	}
+}
+
+// termWidth is the width of the terminal on fd, 0 when it is none.
+func termWidth(fd int) int {
+	w, _, err := term.GetSize(fd)
+	if err != nil {
+		return 0
+	}
+	return w
 }
 
 // env returns the value of an environment variable, "" when unset.

@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/odek-run/odek/internal/artifact"
 	"github.com/odek-run/odek/internal/builtin"
@@ -107,19 +105,23 @@ func toolOffered(name string, enabled, disabled []string) bool {
 
 type toolsOptions struct {
 	json      bool
+	long      bool // every line of each description, never cut
 	overrides config.Overrides
 }
 
 func newToolsCmd(ios *IOStreams) *cobra.Command {
 	var o toolsOptions
 	cmd := &cobra.Command{
-		Use:   "tools [--json]",
+		Use:   "tools [--json|--long]",
 		Short: "List every tool the model would see (built-in and MCP, after approvals)",
 		Long: `List every tool the model would see, with its description.
 
 It starts the configured MCP servers, runs the approvals, and never calls the
 model: a preflight for CI. It exits 3 if a server fails to start or a tool is
 not approved, like a run would.
+
+One line per tool: its name and the first line of its description, cut to
+the width on a terminal; --long prints every description whole.
 
 The list is sorted by name and shows each description as its server wrote it
 (the model gets it fenced as untrusted text, with a nonce that changes every
@@ -132,6 +134,7 @@ can be diffed or checked in (docs/schema/tools.schema.json).`,
 		},
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print names, descriptions and input schemas as JSON")
+	cmd.Flags().BoolVar(&o.long, "long", false, "print each description whole (on a terminal lines are otherwise cut to its width)")
 	registerConfigFlag(cmd, &o.overrides)
 	// --tool and --no-tool, as on run: the listing is what that run would offer.
 	registerSettingFlags(cmd, &o.overrides, func(key string) bool { return strings.HasPrefix(key, "tools.") })
@@ -154,11 +157,48 @@ func runTools(ctx context.Context, ios *IOStreams, o toolsOptions) error {
 	if o.json {
 		return writeToolsJSON(ios, listing)
 	}
-	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
+	return writeToolsText(ios, listing, o.long)
+}
+
+// writeToolsText lists one tool a line, name then the description's first
+// line; on a terminal each line is cut to its width. long shows every line
+// of each description, indented under its name, uncut.
+func writeToolsText(ios *IOStreams, listing []listedTool, long bool) error {
+	nameWidth := 0
 	for _, t := range listing {
-		fmt.Fprintf(tw, "%s\t%s\n", termLine(t.Name), termLine(firstLine(t.Description)))
+		nameWidth = max(nameWidth, len([]rune(termLine(t.Name))))
 	}
-	return tw.Flush()
+	width := 0
+	if ios.StdoutTTY && ios.OutWidth != nil && !long {
+		width = ios.OutWidth()
+	}
+	var b strings.Builder
+	for _, t := range listing {
+		name := termLine(t.Name)
+		pad := strings.Repeat(" ", nameWidth-len([]rune(name))+2)
+		if !long {
+			b.WriteString(cutToWidth(name+pad+termLine(firstLine(t.Description)), width) + "\n")
+			continue
+		}
+		lines := strings.Split(strings.TrimRight(t.Description, "\n"), "\n")
+		b.WriteString(name + pad + termLine(lines[0]) + "\n")
+		for _, l := range lines[1:] {
+			b.WriteString(strings.Repeat(" ", nameWidth+2) + termLine(l) + "\n")
+		}
+	}
+	_, err := io.WriteString(ios.Out, b.String())
+	return err
+}
+
+// cutToWidth keeps a line within width columns (0 = no limit), ending a
+// cut one with "…"; the last column stays free so the terminal does not
+// wrap.
+func cutToWidth(s string, width int) string {
+	r := []rune(strings.TrimRight(s, " "))
+	if width < 8 || len(r) < width {
+		return string(r)
+	}
+	return string(r[:width-2]) + "…"
 }
 
 // listedTool is one entry of odek tools (docs/schema/tools.schema.json).
