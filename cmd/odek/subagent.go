@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/subagent"
 	"github.com/spf13/cobra"
 )
@@ -14,11 +15,14 @@ import (
 // subagentOptions are the flags of `odek subagent`; RunE only fills them.
 type subagentOptions struct {
 	goal, taskFile, context string
-	timeout, maxIter        int
-	quiet, stream           bool
-	parentSession, profile  string
-	outputSchema            string // --output-schema: a JSON Schema file
-	cassette                cassetteFlags
+	// overrides holds -c and --timeout/--max-iter, which set
+	// subagent.timeout_seconds and subagent.max_iterations by the settings
+	// table's rules, as run's flags do (durations, bounds).
+	overrides              config.Overrides
+	quiet, stream          bool
+	parentSession, profile string
+	outputSchema           string // --output-schema: a JSON Schema file
+	cassette               cassetteFlags
 }
 
 func newSubagentCmd(ios *IOStreams) *cobra.Command {
@@ -60,8 +64,11 @@ file, config, profile), 4 execution budget exhausted, 130 interrupted.`,
 	fl.StringVar(&o.goal, "goal", "", "the task to do (untrusted: fenced in the prompt)")
 	fl.StringVar(&o.taskFile, "task", "", "a protocol-2 task file written by delegate_tasks")
 	fl.StringVar(&o.context, "context", "", "facts the task needs (with --goal)")
-	fl.IntVar(&o.timeout, "timeout", 0, "seconds before the hard stop (default subagent.timeout_seconds, at most 1800)")
-	fl.IntVar(&o.maxIter, "max-iter", 0, "loop iterations (default subagent.max_iterations, at most 100)")
+	fl.Var(&settingFlag{key: "subagent.timeout_seconds", name: "--timeout", kind: config.Seconds, o: &o.overrides},
+		"timeout", "time before the hard stop: 90, 90s, 2m, 1h (default subagent.timeout_seconds, 1800; at most 1800)")
+	fl.Var(&settingFlag{key: "subagent.max_iterations", name: "--max-iter", kind: config.Int, o: &o.overrides},
+		"max-iter", "model turns, as run's --max-iter counts them (default subagent.max_iterations, 15; at most 100)")
+	registerConfigFlag(cmd, &o.overrides)
 	fl.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
 	fl.BoolVar(&o.stream, "stream", false, "typed progress lines on stdout before the result (protocol 2)")
 	fl.StringVar(&o.parentSession, "parent-session", "", "the parent's session id, echoed in the result")
@@ -111,10 +118,6 @@ func (o *subagentOptions) validate() error {
 		return errors.New("either --goal or --task is required")
 	case o.context != "" && o.taskFile != "":
 		return errors.New("--context goes with --goal (a task file carries its own context)")
-	case o.timeout < 0:
-		return fmt.Errorf("--timeout must be a positive number of seconds, got %d", o.timeout)
-	case o.maxIter < 0:
-		return fmt.Errorf("--max-iter must be positive, got %d", o.maxIter)
 	}
 	return nil
 }

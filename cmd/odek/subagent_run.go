@@ -119,6 +119,11 @@ func (c *child) result(res *loop.Result, err error) *subagent.Result {
 		hist = res.History
 	}
 	subagent.FromHistory(r, hist, answer)
+	if res != nil {
+		// iterations means what it means for run and --max-iter: model
+		// turns, the final answer's included (not only turns with calls).
+		r.Iterations = res.Iterations
+	}
 	r.Summary = redact.String(r.Summary)
 	if err == nil {
 		r.Output = redactedJSON(c.schema.value()) // the matching answer's value; nil without a schema

@@ -50,7 +50,7 @@ func setUpChild(ctx context.Context, ios *IOStreams, o subagentOptions) (c *chil
 	if err != nil {
 		return c, asSetup(err)
 	}
-	over, err := childOverrides(c.task)
+	over, err := childOverrides(c.task, o.overrides)
 	if err != nil {
 		return c, asSetup(err)
 	}
@@ -128,15 +128,17 @@ func withHandedKey(ios *IOStreams) (*IOStreams, error) {
 
 // childOverrides carries the parent's model and endpoint and its LLM
 // settings, which the parent resolved from its own flags and config; the
-// task file names them like flags would.
-func childOverrides(t *subagent.Task) (config.Overrides, error) {
-	var o config.Overrides
-	if t.Model != "" {
+// task file names them like flags would. The command line's own -c (and
+// --timeout, --max-iter) come first; a -c model or base_url given there
+// wins over the task file's.
+func childOverrides(t *subagent.Task, flags config.Overrides) (config.Overrides, error) {
+	o := flags
+	if t.Model != "" && !flags.Has("model") {
 		if err := o.Set("model", t.Model, "task file model"); err != nil {
 			return o, fmt.Errorf("task file: model: %w", err)
 		}
 	}
-	if t.BaseURL != "" {
+	if t.BaseURL != "" && !flags.Has("base_url") {
 		if err := o.Set("base_url", t.BaseURL, "task file base_url"); err != nil {
 			return o, fmt.Errorf("task file: base_url: %w", err)
 		}
@@ -154,14 +156,10 @@ func childOverrides(t *subagent.Task) (config.Overrides, error) {
 func (c *child) applyPolicy() error {
 	sc := readSubagentConfig(c.cfg)
 	c.sc = sc
-	secs := sc.Settings.TimeoutSeconds
-	if c.o.timeout > 0 {
-		secs = min(c.o.timeout, subagent.MaxTimeoutSeconds)
-	}
-	c.maxIter = sc.Settings.MaxIterations
-	if c.o.maxIter > 0 {
-		c.maxIter = min(c.o.maxIter, subagent.MaxIterations)
-	}
+	// --timeout and --max-iter reached the config as settings: parsed,
+	// bounded and clamped by the table, as run's flags are.
+	secs := min(sc.Settings.TimeoutSeconds, subagent.MaxTimeoutSeconds)
+	c.maxIter = min(sc.Settings.MaxIterations, subagent.MaxIterations)
 	softMS, hardMS := softDeadline(secs)
 	c.timeout, c.soft = time.Duration(hardMS)*time.Millisecond, time.Duration(softMS)*time.Millisecond
 	_, prof, err := sc.resolveProfile(c.o.profile, c.task.Profile)

@@ -120,6 +120,20 @@ func (o Overrides) Strings(key string) (values []string, origin string) {
 	return nil, ""
 }
 
+// Has reports whether the command line set key.
+func (o Overrides) Has(key string) bool {
+	i, ok := index[key]
+	if !ok {
+		return false
+	}
+	for _, ov := range o.vals {
+		if ov.i == i {
+			return true
+		}
+	}
+	return false
+}
+
 // unknownSetting is the error for a key not in the table.
 func unknownSetting(key string) error {
 	keys := make([]string, len(table))
