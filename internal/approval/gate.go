@@ -192,7 +192,7 @@ func (g *Gate) grantTool(ctx context.Context, spec mcpclient.ServerSpec, orig, t
 				t.Name, spec.Name, approvalHint), ErrNotApproved)
 		}
 		var err error
-		ans, err = g.ask.Confirm(ctx, Question{Text: toolQuestion(spec.Name, t), AllowServer: true})
+		ans, err = g.ask.Confirm(ctx, Question{Text: toolQuestion(spec, t), AllowServer: true})
 		if err != nil {
 			return Deny, newErr(spec.Name, fmt.Sprintf("mcp approval: tool %q from server %q: prompt failed: %v", t.Name, spec.Name, err), err)
 		}

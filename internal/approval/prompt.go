@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -129,7 +130,7 @@ func spawnQuestion(spec mcpclient.ServerSpec, files []FileDigest) string {
 	line := func(format string, a ...any) { b.WriteString(wrapLine(fmt.Sprintf(format, a...), promptWidth)) }
 	line("Project-level MCP server %s wants to run:", strconv.Quote(spec.Name))
 	if spec.Dir != "" {
-		line("  defined in: %s", plainOrQuoted(spec.Dir))
+		line("  defined in: %s (mcp_servers.%s)", plainOrQuoted(definingFile(spec)), plainOrQuoted(spec.Name))
 	}
 	if cfg.URL != "" {
 		line("  url: %s", plainOrQuoted(cfg.URL))
@@ -196,12 +197,25 @@ func wrapLine(s string, width int) string {
 
 // toolQuestion shows a tool's description (sanitised, at most 200 runes) and
 // the fingerprint of its schema, which the approval is keyed on.
-func toolQuestion(server string, t mcpclient.ToolDef) string {
+func toolQuestion(spec mcpclient.ServerSpec, t mcpclient.ToolDef) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "MCP server %q wants to register tool %q\n", untrusted.OneLine(server, 64), untrusted.OneLine(t.Name, 64))
+	fmt.Fprintf(&b, "MCP server %q wants to register tool %q\n", untrusted.OneLine(spec.Name, 64), untrusted.OneLine(t.Name, 64))
+	if spec.Project && spec.Dir != "" {
+		fmt.Fprintf(&b, "  server defined in: %s\n", plainOrQuoted(definingFile(spec)))
+	}
 	fmt.Fprintf(&b, "  description: %s\n", untrusted.OneLine(t.Description, 200))
 	fmt.Fprintf(&b, "  schema: sha256:%s (%d bytes)\n", SchemaSHA256(t.InputSchema)[:16], schemaSize(t.InputSchema))
 	return b.String()
+}
+
+// ProjectFile is the project config file's name in its directory: the file
+// internal/config reads project servers from (<dir>/odek.json).
+const ProjectFile = "odek.json"
+
+// definingFile is the file a project server's definition came from, so the
+// operator knows what to read (or delete) before approving.
+func definingFile(spec mcpclient.ServerSpec) string {
+	return filepath.Join(spec.Dir, ProjectFile)
 }
 
 // commandLine is the short "<cmd> "<args>"" form used in errors.
