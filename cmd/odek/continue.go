@@ -22,8 +22,8 @@ continued (the one run --session started here, or in -C's directory);
 --any-dir continues the most recently updated one of any directory. Budgets
 (--max-*) and events (--events-jsonl) apply to this run as to odek run
 (DECISION 3); the model is the session's unless --model says otherwise, and
-the system prompt is the one the conversation started with (--system does
-not change it). The session is saved after every tool batch and when the
+the system prompt is the one the conversation started with (--system and
+--append-system do not change it). The session is saved after every tool batch and when the
 run ends.
 
 The task comes from the arguments, --task-file or stdin, and --output takes
