@@ -34,6 +34,7 @@ var exitCodes = map[string]int{
 	errclass.ProviderAuth:     exitError,
 	errclass.ProviderError:    exitError,
 	errclass.MCPError:         exitError,
+	errclass.PolicyDenied:     exitError, // --fail-on-denial
 }
 
 // setupError gives a setup class to an error made here or returned by a
