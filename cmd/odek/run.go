@@ -80,6 +80,8 @@ replay that departs from its cassette), 4 budget exhausted, 130 interrupted.`,
   odek run --task-file task.md --output stream-json | jq -c 'select(.type == "tool_call_failed")'
   odek run -C ../other-repo "Run the tests and summarise the failures"
   odek run --output-schema verdict.schema.json "Review the last commit" | jq -r .verdict
+  odek run --print-system --append-system "Answer in French."
+  odek run --fail-on-denial -c 'dangerous={"allowlist":["go test *"]}' "Run the tests and fix what fails"
   odek run -- "-v is not a flag here, it is part of the task"`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
