@@ -174,6 +174,7 @@ func runRun(ctx context.Context, ios *IOStreams, o runOptions) error {
 	s.sessionOptions(ios, &opts)
 	s.streamOptions(o, &opts)
 	res, runErr := loop.Continue(s.ctx, opts, h)
+	s.streamer.answer(res)
 	runErr = s.cas.finish(runErr)
 	runErr = s.failOnDenial(o, runErr)
 	s.stopProgress()

@@ -25,30 +25,31 @@ import (
 
 // runState is everything one run wires together; close releases it.
 type runState struct {
-	ctx     context.Context // the run's context: the signal context plus the runtime budget
-	cancel  context.CancelFunc
-	cfg     *config.Config
-	flags   config.Overrides // the command line's settings, for checks that name a flag
-	runID   string
-	start   time.Time
-	emitter *events.Emitter
-	sink    *events.JSONLSink // --events-jsonl
-	stream  *events.JSONLSink // --output stream-json: stdout
-	tracker *budget.Tracker
-	overrun context.CancelCauseFunc // ends ctx with a sub-agent overrun's budget error
-	servers *mcpclient.Set
-	store   *artifact.Store
-	tools   *loop.Registry
-	model   *llm.Client
-	view    *progressView
-	schema  *outputSchema  // nil without --output-schema
-	warn    func(string)   // prints a warning, above the status line on a TTY
-	errOut  io.Writer      // where closeServers says what an interrupt stopped
-	gate    loop.Gate      // the risk policy every call passes
-	denied  denials        // the calls it refused, for the report
-	workDir string         // the working directory, symlinks resolved
-	cas     *cassetteState // --record or --replay; nil without
-	depart  context.CancelCauseFunc
+	ctx      context.Context // the run's context: the signal context plus the runtime budget
+	cancel   context.CancelFunc
+	cfg      *config.Config
+	flags    config.Overrides // the command line's settings, for checks that name a flag
+	runID    string
+	start    time.Time
+	emitter  *events.Emitter
+	sink     *events.JSONLSink // --events-jsonl
+	stream   *events.JSONLSink // --output stream-json: stdout
+	tracker  *budget.Tracker
+	overrun  context.CancelCauseFunc // ends ctx with a sub-agent overrun's budget error
+	servers  *mcpclient.Set
+	store    *artifact.Store
+	tools    *loop.Registry
+	model    *llm.Client
+	view     *progressView
+	schema   *outputSchema  // nil without --output-schema
+	warn     func(string)   // prints a warning, above the status line on a TTY
+	errOut   io.Writer      // where closeServers says what an interrupt stopped
+	gate     loop.Gate      // the risk policy every call passes
+	denied   denials        // the calls it refused, for the report
+	streamer *streamer      // --output stream-json's text and tool_result lines; nil otherwise
+	workDir  string         // the working directory, symlinks resolved
+	cas      *cassetteState // --record or --replay; nil without
+	depart   context.CancelCauseFunc
 
 	reasoningEffort string // sent as reasoning_effort; "" sends none
 

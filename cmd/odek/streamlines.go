@@ -57,8 +57,9 @@ func (s eventsOnly) Write(ev *events.Event) error {
 
 // streamer turns the loop's replies and batches into stream lines.
 type streamer struct {
-	em      *events.Emitter
-	pending map[string]pendingCall // tool calls of the current batch, by id
+	em        *events.Emitter
+	pending   map[string]pendingCall // tool calls of the current batch, by id
+	lastFinal string                 // the text of the last reply without tool calls
 }
 
 type pendingCall struct {
@@ -74,6 +75,7 @@ func (s *runState) streamOptions(o runOptions, opts *loop.Options) {
 	}
 	s.emitter.Emit(streamInit, 0, "", s.initData())
 	st := &streamer{em: s.emitter}
+	s.streamer = st
 	opts.OnReply = st.reply
 	after := opts.AfterBatch
 	opts.AfterBatch = func(h []llm.Message) {
@@ -123,7 +125,21 @@ func (st *streamer) reply(i int, m llm.Message) {
 	if strings.TrimSpace(m.Content) == "" {
 		return
 	}
+	if len(m.ToolCalls) == 0 {
+		st.lastFinal = m.Content
+	}
 	st.em.Emit(streamText, i, "", map[string]any{"text": m.Content, "final": len(m.ToolCalls) == 0})
+}
+
+// answer streams a final answer no reply carried: the summary the loop
+// asks for at the iteration cap, after a tool-call budget stop or at a
+// soft deadline. A nil streamer (no stream-json) does nothing.
+func (st *streamer) answer(res *loop.Result) {
+	if st == nil || res == nil || strings.TrimSpace(res.Answer) == "" || res.Answer == st.lastFinal {
+		return
+	}
+	st.lastFinal = res.Answer
+	st.em.Emit(streamText, res.Iterations, "", map[string]any{"text": res.Answer, "final": true})
 }
 
 // results emits the results of the batch the last reply asked for, in the
