@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	procs "github.com/odek-run/odek/internal/proc"
 	"io"
 	"os"
 	"strings"
@@ -35,6 +36,10 @@ func interrupted(ctx context.Context, err error) error {
 // tests can see it called.
 var killServers = mcpclient.KillAll
 
+// killProcesses kills every other process odek started through proc (shell
+// commands, with their trees); it does not wait.
+func killProcesses() { procs.KillAll() }
+
 // onInterrupt handles Ctrl-C (and SIGTERM): the first cancels the run, which
 // then stops cleanly — tools cancelled, MCP servers shut down within about
 // half a second (runState.close), the history kept. A second one does not
@@ -53,5 +58,6 @@ func onInterrupt(sigs <-chan os.Signal, cancel context.CancelFunc, stderr io.Wri
 		msg += "; killed MCP servers: " + strings.Join(names, ", ")
 	}
 	fmt.Fprintln(stderr, msg)
+	killProcesses()
 	exit(exitInterrupted)
 }

@@ -4,6 +4,9 @@ package main
 
 import (
 	"context"
+
+	procs "github.com/odek-run/odek/internal/proc"
+	"github.com/odek-run/odek/internal/sandbox"
 	"os"
 	"os/signal"
 	"syscall"
@@ -20,6 +23,17 @@ func run() int {
 		os.Stderr.WriteString("odek: cannot make the process non-dumpable: " + err.Error() + "\n")
 		return exitSetup
 	}
+	// The sandbox launcher is odek re-executed: it stays non-dumpable (set
+	// above), so the commands it confines cannot ptrace its other threads.
+	if sandbox.IsLauncher(os.Args) {
+		return sandbox.Main(os.Args)
+	}
+	if exe, err := os.Executable(); err == nil {
+		procs.SetLauncher(exe)
+	}
+	// Orphans of anything odek starts re-parent to odek, which kills them.
+	_ = procs.BecomeSubreaper()
+	defer procs.KillOrphans()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 2)

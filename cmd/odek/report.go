@@ -44,6 +44,8 @@ type runReport struct {
 	ReasoningChars    int64                    `json:"reasoning_chars,omitempty"`
 	ReasoningTokens   int64                    `json:"reasoning_tokens,omitempty"`
 	Artifacts         []reportArtifact         `json:"artifacts,omitempty"`
+	// Sandbox is run_started's "sandbox": how shell commands were confined.
+	Sandbox map[string]any `json:"sandbox,omitempty"`
 }
 
 type loopToolCounts struct {
@@ -120,7 +122,7 @@ func (s *runState) report(ctx context.Context, ios *IOStreams, res *loop.Result,
 	rep := runReport{
 		Schema: "odek.run-report/v1", Status: status, TerminationReason: reason, ExitCode: code,
 		RunID: s.runID, Model: s.cfg.Model, Denials: s.denied.all(),
-		DurationMS: ios.Now().Sub(s.start).Milliseconds(),
+		DurationMS: ios.Now().Sub(s.start).Milliseconds(), Sandbox: s.sandbox.info,
 	}
 	if runErr != nil {
 		rep.Error = interrupted(ctx, runErr).Error()
@@ -185,6 +187,7 @@ func writeSetupReport(ctx context.Context, ios *IOStreams, s *runState, err erro
 	}
 	if s != nil {
 		rep.RunID, rep.DurationMS = s.runID, ios.Now().Sub(s.start).Milliseconds()
+		rep.Sandbox = s.sandbox.info
 		if s.cfg != nil {
 			rep.Model = s.cfg.Model
 		}

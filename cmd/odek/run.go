@@ -23,6 +23,7 @@ type runOptions struct {
 	cassette          cassetteFlags // --record, --replay, --replay-mode
 	printSystem       bool          // --print-system: show the system prompt, run nothing
 	failOnDenial      bool          // --fail-on-denial: a denied call fails the run (exit 1)
+	fullAuto          bool          // --full-auto
 
 	session bool                  // run --session: persist the conversation
 	refs    []session.ExternalRef // --external-ref
@@ -114,6 +115,7 @@ replay that departs from its cassette), 4 budget exhausted, 130 interrupted.`,
 	sf.register(cmd)
 	fl.BoolVar(&o.printSystem, "print-system", false, "print the system prompt this run would send (after --system, --append-system and --output-schema) and exit; no task, no model call")
 	fl.BoolVar(&o.session, "session", false, "save the conversation as a session that odek continue can carry on")
+	fl.BoolVar(&o.fullAuto, "full-auto", false, "for CI: sandbox workspace-write with the network off, and every risk class the sandbox contains allowed without a prompt (exit 3 where the kernel cannot hold the sandbox)")
 	fl.SetInterspersed(true)
 	return cmd
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/odek-run/odek/internal/sandbox"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,6 +41,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 filepath.Join("..", "..", "testdata", "script"),
 		RequireExplicitExec: true,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
+		Condition:           scriptCondition,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("ODEK_HOME", filepath.Join(env.WorkDir, ".odek"))
 			env.Setenv("HOME", env.WorkDir)
@@ -174,4 +176,14 @@ func cmdLLMRequest(ts *testscript.TestScript, neg bool, args []string) {
 		pretty, _ := json.MarshalIndent(json.RawMessage(body), "", " ")
 		ts.Fatalf("request %d %s %q:\n%s", n, map[bool]string{true: "contains", false: "does not contain"}[neg], args[1], pretty)
 	}
+}
+
+// scriptCondition adds [landlock]: the kernel holds every sandbox promise
+// (Landlock ABI 6+ and seccomp), so scripts that attack the sandbox run
+// only where it exists.
+func scriptCondition(cond string) (bool, error) {
+	if cond == "landlock" {
+		return len(sandbox.Probe().Missing(false)) == 0, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/odek-run/odek/internal/sandbox"
 	"io"
 	"path/filepath"
 	"strings"
@@ -50,6 +51,12 @@ type runState struct {
 	workDir  string         // the working directory, symlinks resolved
 	cas      *cassetteState // --record or --replay; nil without
 	depart   context.CancelCauseFunc
+	sandbox  sandboxState // how shell commands are confined
+	// fullAuto: --full-auto (workspace-write, network off, every class
+	// the sandbox contains allowed).
+	fullAuto bool
+	// sandboxLimit is a sub-agent's parent's sandbox (nil at top level).
+	sandboxLimit *sandbox.Policy
 
 	reasoningEffort string // sent as reasoning_effort; "" sends none
 
@@ -127,7 +134,7 @@ func setUp(ctx context.Context, ios *IOStreams, o runOptions) (s *runState, err 
 			s.close()
 		}
 	}()
-	s.flags = o.overrides
+	s.flags, s.fullAuto = o.overrides, o.fullAuto
 	if s.cfg, err = loadConfig(ios, o.overrides); err != nil {
 		return s, err
 	}
@@ -286,6 +293,7 @@ func (s *runState) loopOptions(o runOptions) loop.Options {
 		MaxIterations: s.cfg.MaxIterations, MaxToolParallel: s.cfg.MaxToolParallel,
 		Budget: s.tracker, Events: s.emitter, IncludeArgs: o.eventsIncludeArgs, Gate: s.gate,
 		Progress: s.view.update, ReasoningEffort: s.reasoningEffort, OnUntrusted: s.taint,
+		Sandbox: s.sandbox.info,
 	}
 	s.schema.apply(&lo)
 	return lo
@@ -325,6 +333,7 @@ func (s *runState) close() {
 		maxAge := time.Duration(s.cfg.ArtifactsMaxAgeHours) * time.Hour
 		sweepArtifacts(s.cfg.Home, maxAge, time.Now(), s.runID)
 	}
+	s.closeSandbox()
 	if s.cancel != nil {
 		s.cancel()
 	}

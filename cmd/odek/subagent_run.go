@@ -69,7 +69,7 @@ func (c *child) childLoopOptions() loop.Options {
 		Model: c.model, ModelName: c.cfg.Model, Tools: c.tools, System: system,
 		MaxIterations: c.maxIter, MaxToolParallel: c.cfg.MaxToolParallel,
 		Budget: c.tracker, Events: c.emitter, Progress: c.progress, ReasoningEffort: c.reasoningEffort,
-		Gate: c.gate, OnUntrusted: c.taint,
+		Gate: c.gate, OnUntrusted: c.taint, Sandbox: c.sandbox.info,
 	}
 	c.sessionOptions(c.ios, &opts) // its own plan and context trimming; a child has no session
 	c.schema.apply(&opts)          // --output-schema: the same guard as run's

@@ -22,12 +22,15 @@ func (s *runState) workspaceTools(ios *IOStreams, store builtin.ResultStore) ([]
 		return nil, setupErrorf("working directory: %w", err)
 	}
 	s.workDir = cls.Root()
+	if err := s.setUpSandbox(ios, s.sandboxLimit); err != nil {
+		return nil, err
+	}
 	var env []string
 	if ios.Environ != nil {
-		env = shellEnv(ios.Environ(), s.cfg)
+		env = s.shellTmpEnv(shellEnv(ios.Environ(), s.cfg))
 	}
 	var tools []loop.Tool
-	for _, t := range builtin.New(builtin.Options{Classifier: cls, Store: store, Env: env}) {
+	for _, t := range builtin.New(builtin.Options{Classifier: cls, Store: store, Env: env, Sandbox: s.sandbox.policy}) {
 		tools = append(tools, t)
 	}
 	return tools, nil
@@ -53,8 +56,9 @@ func shellEnv(environ []string, cfg *config.Config) []string {
 func (s *runState) newGate(ios *IOStreams) (loop.Gate, error) {
 	d := s.cfg.Dangerous
 	o := policy.Options{
-		Config: policy.Config{Action: d.Action, NonInteractive: d.NonInteractive, Classes: d.Classes, Allowlist: d.Allowlist, Denylist: d.Denylist},
-		Dir:    s.workDir,
+		Config:    policy.Config{Action: d.Action, NonInteractive: d.NonInteractive, Classes: d.Classes, Allowlist: d.Allowlist, Denylist: d.Denylist},
+		Dir:       s.workDir,
+		Contained: s.containedClasses(),
 		OnDeny: func(oc policy.Outcome) {
 			s.denied.add(oc)
 			e := policy.DeniedError{Tool: oc.Call.Tool, What: oc.Call.Risk.What, Class: oc.Class, ByOperator: oc.ByOperator}
@@ -93,4 +97,23 @@ type policyGate struct{ p *policy.Policy }
 
 func (g policyGate) Check(ctx context.Context, c loop.GateCall) error {
 	return g.p.Check(ctx, policy.Call{Tool: c.Tool, Args: c.Args, Risk: c.Risk, Assessed: c.Assessed})
+}
+
+// containedClasses are the classes whose prompts the sandbox makes
+// redundant for the shell tool: with every promise held, a system_write
+// command can only read outside the workspace (the protected set is
+// closed) — its writes, signals and privilege changes fail in the kernel.
+// --full-auto adds every class the sandbox contains: code execution,
+// installs and unknown programs run inside it too. network_egress is never
+// contained (allowed, it runs with the network on); destructive and
+// blocked stay as configured.
+func (s *runState) containedClasses() policy.Contained {
+	if !s.sandbox.held {
+		return policy.Contained{}
+	}
+	set := risk.Of(risk.SystemWrite)
+	if s.fullAuto {
+		set |= risk.Of(risk.CodeExecution, risk.Install, risk.Unknown)
+	}
+	return policy.Contained{Tools: []string{"shell"}, Classes: set, Force: s.fullAuto}
 }

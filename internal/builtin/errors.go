@@ -47,10 +47,17 @@ func (e *TooLargeError) Error() string {
 
 // TimeoutError is a command killed at its timeout, with what it printed.
 type TimeoutError struct {
-	After  time.Duration
-	Output string
+	After time.Duration
+	// Contained: the sandbox launcher saw every process the command
+	// started gone (without it, only the group and the descendants odek
+	// could find were killed).
+	Contained bool
+	Output    string
 }
 
 func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("shell: timed out after %s; the command and every process it started were killed\n%s", e.After, e.Output)
+	if e.Contained {
+		return fmt.Sprintf("shell: timed out after %s; the command and every process it started were killed\n%s", e.After, e.Output)
+	}
+	return fmt.Sprintf("shell: timed out after %s; the command's process group and the descendants odek found were killed\n%s", e.After, e.Output)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/odek-run/odek/internal/artifact"
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/risk"
+	"github.com/odek-run/odek/internal/sandbox"
 	"github.com/odek-run/odek/internal/untrusted"
 )
 
@@ -95,7 +96,8 @@ func (t *shellTool) Call(ctx context.Context, args json.RawMessage) (string, err
 		return "", &ChangedError{Tool: t.Name(), Approved: approved.Class, Now: now}
 	}
 	out := newCapture(MaxShellOutput, maxShellKeep)
-	res := runGroup(ctx, runSpec{command: a.Command, dir: t.ws.cls.Root(), env: t.ws.env, timeout: timeout, out: out})
+	res := runGroup(ctx, runSpec{command: a.Command, dir: t.ws.cls.Root(), env: t.ws.env, timeout: timeout, out: out,
+		sandbox: t.policyFor(now)})
 	if res.err != nil && !res.timedOut && ctx.Err() == nil {
 		return "", fmt.Errorf("shell: %w", res.err)
 	}
@@ -104,9 +106,24 @@ func (t *shellTool) Call(ctx context.Context, args json.RawMessage) (string, err
 	case ctx.Err() != nil:
 		return "", context.Cause(ctx)
 	case res.timedOut:
-		return "", &TimeoutError{After: timeout, Output: untrusted.Wrap("shell", body) + note}
+		return "", &TimeoutError{After: timeout, Contained: res.contained, Output: untrusted.Wrap("shell", body) + note}
 	}
 	return fmt.Sprintf("exit code: %d%s\n%s%s", res.code, out.summary(), untrusted.Wrap("shell", body), note), nil
+}
+
+// policyFor is the sandbox of one command: the tool's policy, with the
+// network on when the command is network_egress and the policy let it
+// through (the gate approved it with that class: a command reaches the
+// network only when it was let through as one that does).
+func (t *shellTool) policyFor(now risk.Assessment) *sandbox.Policy {
+	if t.ws.sandbox == nil {
+		return nil
+	}
+	p := *t.ws.sandbox
+	if now.Set.Has(risk.NetworkEgress) || now.Class == risk.NetworkEgress {
+		p.Network = true
+	}
+	return &p
 }
 
 // saveWhole keeps the whole output as an artifact when the cap cut it, and
@@ -132,16 +149,21 @@ type runSpec struct {
 	env          []string
 	timeout      time.Duration
 	out          *capture
+	sandbox      *sandbox.Policy // nil: no launcher
 }
 
 type runResult struct {
-	code     int
-	timedOut bool
-	err      error
+	code      int
+	timedOut  bool
+	contained bool // the launcher saw every descendant gone
+	err       error
 }
 
 // exitCode reads a finished command's exit status (128+n for a signal).
 func exitCode(err error) (int, error) {
+	if err == nil {
+		return 0, nil
+	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if code := ee.ExitCode(); code >= 0 {

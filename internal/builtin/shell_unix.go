@@ -10,28 +10,31 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/odek-run/odek/internal/proc"
 )
 
-// runGroup runs bash -c in a new process group. Timeout or cancel kills the
-// whole group; so does the end of the command, so a background job it left
-// (sleep 100 &) dies with it instead of outliving the call.
+// stopGrace is how long a timed-out command's launcher gets to kill its
+// tree and say so before odek kills what it can find by pid.
+const stopGrace = 2 * time.Second
+
+// runGroup runs bash -c through proc: in a new process group and, with a
+// sandbox policy, under the launcher, which kills every descendant (setsid
+// and double-forked ones too) by pid when bash exits or the call times out.
+// Without a policy the group is killed when bash exits, and so is every
+// descendant still found below it.
 func runGroup(ctx context.Context, s runSpec) runResult {
 	tctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	cmd := exec.CommandContext(tctx, "bash", "-c", s.command)
-	cmd.Dir, cmd.Env = s.dir, s.env
-	// Our own pipe, not an io.Writer: Wait then returns when bash exits,
-	// without waiting for a leftover job that still holds the output open.
+	// Our own pipe, not an io.Writer: the wait ends when bash's tree is
+	// gone, without waiting for a leftover job that still holds the output.
 	r, w, err := os.Pipe()
 	if err != nil {
 		return runResult{err: err}
 	}
 	defer r.Close()
-	cmd.Stdout, cmd.Stderr = w, w
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return killGroup(cmd) }
-	cmd.WaitDelay = shellWaitDelay
-	err = cmd.Start()
+	p, err := proc.Start(proc.Spec{Path: "bash", Args: []string{"-c", s.command}, Env: s.env, Dir: s.dir,
+		Stdout: w, Stderr: w, Sandbox: s.sandbox})
 	w.Close()
 	if err != nil {
 		return runResult{err: err}
@@ -41,30 +44,28 @@ func runGroup(ctx context.Context, s runSpec) runResult {
 		_, _ = io.Copy(s.out, r)
 		close(copied)
 	}()
-	err = cmd.Wait()
-	_ = killGroup(cmd)
+	select {
+	case <-p.Exited():
+	case <-tctx.Done():
+		p.Stop(stopGrace)
+		<-p.Exited()
+	}
+	if s.sandbox == nil {
+		p.Kill()
+	}
 	select {
 	case <-copied:
 	case <-time.After(shellWaitDelay): // a process that left the group still holds the pipe
 		r.Close()
 		<-copied
 	}
-	res := runResult{timedOut: errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil}
-	switch {
-	case err == nil:
-	case errors.Is(err, exec.ErrWaitDelay): // exited; a leftover job held the output open
-		res.code = cmd.ProcessState.ExitCode()
-	default:
-		res.code, res.err = exitCode(err)
+	res := runResult{timedOut: errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil,
+		contained: p.Contained()}
+	res.code, res.err = exitCode(p.Wait())
+	if res.err == nil && res.code < 0 {
+		res.code = 0
 	}
 	return res
-}
-
-func killGroup(cmd *exec.Cmd) error {
-	if cmd.Process == nil {
-		return nil
-	}
-	return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 }
 
 func signalOf(ee *exec.ExitError) int {

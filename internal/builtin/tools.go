@@ -8,6 +8,7 @@ import (
 
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/risk"
+	"github.com/odek-run/odek/internal/sandbox"
 )
 
 // ResultStore keeps a whole output that a cap cut, as a run artifact.
@@ -20,6 +21,9 @@ type Options struct {
 	Classifier *risk.Classifier // working directory and path classification (required)
 	Store      ResultStore      // nil: cut shell output is not kept
 	Env        []string         // the environment shell commands get
+	// Sandbox is the policy shell commands run under, through the
+	// launcher (proc.SetLauncher); nil runs them without it.
+	Sandbox *sandbox.Policy
 }
 
 // Tool is the loop's tool contract plus the optional methods every built-in
@@ -41,7 +45,7 @@ var Names = []string{"read_file", "write_file", "list_dir", "glob", "search_file
 
 // New returns the workspace tools.
 func New(o Options) []Tool {
-	ws := &workspace{cls: o.Classifier, store: o.Store, env: o.Env}
+	ws := &workspace{cls: o.Classifier, store: o.Store, env: o.Env, sandbox: o.Sandbox}
 	return []Tool{&readFile{ws}, &writeFile{ws}, &listDir{ws}, &globTool{ws}, &searchFiles{ws}, &patchTool{ws}, &shellTool{ws}}
 }
 
@@ -50,6 +54,8 @@ type workspace struct {
 	cls   *risk.Classifier
 	store ResultStore
 	env   []string
+	// sandbox is the shell's policy (nil: no launcher).
+	sandbox *sandbox.Policy
 }
 
 // decode reads a tool's JSON arguments strictly: an unknown field is an

@@ -60,6 +60,7 @@ type Config struct {
 	OutputSchema        string
 	OutputSchemaRetries int
 	Planning            Planning
+	Sandbox             Sandbox
 	Limits              budget.Limits
 	// Prices and ModelPrices come from the global file only.
 	Prices      budget.Prices

@@ -231,6 +231,32 @@ var table = []Setting{
 		bind:      func(c *Config) any { return &c.Dangerous },
 		check:     checkDangerous, tighten: tightenDangerous},
 
+	// The sandbox (DECISION 20): how the kernel confines shell commands.
+	{Key: "sandbox.mode", Kind: String, Default: "auto", Env: "ODEK_SANDBOX", Flag: "sandbox",
+		Enum: []string{"auto", "workspace-write", "read-only", "off"}, Trust: ProjectMayTighten, Supported: true,
+		TrustNote: "a project file may only make it stricter (off < auto < workspace-write < read-only)",
+		Help: "auto = workspace-write where the kernel has Landlock, else the classifier alone with a warning; " +
+			"workspace-write and read-only refuse to run without it (exit 3); off = no sandbox (operator only)",
+		bind: func(c *Config) any { return &c.Sandbox.Mode }, tighten: tightenSandboxMode},
+	{Key: "sandbox.network", Kind: String, Default: "off", Env: "ODEK_SANDBOX_NETWORK", Enum: []string{"off", "on"},
+		Trust: ProjectMayTighten, Supported: true, TrustNote: "a project file may turn it off, never on",
+		Help: "off: sandboxed commands open no socket but Unix ones and connect nowhere, except a network_egress command the policy allowed",
+		bind: func(c *Config) any { return &c.Sandbox.Network }, tighten: tightenSandboxNetwork},
+	{Key: "sandbox.required", Kind: Bool, Env: "ODEK_SANDBOX_REQUIRED", Trust: ProjectMayTighten, Supported: true,
+		TrustNote: "a project file may require it, never waive it",
+		Help:      "exit 3 when the kernel cannot hold the sandbox, instead of auto's warning",
+		bind:      func(c *Config) any { return &c.Sandbox.Required }, tighten: tightenRequired},
+	{Key: "sandbox.writable_paths", Kind: StringList, Env: NoEnv, Trust: GlobalOnly, Supported: true,
+		Help: `extra trees sandboxed commands may write, e.g. caches: ["~/.cache/go-build", "~/go/pkg/mod"] (created when missing)`,
+		bind: func(c *Config) any { return &c.Sandbox.Writable }},
+	{Key: "sandbox.readable_paths", Kind: StringList, Env: NoEnv, Trust: GlobalOnly, Supported: true,
+		Help: "trees sandboxed commands may read even inside a protected path",
+		bind: func(c *Config) any { return &c.Sandbox.Readable }},
+	{Key: "sandbox.protected_paths", Kind: StringList, Union: true, Env: NoEnv, Trust: ProjectMayTighten,
+		Supported: true, TrustNote: "every layer adds to it",
+		Help: "paths sandboxed commands may not read, besides odek's home, ~/.ssh, ~/.aws, ~/.gnupg and the rest of docs/SECURITY.md's list",
+		bind: func(c *Config) any { return &c.Sandbox.Protected }},
+
 	// Upstream odek settings outside this odek's scope: accepted with a
 	// warning so that a shared config file still loads.
 	upstream("no_agents", ProjectMaySet),
@@ -244,7 +270,6 @@ var table = []Setting{
 	upstream("guard", GlobalOnly),
 	upstream("trusted_proxies", GlobalOnly),
 	upstream("schedules", GlobalOnly),
-	upstream("sandbox", GlobalOnly),
 	upstream("sandbox_readonly", GlobalOnly),
 	{Key: "$schema", Kind: Opaque, Env: NoEnv, Trust: ProjectMaySet, Supported: true,
 		Help: "URL of a JSON Schema for editors; odek ignores it"},

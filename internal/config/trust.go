@@ -157,3 +157,34 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// sandboxRank orders sandbox.mode by strictness (off < auto <
+// workspace-write < read-only), the same order as sandbox.Rank (config
+// does not import the sandbox package).
+var sandboxRank = map[string]int{"off": 0, "auto": 1, "": 1, "workspace-write": 2, "read-only": 3}
+
+// tightenSandboxMode: a project file may make the mode stricter, never
+// looser; "off" is the operator's alone.
+func tightenSandboxMode(cur, project any, globalPath string) (any, []ignored) {
+	c, p := cur.(string), project.(string)
+	if sandboxRank[p] < sandboxRank[c] {
+		return c, []ignored{{"sandbox.mode", fmt.Sprintf("a project file may only make the sandbox stricter than %q (only %s or a flag can loosen it)", c, globalPath)}}
+	}
+	return p, nil
+}
+
+// tightenSandboxNetwork: a project file may turn the network off, never on.
+func tightenSandboxNetwork(cur, project any, globalPath string) (any, []ignored) {
+	if c, p := cur.(string), project.(string); p == "on" && c != "on" {
+		return c, []ignored{{"sandbox.network", "a project file may turn the network off, never on (only " + globalPath + " or a flag can)"}}
+	}
+	return project, nil
+}
+
+// tightenRequired: a project file may require the sandbox, never waive it.
+func tightenRequired(cur, project any, globalPath string) (any, []ignored) {
+	if c, p := cur.(bool), project.(bool); c && !p {
+		return c, []ignored{{"sandbox.required", globalPath + " requires the sandbox and a project file cannot waive it"}}
+	}
+	return project, nil
+}

@@ -18,6 +18,16 @@ type LLM struct {
 	ResponseFormat bool
 }
 
+// Sandbox is how the kernel confines the commands odek runs (sandbox.*).
+type Sandbox struct {
+	Mode     string // auto, workspace-write, read-only, off
+	Network  string // off, on
+	Required bool   // no Landlock is a setup error even in auto
+	// Writable, Readable and Protected are paths as written ("~/" is the
+	// home directory; cmd/odek expands them).
+	Writable, Readable, Protected []string
+}
+
 // Planning configures the built-in plan tool.
 type Planning struct {
 	Enabled        bool

@@ -35,8 +35,11 @@ const (
 
 // Options configure one run. Model is required; everything else has a default.
 type Options struct {
-	Model           Model
-	ModelName       string
+	Model     Model
+	ModelName string
+	// Sandbox is run_started's "sandbox" object ({"mode", "landlock_abi",
+	// "seccomp", "network"}); nil reports mode "off".
+	Sandbox         map[string]any
 	Tools           *Registry
 	System          string
 	MaxIterations   int
@@ -144,7 +147,7 @@ func (r *runner) run(ctx context.Context, h *History) (*Result, error) {
 	r.ids = seedCallIDs(h.Messages())
 	r.start = r.now()
 	r.emit(events.RunStarted, 0, "", map[string]any{
-		"model": r.o.ModelName, "sandbox": false, "max_iterations": r.o.MaxIterations,
+		"model": r.o.ModelName, "sandbox": r.sandboxInfo(), "max_iterations": r.o.MaxIterations,
 	})
 	answer, err := r.iterate(ctx)
 	if err == nil {
@@ -156,6 +159,14 @@ func (r *runner) run(ctx context.Context, h *History) (*Result, error) {
 	r.res.History = r.hist.Snapshot()
 	r.finish(err)
 	return &r.res, err
+}
+
+// sandboxInfo is what run_started says about the sandbox.
+func (r *runner) sandboxInfo() map[string]any {
+	if r.o.Sandbox != nil {
+		return r.o.Sandbox
+	}
+	return map[string]any{"mode": "off", "landlock_abi": 0, "seccomp": false, "network": "on"}
 }
 
 // iterate is the loop proper: think, check the budget, act, as docs/ARCHITECTURE.md describes it.

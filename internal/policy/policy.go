@@ -113,7 +113,20 @@ type Options struct {
 	Dir    string // shown in prompt details
 	// OnDeny is told about every denial (the CLI prints it on stderr).
 	OnDeny func(Outcome)
-	Now    func() time.Time
+	// Contained are the classes an OS sandbox holds for some tools.
+	Contained Contained
+	Now       func() time.Time
+}
+
+// Contained says which classes the kernel contains for calls of Tools (the
+// shell under the sandbox): such a class needs no prompt — its prompt
+// decision becomes allow. With Force (--full-auto) the class is allowed
+// even where it would be denied by default; a deny that dangerous.classes
+// names explicitly still holds.
+type Contained struct {
+	Tools   []string
+	Classes risk.Set
+	Force   bool
 }
 
 // Policy decides on calls; safe for concurrent use. Prompts are asked one at
@@ -238,7 +251,7 @@ func (p *Policy) resolve(c Call) (Decision, risk.Class, string) {
 			return Allow, c.Risk.Class, fmt.Sprintf("dangerous.allowlist rule %q covers every part of the command", r.String())
 		}
 	}
-	d, class := p.strictest(c.Risk)
+	d, class := p.strictest(c.Tool, c.Risk)
 	if d == Allow && p.o.Asker == nil && p.nonInter == "read_only" && !c.Risk.Inspect {
 		return Deny, class, `no terminal, and dangerous.non_interactive is "read_only": only inspection runs`
 	}
@@ -250,22 +263,38 @@ func (p *Policy) resolve(c Call) (Decision, risk.Class, string) {
 
 // strictest is the strictest decision of any class of the call, and the
 // most severe class that has it.
-func (p *Policy) strictest(a risk.Assessment) (Decision, risk.Class) {
+func (p *Policy) strictest(tool string, a risk.Assessment) (Decision, risk.Class) {
 	s := a.Set
 	if s == 0 {
 		s = risk.Of(a.Class)
 	}
 	best, class := Allow, a.Class
+	contained := slices.Contains(p.o.Contained.Tools, tool)
 	for _, c := range s.List() {
 		d, ok := p.classes[c]
 		if !ok {
 			d = Deny
+		}
+		if contained && p.o.Contained.Classes.Has(c) {
+			d = p.containedDecision(c, d)
 		}
 		if d >= best {
 			best, class = d, c
 		}
 	}
 	return best, class
+}
+
+// containedDecision is a contained class's decision: a prompt is allowed;
+// with Force so is a default deny, but not one dangerous.classes names.
+func (p *Policy) containedDecision(c risk.Class, d Decision) Decision {
+	switch {
+	case d == Prompt:
+		return Allow
+	case d == Deny && p.o.Contained.Force && p.o.Config.Classes[c.String()] != "deny":
+		return Allow
+	}
+	return d
 }
 
 // prompt resolves a Prompt decision: by dangerous.action, by a class the

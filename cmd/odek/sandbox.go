@@ -1,0 +1,180 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	procs "github.com/odek-run/odek/internal/proc"
+	"github.com/odek-run/odek/internal/sandbox"
+)
+
+// sandboxState is how this run's shell commands are confined (DECISION 20).
+type sandboxState struct {
+	policy *sandbox.Policy // the shell's base policy; nil = no launcher (none configured)
+	// held: Landlock, seccomp and scoping hold every promise, so the
+	// classes the kernel contains need no prompt.
+	held   bool
+	info   map[string]any // run_started's and the run report's "sandbox"
+	tmpDir string         // the run's private TMPDIR, removed at the end
+}
+
+// setUpSandbox resolves sandbox.* (and --full-auto) against what the kernel
+// offers. auto without Landlock warns once and runs with the classifier
+// alone; workspace-write or read-only set anywhere, sandbox.required or
+// --full-auto without it is a setup error naming what is missing. limit is
+// a parent's sandbox (a sub-agent's can only be narrower); nil for a
+// top-level run.
+func (s *runState) setUpSandbox(ios *IOStreams, limit *sandbox.Policy) error {
+	c := s.cfg.Sandbox
+	mode, network := c.Mode, c.Network == "on"
+	if s.fullAuto {
+		if mode == sandbox.ModeOff {
+			return asSetup(errors.New("--full-auto needs the sandbox, but sandbox.mode is off"))
+		}
+		if mode != sandbox.ModeReadOnly {
+			mode = sandbox.ModeWorkspaceWrite
+		}
+		network = false
+	}
+	if limit != nil && sandbox.Rank(limit.Mode) > sandbox.Rank(mode) {
+		mode = limit.Mode
+	}
+	support := sandbox.Probe()
+	s.sandbox.info = map[string]any{"mode": sandbox.ModeOff, "landlock_abi": support.LandlockABI,
+		"seccomp": false, "network": "on"}
+	if procs.Launcher() == "" {
+		return nil
+	}
+	if mode == sandbox.ModeOff {
+		s.sandbox.policy = &sandbox.Policy{Mode: sandbox.ModeOff}
+		return nil
+	}
+	missing := support.Missing(network)
+	strict := mode != sandbox.ModeAuto || c.Required || s.fullAuto
+	if len(missing) > 0 && strict {
+		return asSetup(fmt.Errorf("the sandbox cannot hold on this system: missing %s (sandbox.mode %s%s); "+
+			"run where the kernel has Landlock, or set sandbox.mode to auto or off in the global config",
+			strings.Join(missing, "; "), mode, requiredNote(c.Required, s.fullAuto)))
+	}
+	if mode == sandbox.ModeAuto {
+		mode = sandbox.ModeWorkspaceWrite
+	}
+	if len(missing) > 0 {
+		s.warnOnce(ios, "sandbox: "+strings.Join(missing, "; ")+" missing: shell commands run with the classifier's policy "+
+			"and whatever the kernel offers (set sandbox.required to refuse to run like this)")
+	}
+	p, err := s.basePolicy(ios, mode, network, support.LandlockABI > 0)
+	if err != nil {
+		return asSetup(err)
+	}
+	if limit != nil {
+		narrowed := p.Within(*limit)
+		p = &narrowed
+	}
+	s.sandbox.policy, s.sandbox.held = p, len(missing) == 0
+	netText := "off"
+	if p.Network {
+		netText = "on"
+	}
+	s.sandbox.info = map[string]any{"mode": p.Mode, "landlock_abi": support.LandlockABI,
+		"seccomp": support.Seccomp, "network": netText}
+	return nil
+}
+
+func requiredNote(required, fullAuto bool) string {
+	switch {
+	case fullAuto:
+		return ", --full-auto"
+	case required:
+		return ", sandbox.required"
+	}
+	return ""
+}
+
+// warnOnce prints a warning on stderr before the progress view exists.
+func (s *runState) warnOnce(ios *IOStreams, msg string) { printWarnings(ios, []string{msg}) }
+
+// basePolicy is the policy before per-call changes: the workspace, a fresh
+// private temp dir, the configured writable, readable and protected paths
+// ("~/" expanded; missing writable trees created).
+func (s *runState) basePolicy(ios *IOStreams, mode string, network, landlock bool) (*sandbox.Policy, error) {
+	home := ios.env("HOME")
+	tmp, err := os.MkdirTemp("", "odek-tmp-")
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: private temp dir: %w", err)
+	}
+	s.sandbox.tmpDir = tmp
+	p := &sandbox.Policy{Mode: mode, Network: network, Workspace: s.workDir, TempDir: tmp, Landlock: landlock}
+	for _, w := range s.cfg.Sandbox.Writable {
+		path, err := expandHome(w, home)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox.writable_paths: %w", err)
+		}
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			return nil, fmt.Errorf("sandbox.writable_paths: %w", err)
+		}
+		p.Writable = append(p.Writable, path)
+	}
+	for _, r := range s.cfg.Sandbox.Readable {
+		path, err := expandHome(r, home)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox.readable_paths: %w", err)
+		}
+		p.Readable = append(p.Readable, path)
+	}
+	var extra []string
+	for _, pr := range s.cfg.Sandbox.Protected {
+		path, err := expandHome(pr, home)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox.protected_paths: %w", err)
+		}
+		extra = append(extra, path)
+	}
+	p.Protected = sandbox.DefaultProtected(home, s.cfg.Home, extra...)
+	if inside := p.ProtectedInWorkspace(); len(inside) > 0 {
+		s.warnOnce(ios, fmt.Sprintf("sandbox: the workspace %s holds protected paths (%s): commands may read and write them "+
+			"like any workspace file; run odek in a project directory", s.workDir, strings.Join(inside, ", ")))
+	}
+	return p, p.Validate()
+}
+
+// expandHome turns "~" and "~/x" into paths under home; every path must
+// then be absolute.
+func expandHome(path, home string) (string, error) {
+	if path == "~" || strings.HasPrefix(path, "~/") {
+		if home == "" {
+			return "", fmt.Errorf("%q: HOME is not set", path)
+		}
+		path = filepath.Join(home, path[1:])
+	}
+	if !filepath.IsAbs(path) {
+		return "", fmt.Errorf("%q is not an absolute path (or ~/…)", path)
+	}
+	return filepath.Clean(path), nil
+}
+
+// closeSandbox removes the private temp dir.
+func (s *runState) closeSandbox() {
+	if s.sandbox.tmpDir != "" {
+		_ = os.RemoveAll(s.sandbox.tmpDir)
+	}
+}
+
+// shellTmpEnv points TMPDIR (and TMP, TEMP) at the private temp dir.
+func (s *runState) shellTmpEnv(env []string) []string {
+	if s.sandbox.tmpDir == "" {
+		return env
+	}
+	out := make([]string, 0, len(env)+3)
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if name != "TMPDIR" && name != "TMP" && name != "TEMP" {
+			out = append(out, kv)
+		}
+	}
+	d := s.sandbox.tmpDir
+	return append(out, "TMPDIR="+d, "TMP="+d, "TEMP="+d)
+}

@@ -1,0 +1,34 @@
+package sandbox
+
+import "fmt"
+
+// LauncherArg is argv[1] of a launcher process. It is not a command of the
+// CLI: the binary's main checks for it before anything else.
+const LauncherArg = "__odek-sandbox-launcher"
+
+// StatusFD is the launcher's status pipe: it writes "ready" once the target
+// runs under the policy (or "error: …" when it could not get there), and
+// "done" once every descendant is gone.
+const StatusFD = 3
+
+// Status lines of the launcher.
+const (
+	StatusReady = "ready"
+	StatusDone  = "done"
+)
+
+// IsLauncher reports whether args (os.Args) start a launcher.
+func IsLauncher(args []string) bool { return len(args) > 1 && args[1] == LauncherArg }
+
+// Command is the argv that runs target with args under p through the
+// launcher binary self (odek's own executable).
+func Command(self string, p Policy, target string, args ...string) ([]string, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	enc, err := p.Encode()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: encode policy: %w", err)
+	}
+	return append([]string{self, LauncherArg, enc, "--", target}, args...), nil
+}

@@ -1,0 +1,18 @@
+// Package sandbox confines the commands odek runs with the kernel's own
+// mechanisms: no_new_privs, dropped capabilities, Landlock (writes only where
+// the Policy says, reads everywhere but the protected paths, no TCP, no
+// signals or abstract sockets out of the domain) and a seccomp filter (with
+// the network off, socket() for anything but AF_UNIX fails).
+//
+// It works by re-execution: the parent starts its own executable with
+// LauncherArg, the encoded Policy and the target argv (Command builds that
+// argv); that process runs Main, which applies the Policy to its own thread,
+// starts the target from it, acts as the child subreaper of everything the
+// target starts, and when the target exits (or the launcher is told to stop)
+// kills every remaining descendant by pid before it exits itself. So a
+// command's daemons, setsid jobs and double forks never outlive it.
+//
+// The package is a leaf: it prints nothing but the launcher's own one-line
+// failures to its status pipe, and does no work at init time, so the
+// re-executed binary starts as fast as it can.
+package sandbox

@@ -1,0 +1,8 @@
+package sandbox
+
+import "golang.org/x/sys/unix"
+
+const (
+	filterArch = unix.AUDIT_ARCH_X86_64
+	x32Bit     = 0x40000000
+)
