@@ -36,9 +36,10 @@ type Process struct {
 	status  *bufio.Reader // the launcher's status pipe; nil without a launcher
 	statusF *os.File
 
-	exited  chan struct{}
-	waitErr error
-	done    bool // the launcher reported every descendant gone
+	exited   chan struct{}
+	readDone chan struct{} // Start is done reading "ready" from the status pipe
+	waitErr  error
+	done     bool // the launcher reported every descendant gone
 }
 
 var launcher struct {
@@ -100,7 +101,10 @@ func Start(s Spec) (*Process, error) {
 		cmd.ExtraFiles = []*os.File{statusW}
 	}
 	cmd.SysProcAttr = sysProcAttr(s.Sandbox != nil)
-	p := &Process{cmd: cmd, exited: make(chan struct{}), statusF: statusR}
+	p := &Process{cmd: cmd, exited: make(chan struct{}), readDone: make(chan struct{}), statusF: statusR}
+	if statusR != nil {
+		p.status = bufio.NewReader(statusR)
+	}
 	err := startTracked(p)
 	if statusW != nil {
 		statusW.Close()
@@ -112,13 +116,16 @@ func Start(s Spec) (*Process, error) {
 		return nil, err
 	}
 	go p.wait()
-	if statusR != nil {
-		p.status = bufio.NewReader(statusR)
-		if err := p.awaitReady(); err != nil {
+	if p.status != nil {
+		err := p.awaitReady()
+		close(p.readDone)
+		if err != nil {
 			p.Kill()
 			_ = p.Wait()
 			return nil, err
 		}
+	} else {
+		close(p.readDone)
 	}
 	return p, nil
 }
@@ -139,6 +146,7 @@ func (p *Process) awaitReady() error {
 
 func (p *Process) wait() {
 	p.waitErr = p.cmd.Wait()
+	<-p.readDone
 	if p.status != nil {
 		rest, _ := p.status.ReadString('\n')
 		p.done = strings.TrimSpace(rest) == sandbox.StatusDone
