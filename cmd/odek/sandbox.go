@@ -74,6 +74,7 @@ func (s *runState) setUpSandbox(ios *IOStreams, limit *sandbox.Policy) error {
 		narrowed := p.Within(*limit)
 		p = &narrowed
 	}
+	p.Prepare()
 	s.sandbox.policy, s.sandbox.held = p, len(missing) == 0
 	netText := "off"
 	if p.Network {

@@ -84,6 +84,7 @@ func newJail(t *testing.T, sandboxed bool, tweak func(*sandbox.Policy)) *jail {
 		if tweak != nil {
 			tweak(p)
 		}
+		p.Prepare()
 		o.Sandbox = p
 	}
 	for _, tl := range New(o) {

@@ -26,7 +26,10 @@ func landlockConfig(p Policy) landlock.Config {
 // protected paths' ancestors, writes of the workspace (workspace-write),
 // the temp dir, the writable paths and the harmless devices.
 func landlockRules(p Policy) []landlock.Rule {
-	trees, files, listOnly := readSet(p.Protected)
+	trees, files, listOnly := p.ReadTrees, p.ReadFiles, p.ListOnly
+	if !p.Prepared {
+		trees, files, listOnly = readSet(p.Protected)
+	}
 	rules := []landlock.Rule{
 		landlock.RODirs(trees...).IgnoreIfMissing(),
 		landlock.ROFiles(files...).IgnoreIfMissing(),

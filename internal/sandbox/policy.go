@@ -60,6 +60,36 @@ type Policy struct {
 	// Landlock false runs without Landlock (the kernel has none and the
 	// mode allows the fallback); the other mechanisms still apply.
 	Landlock bool `json:"landlock,omitempty"`
+	// The read set, computed once by Prepare instead of by every launch.
+	Prepared  bool     `json:"prepared,omitempty"`
+	ReadTrees []string `json:"read_trees,omitempty"`
+	ReadFiles []string `json:"read_files,omitempty"`
+	ListOnly  []string `json:"list_only,omitempty"`
+}
+
+// maxPrepared bounds the prepared read set carried in the launcher's argv
+// (one argument may hold 128 KiB); past it each launch computes its own.
+const maxPrepared = 96 << 10
+
+// Prepare computes the read set from Protected once, so that a launch does
+// not list the protected paths' ancestors again (a large $HOME or /tmp costs
+// milliseconds). Call it after the last change to Protected.
+func (p *Policy) Prepare() {
+	p.Prepared, p.ReadTrees, p.ReadFiles, p.ListOnly = false, nil, nil, nil
+	if !p.Sandboxed() || !p.Landlock {
+		return
+	}
+	trees, files, list := readSet(p.Protected)
+	size := 0
+	for _, l := range [][]string{trees, files, list} {
+		for _, e := range l {
+			size += len(e) + 3
+		}
+	}
+	if size > maxPrepared {
+		return
+	}
+	p.Prepared, p.ReadTrees, p.ReadFiles, p.ListOnly = true, trees, files, list
 }
 
 // Sandboxed reports whether p confines anything.
@@ -106,6 +136,7 @@ func (p Policy) Validate() error {
 // both. A sub-agent's policy is its own config's Within its parent's.
 func (p Policy) Within(limit Policy) Policy {
 	out := p
+	out.Prepared, out.ReadTrees, out.ReadFiles, out.ListOnly = false, nil, nil, nil
 	if Rank(limit.Mode) > Rank(p.Mode) {
 		out.Mode = limit.Mode
 	}
