@@ -48,6 +48,7 @@ func (s *runState) delegateTool(ios *IOStreams, store *artifact.Store) *subagent
 		env = ios.Environ()
 	}
 	return subagent.NewTool(subagent.Options{
+		Sandbox:       s.taskSandbox(),
 		Runner:        &subagent.LocalRunner{},
 		Semaphore:     processSemaphore(s.cfg.MaxConcurrency),
 		Settings:      sc.Settings,

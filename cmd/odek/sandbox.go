@@ -9,7 +9,12 @@ import (
 
 	procs "github.com/odek-run/odek/internal/proc"
 	"github.com/odek-run/odek/internal/sandbox"
+	"github.com/odek-run/odek/internal/subagent"
 )
+
+// probeSandbox asks the kernel what it offers; a var so tests can pretend
+// it has less.
+var probeSandbox = sandbox.Probe
 
 // sandboxState is how this run's shell commands are confined (DECISION 20).
 type sandboxState struct {
@@ -39,10 +44,13 @@ func (s *runState) setUpSandbox(ios *IOStreams, limit *sandbox.Policy) error {
 		}
 		network = false
 	}
-	if limit != nil && sandbox.Rank(limit.Mode) > sandbox.Rank(mode) {
+	// Strictness is this process's own choice; a parent's limit narrows
+	// what holds, not whether a missing Landlock is fatal.
+	strict := mode != sandbox.ModeAuto || c.Required || s.fullAuto
+	if limit != nil && sandbox.Rank(limit.Mode) > sandbox.Rank(mode) && !(mode == sandbox.ModeAuto && limit.Mode == sandbox.ModeWorkspaceWrite) {
 		mode = limit.Mode
 	}
-	support := sandbox.Probe()
+	support := probeSandbox()
 	s.sandbox.info = map[string]any{"mode": sandbox.ModeOff, "landlock_abi": support.LandlockABI,
 		"seccomp": false, "network": "on"}
 	if procs.Launcher() == "" {
@@ -53,7 +61,6 @@ func (s *runState) setUpSandbox(ios *IOStreams, limit *sandbox.Policy) error {
 		return nil
 	}
 	missing := support.Missing(network)
-	strict := mode != sandbox.ModeAuto || c.Required || s.fullAuto
 	if len(missing) > 0 && strict {
 		return asSetup(fmt.Errorf("the sandbox cannot hold on this system: missing %s (sandbox.mode %s%s); "+
 			"run where the kernel has Landlock, or set sandbox.mode to auto or off in the global config",
@@ -178,4 +185,24 @@ func (s *runState) shellTmpEnv(env []string) []string {
 	}
 	d := s.sandbox.tmpDir
 	return append(out, "TMPDIR="+d, "TMP="+d, "TEMP="+d)
+}
+
+// taskSandbox is this run's sandbox as a task file carries it to a
+// sub-agent: the widest the child may use.
+func (s *runState) taskSandbox() *subagent.TaskSandbox {
+	p := s.sandbox.policy
+	if p == nil {
+		return nil
+	}
+	return &subagent.TaskSandbox{Mode: p.Mode, Network: p.Network, Workspace: p.Workspace,
+		Writable: p.Writable, Readable: p.Readable, Protected: p.Protected}
+}
+
+// sandboxLimitOf is a parent's sandbox from the task file (nil: none).
+func sandboxLimitOf(t *subagent.TaskSandbox) *sandbox.Policy {
+	if t == nil {
+		return nil
+	}
+	return &sandbox.Policy{Mode: t.Mode, Network: t.Network, Workspace: t.Workspace,
+		Writable: t.Writable, Readable: t.Readable, Protected: t.Protected}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"github.com/odek-run/odek/internal/sandbox"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -50,6 +51,10 @@ func testHooks() {
 			_, hard := subagent.SoftDeadline(secs)
 			return min(ms, hard), hard
 		}
+	}
+	if abi, err := strconv.Atoi(os.Getenv("ODEK_TEST_LANDLOCK_ABI")); err == nil {
+		// Pretend the kernel offers only this Landlock ABI (0 = none).
+		probeSandbox = func() sandbox.Support { s := sandbox.Probe(); s.LandlockABI = min(abi, s.LandlockABI); return s }
 	}
 	if ms, err := strconv.Atoi(os.Getenv("ODEK_TEST_MCP_INTERRUPT_GRACE_MS")); err == nil {
 		mcpInterruptGrace = time.Duration(ms) * time.Millisecond

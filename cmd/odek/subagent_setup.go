@@ -174,6 +174,7 @@ func (c *child) applyPolicy() error {
 		c.parentSession = c.o.parentSession
 	}
 	c.trust = c.task.Trust()
+	c.sandboxLimit = sandboxLimitOf(c.task.Sandbox) // its commands' sandbox is never wider than the parent's
 	c.noMCP = c.trust != subagent.Trusted
 	c.cfg.Dangerous = childDangerous(c.cfg.Dangerous, c.trust == subagent.Trusted, c.task.MaxRisk, prof)
 	c.narrowToParent()

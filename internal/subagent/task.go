@@ -74,6 +74,9 @@ type Task struct {
 	ParentTools  *[]string         `json:"parent_tools,omitempty"`
 	ParentPolicy *Policy           `json:"parent_policy,omitempty"`
 	LLM          map[string]string `json:"llm,omitempty"`
+	// Sandbox is the parent's sandbox, the widest the child may use
+	// (sandboxfield.go).
+	Sandbox *TaskSandbox `json:"sandbox,omitempty"`
 }
 
 // Budget is the budget block: the child's reserved share of the parent's
@@ -143,6 +146,7 @@ func (t *Task) Validate() error {
 		func() error { return checkParentTools(t.ParentTools) },
 		func() error { return t.ParentPolicy.validate() },
 		func() error { return checkLLM(t.LLM) },
+		func() error { return t.Sandbox.validate() },
 	}
 	for _, c := range checks {
 		if err := c(); err != nil {

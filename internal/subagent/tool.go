@@ -48,6 +48,9 @@ func (s Settings) Normalized() Settings {
 
 // Options wire delegate_tasks into a run. Runner and Semaphore are required.
 type Options struct {
+	// Sandbox is written into every task file: the parent's sandbox, the
+	// widest a child may use (nil: the parent has none).
+	Sandbox   *TaskSandbox
 	Runner    Runner
 	Semaphore *Semaphore // process-wide: one per process, shared by every call
 	Settings  Settings
