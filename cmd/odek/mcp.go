@@ -9,17 +9,24 @@ import (
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/mcpclient"
+	"github.com/odek-run/odek/internal/sandbox"
 )
 
 // startMCP starts every configured server (concurrently, after approvals) and
 // returns their tools as loop tools.
-func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *artifact.Store, builtins []string, keep func(string) bool, serverLog io.Writer, cas *cassetteState) (*mcpclient.Set, []loop.Tool, error) {
+// sandboxFor gives each stdio server's policy; a server without a sandbox
+// setting gets its origin's default first (project: workspace-write).
+func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *artifact.Store, builtins []string, keep func(string) bool,
+	serverLog io.Writer, cas *cassetteState, sandboxFor func(mcpclient.ServerConfig) (*sandbox.Policy, error)) (*mcpclient.Set, []loop.Tool, error) {
 	if len(cfg.MCPServers) == 0 {
 		return nil, nil, nil
 	}
 	specs := make([]mcpclient.ServerSpec, len(cfg.MCPServers))
 	for i, sv := range cfg.MCPServers {
 		specs[i] = mcpclient.ServerSpec{Name: sv.Name, Config: sv.Config, Project: sv.Project, Dir: sv.Dir, AutoApprove: sv.Config.AutoApprove}
+		if specs[i].Config.Sandbox == "" && sv.Project {
+			specs[i].Config.Sandbox = sandbox.ModeWorkspaceWrite
+		}
 	}
 	ao := approval.Options{Home: cfg.Home, ApproveAll: ios.env("ODEK_APPROVE_MCP") == "1"}
 	if ios.StdinTTY && ios.StderrTTY {
@@ -32,7 +39,7 @@ func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *ar
 	opts := mcpclient.StartOptions{
 		Servers: specs, Builtins: builtins, Gate: gate,
 		Client: mcpclient.Options{Stderr: serverLog, LookupEnv: cfg.LookupEnv, Store: store, Version: version,
-			InterruptGrace: mcpInterruptGrace},
+			InterruptGrace: mcpInterruptGrace, Sandbox: sandboxFor},
 		Keep: keep,
 	}
 	cas.mcpHooks(&opts.Client)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/odek-run/odek/internal/mcpclient"
 	procs "github.com/odek-run/odek/internal/proc"
 	"github.com/odek-run/odek/internal/sandbox"
 	"github.com/odek-run/odek/internal/subagent"
@@ -24,6 +25,10 @@ type sandboxState struct {
 	held   bool
 	info   map[string]any // run_started's and the run report's "sandbox"
 	tmpDir string         // the run's private TMPDIR, removed at the end
+	// limit and landlock are what MCP servers' policies are built from: a
+	// parent's sandbox and whether the kernel has Landlock.
+	limit    *sandbox.Policy
+	landlock bool
 }
 
 // setUpSandbox resolves sandbox.* (and --full-auto) against what the kernel
@@ -56,6 +61,7 @@ func (s *runState) setUpSandbox(ios *IOStreams, limit *sandbox.Policy) error {
 	if procs.Launcher() == "" {
 		return nil
 	}
+	s.sandbox.limit, s.sandbox.landlock = limit, support.LandlockABI > 0
 	if mode == sandbox.ModeOff {
 		s.sandbox.policy = &sandbox.Policy{Mode: sandbox.ModeOff}
 		return nil
@@ -76,6 +82,10 @@ func (s *runState) setUpSandbox(ios *IOStreams, limit *sandbox.Policy) error {
 	p, err := s.basePolicy(ios, mode, network, support.LandlockABI > 0)
 	if err != nil {
 		return asSetup(err)
+	}
+	if inside := p.ProtectedInWorkspace(); len(inside) > 0 {
+		s.warnOnce(ios, fmt.Sprintf("sandbox: the workspace %s holds protected paths (%s): commands may read and write them "+
+			"like any workspace file; run odek in a project directory", s.workDir, strings.Join(inside, ", ")))
 	}
 	if limit != nil {
 		narrowed := p.Within(*limit)
@@ -110,11 +120,14 @@ func (s *runState) warnOnce(ios *IOStreams, msg string) { printWarnings(ios, []s
 // ("~/" expanded; missing writable trees created).
 func (s *runState) basePolicy(ios *IOStreams, mode string, network, landlock bool) (*sandbox.Policy, error) {
 	home := ios.env("HOME")
-	tmp, err := os.MkdirTemp("", "odek-tmp-")
-	if err != nil {
-		return nil, fmt.Errorf("sandbox: private temp dir: %w", err)
+	if s.sandbox.tmpDir == "" {
+		tmp, err := os.MkdirTemp("", "odek-tmp-")
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: private temp dir: %w", err)
+		}
+		s.sandbox.tmpDir = tmp
 	}
-	s.sandbox.tmpDir = tmp
+	tmp := s.sandbox.tmpDir
 	p := &sandbox.Policy{Mode: mode, Network: network, Workspace: s.workDir, TempDir: tmp, Landlock: landlock}
 	for _, w := range s.cfg.Sandbox.Writable {
 		path, err := expandHome(w, home)
@@ -142,10 +155,6 @@ func (s *runState) basePolicy(ios *IOStreams, mode string, network, landlock boo
 		extra = append(extra, path)
 	}
 	p.Protected = sandbox.DefaultProtected(home, s.cfg.Home, extra...)
-	if inside := p.ProtectedInWorkspace(); len(inside) > 0 {
-		s.warnOnce(ios, fmt.Sprintf("sandbox: the workspace %s holds protected paths (%s): commands may read and write them "+
-			"like any workspace file; run odek in a project directory", s.workDir, strings.Join(inside, ", ")))
-	}
 	return p, p.Validate()
 }
 
@@ -205,4 +214,34 @@ func sandboxLimitOf(t *subagent.TaskSandbox) *sandbox.Policy {
 	}
 	return &sandbox.Policy{Mode: t.Mode, Network: t.Network, Workspace: t.Workspace,
 		Writable: t.Writable, Readable: t.Readable, Protected: t.Protected}
+}
+
+// serverSandbox is the policy of one stdio MCP server (mcpclient.Options.
+// Sandbox): its sandbox setting (resolved by origin: project servers
+// workspace-write, global ones off), the network on, its artifact roots
+// writable, narrowed by a parent's sandbox. nil runs it unconfined.
+func (s *runState) serverSandbox(ios *IOStreams) func(mcpclient.ServerConfig) (*sandbox.Policy, error) {
+	return func(cfg mcpclient.ServerConfig) (*sandbox.Policy, error) {
+		if cfg.Sandbox == "" || cfg.Sandbox == sandbox.ModeOff || procs.Launcher() == "" {
+			if s.sandbox.limit == nil || s.sandbox.limit.Mode == sandbox.ModeOff {
+				return nil, nil
+			}
+			cfg.Sandbox = s.sandbox.limit.Mode // a parent's sandbox holds its sub-agent's servers too
+		}
+		p, err := s.basePolicy(ios, cfg.Sandbox, true, s.sandbox.landlock)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range cfg.ArtifactRoots {
+			if filepath.IsAbs(r) {
+				p.Writable = append(p.Writable, filepath.Clean(r))
+			}
+		}
+		if s.sandbox.limit != nil {
+			narrowed := p.Within(*s.sandbox.limit)
+			p = &narrowed
+		}
+		p.Prepare()
+		return p, nil
+	}
 }

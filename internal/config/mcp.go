@@ -80,6 +80,8 @@ func validateServer(path, name string, s mcpclient.ServerConfig) error {
 		return setupErrorf("mcpclient %s: server config must set either url or command", name)
 	case s.Command != "" && s.URL != "":
 		return setupErrorf("mcpclient %s: server config must set either url or command, not both", name)
+	case s.Sandbox != "" && s.Sandbox != "workspace-write" && s.Sandbox != "read-only" && s.Sandbox != "off":
+		return setupErrorf("%s: mcp_servers.%s.sandbox: unknown value %q (want workspace-write, read-only or off)", path, name, s.Sandbox)
 	}
 	if err := firstError(
 		nonNegative("timeout_seconds", &s.TimeoutSeconds),
@@ -136,6 +138,11 @@ func mergeServers(global, project *layer, globalPath, dir string, guard *secretG
 			warns = append(warns, fmt.Sprintf("%s: ignoring %q: a project file cannot approve its own MCP servers (only %s can)",
 				project.path, "mcp_servers."+name+".auto_approve", globalPath))
 			s.AutoApprove = false
+		}
+		if s.Sandbox == "off" {
+			warns = append(warns, fmt.Sprintf("%s: ignoring %q: a project file cannot run its servers outside the sandbox (only %s can)",
+				project.path, "mcp_servers."+name+".sandbox", globalPath))
+			s.Sandbox = ""
 		}
 		warns = append(warns, stripProjectSecrets(&s, name, project.path, globalPath, guard)...)
 		if off[name] {

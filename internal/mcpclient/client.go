@@ -3,6 +3,7 @@ package mcpclient
 import (
 	"context"
 	"fmt"
+	"github.com/odek-run/odek/internal/sandbox"
 	"io"
 	"net/http"
 	"os"
@@ -31,6 +32,10 @@ type Options struct {
 	Version string
 	// Discovery bounds tools/list; zero fields take the defaults.
 	Discovery DiscoveryLimits
+	// Sandbox, when set, gives the policy a stdio server runs under (nil:
+	// none, as for sandbox "off"); the server then starts through the
+	// sandbox launcher (proc).
+	Sandbox func(cfg ServerConfig) (*sandbox.Policy, error)
 	// InterruptGrace is each step of CloseNow; 0 = 250 ms. Tests of what
 	// happens during that wait widen it so the wait is not the race.
 	InterruptGrace time.Duration
@@ -125,7 +130,17 @@ func (c *Client) startProcess() (transport, error) {
 	for _, k := range refused {
 		c.warn = append(c.warn, fmt.Sprintf("mcp server %q: env %q looks secret-bearing or invalid; not passed to the server", c.name, k))
 	}
-	t, err := startStdio(c.name, c.cfg, env, c.read, c.sink)
+	var pol *sandbox.Policy
+	if c.opts.Sandbox != nil {
+		var err error
+		if pol, err = c.opts.Sandbox(c.cfg); err != nil {
+			return nil, newError(c.name, "sandbox "+c.cfg.Command, ClassSetup, err)
+		}
+	}
+	if pol != nil && pol.TempDir != "" {
+		env = withTmpDir(env, pol.TempDir)
+	}
+	t, err := startStdio(c.name, c.cfg, env, pol, c.read, c.sink)
 	if err != nil {
 		return nil, newError(c.name, "start "+c.cfg.Command, ClassSetup, err)
 	}

@@ -71,4 +71,9 @@ type ServerConfig struct {
 	// AutoApprove is honoured only from the operator's global config; the config
 	// loader strips it from project files. Never part of approval keys.
 	AutoApprove bool `json:"auto_approve,omitempty"`
+	// Sandbox is how the kernel confines a stdio server: workspace-write,
+	// read-only or off. "" is the default of the server's origin: a
+	// project file's servers run workspace-write (network on), the global
+	// file's run off. A project file can never set off.
+	Sandbox string `json:"sandbox,omitempty"`
 }

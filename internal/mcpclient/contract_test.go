@@ -337,7 +337,7 @@ func TestCloseKillsStubbornServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pid := c.conn.t.(*stdioTransport).cmd.Process.Pid
+	pid := c.conn.t.(*stdioTransport).proc.Pid()
 	start := time.Now()
 	_ = c.Close()
 	if d := time.Since(start); d > 10*time.Second { // not the 30 s the server would take

@@ -50,3 +50,15 @@ func childEnv(parent []string, overrides map[string]string) (env []string, refus
 	sort.Strings(refused)
 	return env, refused
 }
+
+// withTmpDir points TMPDIR at a sandboxed server's private temp dir: the
+// rest of /tmp is not writable for it.
+func withTmpDir(env []string, dir string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "TMPDIR=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "TMPDIR="+dir)
+}

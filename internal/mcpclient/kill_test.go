@@ -21,7 +21,7 @@ func stubborn(t testing.TB, name string) (*Client, int) {
 	if _, err := c.Discover(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return c, c.conn.t.(*stdioTransport).cmd.Process.Pid
+	return c, c.conn.t.(*stdioTransport).proc.Pid()
 }
 
 // groupGone waits (bounded) for a process group to have no member left.
@@ -64,7 +64,7 @@ func TestCloseNowInterruptGrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pid := c.conn.t.(*stdioTransport).cmd.Process.Pid
+	pid := c.conn.t.(*stdioTransport).proc.Pid()
 	start := time.Now()
 	if err := c.CloseNow(); err != nil {
 		t.Logf("CloseNow: %v", err) // the kill may be reported; the group must be gone either way

@@ -65,7 +65,7 @@ func TestSetCloseNowStubbornServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pid := set.Clients()[0].conn.t.(*stdioTransport).cmd.Process.Pid
+	pid := set.Clients()[0].conn.t.(*stdioTransport).proc.Pid()
 	done := make(chan error, 1)
 	go func() { done <- set.CloseNow() }()
 	select {

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/odek-run/odek/internal/proc"
+	"github.com/odek-run/odek/internal/sandbox"
 )
 
 // Shutdown timings; vars so tests can shorten them.
@@ -32,7 +34,7 @@ var (
 // unblocks the reader even if a grandchild keeps the write ends open.
 type stdioTransport struct {
 	name   string
-	cmd    *exec.Cmd
+	proc   *proc.Process
 	stdin  *os.File
 	stdout *os.File
 	errR   *os.File
@@ -46,7 +48,9 @@ type stdioTransport struct {
 	closeOnce  sync.Once
 }
 
-func startStdio(name string, cfg ServerConfig, env []string, limit *readLimit, sink *stderrSink) (*stdioTransport, error) {
+// startStdio starts the server through proc: its own process group and,
+// with a policy, the sandbox launcher.
+func startStdio(name string, cfg ServerConfig, env []string, pol *sandbox.Policy, limit *readLimit, sink *stderrSink) (*stdioTransport, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -61,26 +65,22 @@ func startStdio(name string, cfg ServerConfig, env []string, limit *readLimit, s
 		closeAll(inR, inW, outR, outW)
 		return nil, err
 	}
-	cmd := exec.Command(cfg.Command, cfg.Args...)
-	cmd.Env = env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // kill the whole tree, not just the leader
-	cmd.WaitDelay = time.Second
-	err = cmd.Start()
+	p, err := proc.Start(proc.Spec{Path: cfg.Command, Args: cfg.Args, Env: env,
+		Stdin: inR, Stdout: outW, Stderr: errW, Sandbox: pol})
 	closeAll(inR, outW, errW) // the child holds its own copies now
 	if err != nil {
 		closeAll(inW, outR, errR)
 		return nil, err
 	}
 	t := &stdioTransport{
-		name: name, cmd: cmd, stdin: inW, stdout: outR, errR: errR,
+		name: name, proc: p, stdin: inW, stdout: outR, errR: errR,
 		lr:     newLimitedLineReader(outR, limit),
 		sink:   sink,
 		exited: make(chan struct{}), stderrDone: make(chan struct{}),
 	}
 	live.add(t)
 	go func() {
-		t.waitErr = cmd.Wait()
+		t.waitErr = p.Wait()
 		close(t.exited)
 	}()
 	go func() {
@@ -151,10 +151,14 @@ func (t *stdioTransport) exitOr(err error) error {
 	return &ExitError{Status: status, StderrTail: t.sink.tailString()}
 }
 
+// signal reaches the server's whole process group; SIGKILL also every
+// descendant that left it.
 func (t *stdioTransport) signal(sig syscall.Signal) {
-	if p := t.cmd.Process; p != nil {
-		_ = syscall.Kill(-p.Pid, sig) // negative pid: the whole process group
+	if sig == syscall.SIGKILL {
+		t.proc.Kill()
+		return
 	}
+	_ = t.proc.Signal(sig)
 }
 
 // close: stdin EOF asks the server to exit; it gets g.exit, then SIGTERM and

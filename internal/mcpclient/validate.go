@@ -41,6 +41,8 @@ func checkConfig(name string, cfg ServerConfig) (limits, []string, error) {
 		return bad("mcp server %q: max_response_bytes %d must not be negative", name, cfg.MaxResponseBytes)
 	case cfg.MaxResultChars < 0:
 		return bad("mcp server %q: max_result_chars %d must not be negative", name, cfg.MaxResultChars)
+	case cfg.Sandbox != "" && cfg.Sandbox != "workspace-write" && cfg.Sandbox != "read-only" && cfg.Sandbox != "off":
+		return bad("mcp server %q: sandbox %q is not one of workspace-write, read-only, off", name, cfg.Sandbox)
 	case cfg.MaxResponseBytes > MaxResponseBytesCeiling:
 		return bad("mcp server %q: max_response_bytes %d exceeds the %d-byte ceiling", name, cfg.MaxResponseBytes, MaxResponseBytesCeiling)
 	}
