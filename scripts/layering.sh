@@ -31,7 +31,7 @@ declare -A allowed=(
   [proc]="sandbox"
   [mcpclient]="artifact errclass untrusted redact proc sandbox"
   [approval]="mcpclient errclass untrusted atomicfile"
-  [subagent]="artifact budget errclass events llm risk untrusted"
+  [subagent]="artifact budget errclass events llm risk untrusted proc"
 )
 fail=0
 for pkg in "${!allowed[@]}"; do

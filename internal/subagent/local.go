@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/odek-run/odek/internal/proc"
 	"github.com/odek-run/odek/internal/untrusted"
 )
 
@@ -35,9 +35,10 @@ type LocalRunner struct {
 	Grace time.Duration
 }
 
-// Start runs `odek subagent --task <file> --quiet --stream <args…>` with
-// exec.CommandContext in a new process group. Cancelling ctx sends SIGTERM
-// to the group and, after Grace, SIGKILL. Standard input is /dev/null.
+// Start runs `odek subagent --task <file> --quiet --stream <args…>` through
+// proc, in a new process group. Cancelling ctx sends SIGTERM to the group
+// and, after Grace, kills the group and every descendant by pid. Standard
+// input is /dev/null.
 func (r *LocalRunner) Start(ctx context.Context, spec Spec) (Process, error) {
 	path := r.Path
 	if path == "" {
@@ -52,12 +53,9 @@ func (r *LocalRunner) Start(ctx context.Context, spec Spec) (Process, error) {
 		grace = DefaultGrace
 	}
 	args := append([]string{"subagent", "--task", spec.TaskFile, "--quiet", "--stream"}, spec.Args...)
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Env, cmd.Dir = spec.Env, spec.Dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.WaitDelay = grace
+	var extra []*os.File
 	if spec.KeyFile != nil {
-		cmd.ExtraFiles = []*os.File{spec.KeyFile}
+		extra = []*os.File{spec.KeyFile}
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
@@ -68,22 +66,40 @@ func (r *LocalRunner) Start(ctx context.Context, spec Spec) (Process, error) {
 		closeFiles(outR, outW)
 		return nil, fmt.Errorf("subagent: %w", err)
 	}
-	cmd.Stdout, cmd.Stderr = outW, errW
-	p := &localProcess{cmd: cmd, stdout: outR, exited: make(chan struct{}), stderrDone: make(chan struct{})}
-	cmd.Cancel = func() error { return p.signal(syscall.SIGTERM) }
-	err = cmd.Start()
+	pr, err := proc.Start(proc.Spec{Path: path, Args: args, Env: spec.Env, Dir: spec.Dir,
+		Stdout: outW, Stderr: errW, ExtraFiles: extra})
 	closeFiles(outW, errW) // the child holds its own copies
 	if err != nil {
 		closeFiles(outR, errR)
 		return nil, fmt.Errorf("subagent: start %s: %w", path, err)
 	}
+	p := &localProcess{proc: pr, stdout: outR, exited: make(chan struct{}), stderrDone: make(chan struct{})}
 	go p.drainStderr(errR)
 	go p.wait()
+	go p.cancelOn(ctx, grace)
 	return p, nil
 }
 
+// cancelOn stops the child when ctx ends: SIGTERM to its group, then after
+// grace a kill of the group and every descendant.
+func (p *localProcess) cancelOn(ctx context.Context, grace time.Duration) {
+	select {
+	case <-p.exited:
+		return
+	case <-ctx.Done():
+	}
+	_ = p.signal(syscall.SIGTERM)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+	case <-t.C:
+		p.Kill()
+	}
+}
+
 type localProcess struct {
-	cmd    *exec.Cmd
+	proc   *proc.Process
 	stdout *os.File
 
 	exited     chan struct{}
@@ -97,25 +113,19 @@ type localProcess struct {
 	total int
 }
 
-func (p *localProcess) PID() int          { return p.cmd.Process.Pid }
+func (p *localProcess) PID() int          { return p.proc.Pid() }
 func (p *localProcess) Stdout() io.Reader { return p.stdout }
-func (p *localProcess) Kill()             { _ = p.signal(syscall.SIGKILL) }
+func (p *localProcess) Kill()             { p.proc.Kill() }
 
-// signal reaches every process of the child's group (negative pid).
-func (p *localProcess) signal(sig syscall.Signal) error {
-	err := syscall.Kill(-p.cmd.Process.Pid, sig)
-	if err == syscall.ESRCH {
-		return os.ErrProcessDone
-	}
-	return err
-}
+// signal reaches every process of the child's group.
+func (p *localProcess) signal(sig syscall.Signal) error { return p.proc.Signal(sig) }
 
 // wait reaps the child, then kills whatever is left of its group, and gives
 // the reader a moment to drain stdout before closing it, so a grandchild that
 // kept the pipe open cannot block the parent.
 func (p *localProcess) wait() {
-	p.waitErr = p.cmd.Wait()
-	_ = p.signal(syscall.SIGKILL)
+	p.waitErr = p.proc.Wait()
+	p.Kill()
 	close(p.exited)
 	time.AfterFunc(2*time.Second, func() { p.closeStdout() })
 }
