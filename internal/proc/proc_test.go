@@ -1,0 +1,159 @@
+package proc_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/odek-run/odek/internal/proc"
+	"github.com/odek-run/odek/internal/sandbox"
+)
+
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(f) > 0 && f[0] != "Z"
+}
+
+func waitPid(t *testing.T, path string) int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(path); err == nil && len(b) > 0 && b[len(b)-1] == '\n' {
+			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err == nil {
+				return pid
+			}
+		}
+		time.Sleep(5 * time.Millisecond) // polls for the file the child writes
+	}
+	t.Fatalf("%s never appeared", path)
+	return 0
+}
+
+// TestLauncherReapsTree: through the launcher (sandbox off: only its
+// subreaper part), a setsid grandchild dies when the target exits, and
+// Contained says so.
+func TestLauncherReapsTree(t *testing.T) {
+	dir := t.TempDir()
+	p, err := proc.Start(proc.Spec{Path: "sh", Args: []string{"-c", "setsid sh -c 'echo $$ > g.pid; exec sleep 300' & while [ ! -s g.pid ]; do sleep 0.01; done"},
+		Dir: dir, Env: os.Environ(), Sandbox: &sandbox.Policy{Mode: sandbox.ModeOff}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if !p.Contained() {
+		t.Error("the launcher did not report the tree gone")
+	}
+	if pid := waitPid(t, filepath.Join(dir, "g.pid")); alive(pid) {
+		t.Errorf("setsid grandchild %d survived", pid)
+	}
+}
+
+// TestStopKillsTree: Stop asks the launcher to kill the tree of a target
+// that would run for minutes.
+func TestStopKillsTree(t *testing.T) {
+	dir := t.TempDir()
+	p, err := proc.Start(proc.Spec{Path: "sh", Args: []string{"-c", "setsid sh -c 'echo $$ > g.pid; exec sleep 300' & sleep 300"},
+		Dir: dir, Env: os.Environ(), Sandbox: &sandbox.Policy{Mode: sandbox.ModeOff}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := waitPid(t, filepath.Join(dir, "g.pid"))
+	p.Stop(5 * time.Second)
+	<-p.Exited()
+	if !p.Contained() {
+		t.Error("the launcher did not report the tree gone")
+	}
+	if alive(pid) {
+		t.Errorf("grandchild %d survived Stop", pid)
+	}
+}
+
+// TestLauncherErrors: a policy the launcher refuses and a program it
+// cannot find fail Start with the launcher's own words.
+func TestLauncherErrors(t *testing.T) {
+	for _, c := range []struct {
+		spec proc.Spec
+		want string
+	}{
+		{proc.Spec{Path: "no-such-program-odek", Sandbox: &sandbox.Policy{Mode: sandbox.ModeOff}}, "no-such-program-odek"},
+		{proc.Spec{Path: "true", Sandbox: &sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Workspace: "relative"}}, "not an absolute path"},
+		{proc.Spec{Path: "true", ExtraFiles: []*os.File{os.Stdin}, Sandbox: &sandbox.Policy{Mode: sandbox.ModeOff}}, "ExtraFiles"},
+	} {
+		_, err := proc.Start(c.spec)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: got %v, want %q", c.spec, err, c.want)
+		}
+	}
+}
+
+func TestNoLauncher(t *testing.T) {
+	exe := proc.Launcher()
+	proc.SetLauncher("")
+	defer proc.SetLauncher(exe)
+	if _, err := proc.Start(proc.Spec{Path: "true", Sandbox: &sandbox.Policy{Mode: sandbox.ModeOff}}); !errors.Is(err, proc.ErrNoLauncher) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// TestKillAll kills every live process with its tree, without waiting.
+func TestKillAll(t *testing.T) {
+	dir := t.TempDir()
+	p, err := proc.Start(proc.Spec{Path: "sh", Args: []string{"-c", "sh -c 'echo $$ > c.pid; exec sleep 300' & wait"}, Dir: dir, Env: os.Environ()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := waitPid(t, filepath.Join(dir, "c.pid"))
+	if n := proc.KillAll(); n < 1 {
+		t.Errorf("KillAll = %d", n)
+	}
+	err = p.Wait()
+	var ee interface{ ExitCode() int }
+	if !errors.As(err, &ee) {
+		t.Errorf("Wait = %v, want a killed process", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for alive(pid) && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond) // the child's SIGKILL lands asynchronously
+	}
+	if alive(pid) {
+		t.Errorf("child %d survived KillAll", pid)
+	}
+}
+
+// TestKillOrphans: with the test process as subreaper, an orphan of a
+// process that was killed before it could clean up re-parents here and is
+// killed by pid.
+func TestKillOrphans(t *testing.T) {
+	if err := proc.BecomeSubreaper(); err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	p, err := proc.Start(proc.Spec{Path: "sh", Args: []string{"-c", "setsid sh -c 'echo $$ > o.pid; exec sleep 300' & exit 0"}, Dir: dir, Env: os.Environ()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = p.Wait()
+	pid := waitPid(t, filepath.Join(dir, "o.pid"))
+	if !alive(pid) {
+		t.Fatal("the orphan is already gone; nothing to test")
+	}
+	if n := proc.KillOrphans(); n < 1 {
+		t.Errorf("KillOrphans = %d", n)
+	}
+	if alive(pid) || syscall.Kill(pid, 0) == nil {
+		t.Errorf("orphan %d survived KillOrphans", pid)
+	}
+}
