@@ -94,3 +94,19 @@ func TestSandboxEscapesControl(t *testing.T) {
 		})
 	}
 }
+
+// TestSandboxDropsPrivileges: a sandboxed command has no_new_privs, no
+// capability (not even as root: effective, permitted and bounding sets are
+// empty) and a seccomp filter, so setuid programs, sudo and a root
+// process's capabilities (modules, raw I/O, mounts, DAC override) are gone.
+func TestSandboxDropsPrivileges(t *testing.T) {
+	needLandlock(t)
+	j := newJail(t, true, nil)
+	out := j.run(`grep -E '^(NoNewPrivs|CapInh|CapPrm|CapEff|CapBnd|CapAmb|Seccomp):' /proc/self/status`, 30)
+	for _, want := range []string{"NoNewPrivs:\t1", "CapPrm:\t0000000000000000", "CapEff:\t0000000000000000",
+		"CapBnd:\t0000000000000000", "CapAmb:\t0000000000000000", "Seccomp:\t2"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("want %q in:\n%s", want, out)
+		}
+	}
+}
