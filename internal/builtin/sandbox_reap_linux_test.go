@@ -34,6 +34,12 @@ func TestNoDescendantSurvives(t *testing.T) {
 	}{
 		{"exit", "echo started", 60, "exit code: 0"},
 		{"timeout", "sleep 300", 1, "timed out after 1s; the command and every process it started were killed"},
+		// The command kills its launcher (the parent of bash) to orphan its
+		// tree, by pid and by each thread id: the launcher has no thread in
+		// the command's domain, so scoping refuses both.
+		{"kill-launcher", "kill -9 $PPID; python3 -c 'import ctypes,os,platform,sys; p=int(sys.argv[1]); " +
+			"nr=234 if platform.machine()==\"x86_64\" else 131; " +
+			"[ctypes.CDLL(None).syscall(nr, p, int(t), 9) for t in os.listdir(\"/proc/%d/task\" % p)]' $PPID; echo survived", 60, "survived"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			j := newJail(t, true, nil)

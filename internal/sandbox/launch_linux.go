@@ -29,14 +29,14 @@ func Main(args []string) int {
 	if err != nil {
 		return fail(err)
 	}
-	// Every restriction below is per thread; the target is forked from
-	// this thread, so it inherits exactly them.
+	// The main goroutine keeps the main thread, which stays outside the
+	// sandbox: the command cannot signal the launcher (its leader) to
+	// orphan its tree. Every restriction is per thread; a second thread
+	// takes them, forks the target, and then ends, taking the domain
+	// membership with it, so no launcher thread is left for tgkill either.
 	runtime.LockOSThread()
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return fail(fmt.Errorf("PR_SET_CHILD_SUBREAPER: %w", err))
-	}
-	if err := apply(p); err != nil {
-		return fail(err)
 	}
 	path, err := exec.LookPath(args[4])
 	if err != nil {
@@ -44,20 +44,46 @@ func Main(args []string) int {
 	}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	proc, err := os.StartProcess(path, args[4:], &os.ProcAttr{
-		Env: os.Environ(), Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
-	})
+	pid, err := startConfined(p, path, args[4:])
 	if err != nil {
 		return fail(err)
 	}
 	if status != nil {
 		fmt.Fprintln(status, StatusReady)
 	}
-	code := reap(proc.Pid, sigs)
+	code := reap(pid, sigs)
 	if status != nil {
 		fmt.Fprintln(status, StatusDone)
 	}
 	return code
+}
+
+// startConfined starts the target from a fresh thread that it first puts
+// under p; the thread is never unlocked, so the Go runtime ends it when
+// its goroutine returns.
+func startConfined(p Policy, path string, argv []string) (int, error) {
+	type result struct {
+		pid int
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the confined thread dies with this goroutine
+		if err := apply(p); err != nil {
+			done <- result{err: err}
+			return
+		}
+		proc, err := os.StartProcess(path, argv, &os.ProcAttr{
+			Env: os.Environ(), Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+		})
+		if err != nil {
+			done <- result{err: err}
+			return
+		}
+		done <- result{pid: proc.Pid}
+	}()
+	r := <-done
+	return r.pid, r.err
 }
 
 // apply puts the calling thread under p: no_new_privs, no capabilities,
