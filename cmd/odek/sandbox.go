@@ -39,21 +39,9 @@ type sandboxState struct {
 // top-level run.
 func (s *runState) setUpSandbox(ios *IOStreams, limit *sandbox.Policy) error {
 	c := s.cfg.Sandbox
-	mode, network := c.Mode, c.Network == "on"
-	if s.fullAuto {
-		if mode == sandbox.ModeOff {
-			return asSetup(errors.New("--full-auto needs the sandbox, but sandbox.mode is off"))
-		}
-		if mode != sandbox.ModeReadOnly {
-			mode = sandbox.ModeWorkspaceWrite
-		}
-		network = false
-	}
-	// Strictness is this process's own choice; a parent's limit narrows
-	// what holds, not whether a missing Landlock is fatal.
-	strict := mode != sandbox.ModeAuto || c.Required || s.fullAuto
-	if limit != nil && sandbox.Rank(limit.Mode) > sandbox.Rank(mode) && !(mode == sandbox.ModeAuto && limit.Mode == sandbox.ModeWorkspaceWrite) {
-		mode = limit.Mode
+	mode, network, strict, err := s.sandboxMode(limit)
+	if err != nil {
+		return err
 	}
 	support := probeSandbox()
 	s.sandbox.info = map[string]any{"mode": sandbox.ModeOff, "landlock_abi": support.LandlockABI,
@@ -100,6 +88,29 @@ func (s *runState) setUpSandbox(ios *IOStreams, limit *sandbox.Policy) error {
 	s.sandbox.info = map[string]any{"mode": p.Mode, "landlock_abi": support.LandlockABI,
 		"seccomp": support.Seccomp, "network": netText}
 	return nil
+}
+
+// sandboxMode is the mode and network the settings, --full-auto and a
+// parent's limit ask for, and whether a sandbox that cannot hold is fatal
+// (this process's own choice: a parent's limit narrows what holds, not
+// that).
+func (s *runState) sandboxMode(limit *sandbox.Policy) (mode string, network, strict bool, err error) {
+	c := s.cfg.Sandbox
+	mode, network = c.Mode, c.Network == "on"
+	if s.fullAuto {
+		if mode == sandbox.ModeOff {
+			return "", false, false, asSetup(errors.New("--full-auto needs the sandbox, but sandbox.mode is off"))
+		}
+		if mode != sandbox.ModeReadOnly {
+			mode = sandbox.ModeWorkspaceWrite
+		}
+		network = false
+	}
+	strict = mode != sandbox.ModeAuto || c.Required || s.fullAuto
+	if limit != nil && sandbox.Rank(limit.Mode) > sandbox.Rank(mode) && !(mode == sandbox.ModeAuto && limit.Mode == sandbox.ModeWorkspaceWrite) {
+		mode = limit.Mode
+	}
+	return mode, network, strict, nil
 }
 
 func requiredNote(required, fullAuto bool) string {
