@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/odek-run/odek/internal/mcpclient"
 	procs "github.com/odek-run/odek/internal/proc"
@@ -132,7 +134,8 @@ func (s *runState) warnOnce(ios *IOStreams, msg string) { printWarnings(ios, []s
 func (s *runState) basePolicy(ios *IOStreams, mode string, network, landlock bool) (*sandbox.Policy, error) {
 	home := ios.env("HOME")
 	if s.sandbox.tmpDir == "" {
-		tmp, err := os.MkdirTemp("", "odek-tmp-")
+		sweepTmpDirs()
+		tmp, err := os.MkdirTemp("", fmt.Sprintf("odek-tmp-%d-", os.Getpid()))
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: private temp dir: %w", err)
 		}
@@ -254,5 +257,22 @@ func (s *runState) serverSandbox(ios *IOStreams) func(mcpclient.ServerConfig) (*
 		}
 		p.Prepare()
 		return p, nil
+	}
+}
+
+// sweepTmpDirs removes the private temp dirs of odek processes that are
+// gone without removing theirs (killed, or a sub-agent its parent killed):
+// odek-tmp-<pid>-* of this user whose pid no longer runs.
+func sweepTmpDirs() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "odek-tmp-*-*"))
+	for _, d := range dirs {
+		pidText, _, ok := strings.Cut(strings.TrimPrefix(filepath.Base(d), "odek-tmp-"), "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 || !ownedByMe(d) {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			_ = os.RemoveAll(d)
+		}
 	}
 }
