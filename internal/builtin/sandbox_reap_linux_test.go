@@ -33,7 +33,7 @@ func TestNoDescendantSurvives(t *testing.T) {
 		want       string
 	}{
 		{"exit", "echo started", 60, "exit code: 0"},
-		{"timeout", "sleep 300", 1, "timed out after 1s; the command and every process it started were killed"},
+		{"timeout", "sleep 300", 5, "timed out after 5s; the command and every process it started were killed"},
 		// The command kills its launcher (the parent of bash) to orphan its
 		// tree, by pid and by each thread id: the launcher has no thread in
 		// the command's domain, so scoping refuses both.
@@ -62,7 +62,7 @@ func TestNoDescendantSurvives(t *testing.T) {
 // timeout message does not claim otherwise.
 func TestDescendantsSurviveWithoutLauncher(t *testing.T) {
 	j := newJail(t, false, nil)
-	out := j.run(leavers+"sleep 300", 1)
+	out := j.run(leavers+"sleep 300", 5)
 	if strings.Contains(out, "every process it started were killed") {
 		t.Errorf("without the launcher the message claims every process was killed:\n%s", out)
 	}

@@ -168,10 +168,15 @@ func (p *Process) Signal(sig syscall.Signal) error {
 	return err
 }
 
-// Kill kills the process's group and every descendant it has, by pid.
+// Kill kills the process's group and every descendant it has, by pid. The
+// descendants are found first: once the process is dead they re-parent
+// away and can no longer be told from anyone else's.
 func (p *Process) Kill() {
+	tree := descendants(p.cmd.Process.Pid)
 	_ = p.Signal(syscall.SIGKILL)
-	killTree(p.cmd.Process.Pid)
+	for _, d := range tree {
+		_ = syscall.Kill(d, syscall.SIGKILL)
+	}
 }
 
 // Stop ends the process: a launcher is told to kill its tree (SIGTERM to

@@ -63,22 +63,16 @@ func KillOrphans() int {
 		if _, ok := live.m[pid]; ok {
 			continue
 		}
-		killTree(pid)
+		tree := descendants(pid)
 		_ = syscall.Kill(pid, syscall.SIGKILL)
+		for _, d := range tree {
+			_ = syscall.Kill(d, syscall.SIGKILL)
+		}
 		var ws syscall.WaitStatus
 		_, _ = syscall.Wait4(pid, &ws, 0, nil)
 		n++
 	}
 	return n
-}
-
-// killTree SIGKILLs every descendant of pid, found through the parent pids
-// in /proc, leaves first is not needed: a killed process's children are
-// found before it dies.
-func killTree(pid int) {
-	for _, d := range descendants(pid) {
-		_ = syscall.Kill(d, syscall.SIGKILL)
-	}
 }
 
 // descendants lists the processes below pid.
