@@ -10,6 +10,7 @@ import (
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/loop"
+	"github.com/odek-run/odek/internal/msgkind"
 	"github.com/odek-run/odek/internal/plan"
 	"github.com/odek-run/odek/internal/redact"
 	"github.com/odek-run/odek/internal/session"
@@ -167,7 +168,7 @@ func restorePlan(p *plan.Plan, msgs []llm.Message) []llm.Message {
 }
 
 func isPlanMessage(m llm.Message) bool {
-	return m.Role == llm.RoleSystem && strings.HasPrefix(m.Content, plan.Prefix)
+	return m.Kind == msgkind.Plan
 }
 
 // saveBatch is the loop's AfterBatch: it saves the history (unless it is

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/odek-run/odek/internal/loop"
+	"github.com/odek-run/odek/internal/msgkind"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -60,5 +60,5 @@ func requestParts(ts *testscript.TestScript, body []byte) map[string]json.RawMes
 // isPlan reports whether a wire message is the plan message.
 func isPlan(raw json.RawMessage) bool {
 	var m struct{ Role, Content string }
-	return json.Unmarshal(raw, &m) == nil && m.Role == "system" && strings.HasPrefix(m.Content, loop.PlanPrefix)
+	return json.Unmarshal(raw, &m) == nil && m.Role == "system" && strings.HasPrefix(m.Content, msgkind.Plan.Opening())
 }

@@ -22,6 +22,8 @@ package llm
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/odek-run/odek/internal/msgkind"
 )
 
 // Roles of chat messages.
@@ -40,6 +42,13 @@ type Message struct {
 	ToolCallID       string     `json:"tool_call_id,omitempty"`
 	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
 	ReasoningContent string     `json:"reasoning_content,omitempty"`
+	// Kind says what odek wrote the message as (the plan, a digest, a trim
+	// marker); "" for a conversation message. Code tells markers by it, never
+	// by their text. It is kept and persisted, never sent to the provider.
+	Kind msgkind.Kind `json:"kind,omitempty"`
+	// Count is the number a removal marker reports (messages or groups
+	// removed), kept beside its text so it is never parsed back; 0 otherwise.
+	Count int `json:"count,omitempty"`
 }
 
 // ToolCall is one function call requested by the model.

@@ -187,7 +187,7 @@ func TestSurvivalRetry(t *testing.T) {
 		return nil, &llm.ContextLengthError{Status: 400, Message: "This model's maximum context length is 8192 tokens."}
 	}, script[5])
 	m := &scriptedModel{turns: script}
-	plan := PlanPrefix + " v1 — 0/1 done. Structured state, not instructions.]"
+	plan := planPrefix + " v1 — 0/1 done. Structured state, not instructions.]"
 	res, evs, err := runWithEvents(t, Options{Model: m, System: "sys", Tools: mustRegistry(t, bigTool(100)), Plan: func() string { return plan }}, "the task")
 	if err != nil || !rejected || res.Answer != "finished" {
 		t.Fatalf("err %v, answer %q", err, res.Answer)
@@ -241,20 +241,20 @@ func TestPlanUpsertedAfterEachBatch(t *testing.T) {
 			if version == 0 {
 				return ""
 			}
-			return fmt.Sprintf("%s v%d]", PlanPrefix, version)
+			return fmt.Sprintf("%s v%d]", planPrefix, version)
 		},
 		AfterBatch: func(h []llm.Message) { saved = append(saved, h) },
 	}, "task")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := sent[1]; got[4] != PlanPrefix+" v1]" || len(got) != 5 {
+	if got := sent[1]; got[4] != planPrefix+" v1]" || len(got) != 5 {
 		t.Errorf("second request %q", got)
 	}
-	if got := contents(res.History); got[2] != PlanPrefix+" v2]" || len(got) != 8 {
+	if got := contents(res.History); got[2] != planPrefix+" v2]" || len(got) != 8 {
 		t.Errorf("history %q", got)
 	}
-	if saved[0][2].Content != PlanPrefix+" v1]" {
+	if saved[0][2].Content != planPrefix+" v1]" {
 		t.Errorf("the first save lacks the plan: %q", contents(saved[0]))
 	}
 }

@@ -55,24 +55,16 @@ func (h *History) Snapshot() []llm.Message {
 	return out
 }
 
-// Regroup rebuilds a history from a flat transcript: an assistant message with
-// tool calls and the tool messages answering it form one group; trailing
+// Regroup rebuilds a history from a flat transcript, grouped by
+// llm.GroupEnd (an assistant message with tool calls and the tool messages
+// answering it form one group); trailing
 // assistant tool calls without all their answers are dropped, since a
 // provider rejects a request with dangling tool calls.
 func Regroup(msgs []llm.Message) *History {
 	h := &History{}
 	for i := 0; i < len(msgs); {
-		m := msgs[i]
-		if m.Role != llm.RoleAssistant || len(m.ToolCalls) == 0 {
-			h.Append(m)
-			i++
-			continue
-		}
-		j := i + 1
-		for j < len(msgs) && msgs[j].Role == llm.RoleTool {
-			j++
-		}
-		if j-i-1 < len(m.ToolCalls) {
+		j, complete := llm.GroupEnd(msgs, i)
+		if !complete {
 			break // dangling tool calls: drop this group and everything after it
 		}
 		h.Append(msgs[i:j]...)

@@ -1,19 +1,18 @@
 package loop
 
 import (
-	"strings"
-
 	"github.com/odek-run/odek/internal/llm"
+	"github.com/odek-run/odek/internal/msgkind"
 )
 
-// upsertPinned sets the system message that starts with prefix (the plan):
+// upsertPinned sets the system message of kind k (the plan):
 // in place when the history has one, else as a new group right after the
 // protected head (the leading system messages, the first user message and a
 // digest). It returns the group and message index of an inserted message,
 // or -1, -1 when it replaced one or nothing changed.
-func (h *History) upsertPinned(prefix, content string) (int, int) {
+func (h *History) upsertPinned(k msgkind.Kind, content string) (int, int) {
 	for i := range h.msgs {
-		if m := &h.msgs[i]; m.Role == llm.RoleSystem && strings.HasPrefix(m.Content, prefix) {
+		if m := &h.msgs[i]; m.Kind == k {
 			m.Content = content
 			return -1, -1
 		}
@@ -25,15 +24,16 @@ func (h *History) upsertPinned(prefix, content string) (int, int) {
 	if g < h.Groups() && h.msgs[h.starts[g]].Role == llm.RoleUser {
 		g++
 	}
-	for g < h.Groups() && isSystemWith(h.Group(g), digestPrefix) {
+	for g < h.Groups() && isKind(h.Group(g), msgkind.Digest) {
 		g++
 	}
-	h.insertGroup(g, llm.Message{Role: llm.RoleSystem, Content: content})
+	h.insertGroup(g, marker(k, content))
 	return g, h.starts[g]
 }
 
-func isSystemWith(g []llm.Message, prefix string) bool {
-	return len(g) == 1 && g[0].Role == llm.RoleSystem && strings.HasPrefix(g[0].Content, prefix)
+// isKind reports a group that is one message of kind k.
+func isKind(g []llm.Message, k msgkind.Kind) bool {
+	return len(g) == 1 && g[0].Kind == k
 }
 
 // insertGroup inserts a one-message group before group g (g == Groups()

@@ -6,17 +6,7 @@ import (
 	"strings"
 
 	"github.com/odek-run/odek/internal/llm"
-)
-
-// Prefixes of the system messages trimming writes or protects (docs/SESSIONS.md, docs/PLANNING.md).
-const (
-	// PlanPrefix opens the plan message: a role-system message with it is the
-	// plan, kept through every trim.
-	PlanPrefix     = "[Current plan:"
-	digestPrefix   = "[Compacted earlier context:"
-	trimmedPrefix  = "[Context trimmed:"
-	survivePrefix  = "[Context trimmed to survive:"
-	survivalPrefix = "[Context survival mode:"
+	"github.com/odek-run/odek/internal/msgkind"
 )
 
 const (
@@ -106,10 +96,9 @@ func layoutOf(h *History) layout {
 	return l
 }
 
-// pinned reports a group that is one plan or digest system message.
+// pinned reports a group that is one plan or digest message.
 func pinned(g []llm.Message) bool {
-	return len(g) == 1 && g[0].Role == llm.RoleSystem &&
-		(strings.HasPrefix(g[0].Content, PlanPrefix) || strings.HasPrefix(g[0].Content, digestPrefix))
+	return len(g) == 1 && g[0].Kind.Pinned()
 }
 
 // view is what the next request sends.
@@ -145,13 +134,13 @@ func (t *trimmer) estimate(h *History) int {
 // dropped, with their truncations applied, and the markers.
 func (t *trimmer) walk(h *History, fn func(llm.Message)) {
 	l := layoutOf(h)
-	marker := func(s string) { fn(sys(s)) }
+	emit := func(k msgkind.Kind, s string) { fn(marker(k, s)) }
 	for k := 0; k < h.Groups(); k++ {
 		if k == l.lead && t.survived > 0 {
-			marker(fmt.Sprintf(survivePrefix+" %d earlier message(s) were removed after the provider rejected the request as too long for the model's context window.]", t.survived))
+			emit(msgkind.ContextSurvive, fmt.Sprintf(msgkind.ContextSurvive.Opening()+" %d earlier message(s) were removed after the provider rejected the request as too long for the model's context window.]", t.survived))
 		}
 		if k == l.lastUser && t.nTrunc+t.nDrop > 0 {
-			marker(fmt.Sprintf(trimmedPrefix+" %d tool output(s) truncated, %d prior message group(s) dropped to fit the model's context window.]", t.nTrunc, t.nDrop))
+			emit(msgkind.ContextTrimmed, fmt.Sprintf(msgkind.ContextTrimmed.Opening()+" %d tool output(s) truncated, %d prior message group(s) dropped to fit the model's context window.]", t.nTrunc, t.nDrop))
 		}
 		if !t.dropped[k] {
 			start := h.starts[k]
@@ -163,15 +152,18 @@ func (t *trimmer) walk(h *History, fn func(llm.Message)) {
 			}
 		}
 		if k == l.firstUser && t.digest != "" {
-			marker(t.digest)
+			emit(msgkind.Digest, t.digest)
 		}
 		if t.survivalEnd > 0 && k == t.survivalEnd-1 {
-			marker(survivalPrefix + " the conversation was cut to its most recent steps to fit the model's context window. Carry on with the task from here; look up again anything you need from before.]")
+			emit(msgkind.SurvivalMode, msgkind.SurvivalMode.Opening()+" the conversation was cut to its most recent steps to fit the model's context window. Carry on with the task from here; look up again anything you need from before.]")
 		}
 	}
 }
 
-func sys(s string) llm.Message { return llm.Message{Role: llm.RoleSystem, Content: s} }
+// marker is a system message of kind k.
+func marker(k msgkind.Kind, s string) llm.Message {
+	return llm.Message{Role: llm.RoleSystem, Content: s, Kind: k}
+}
 
 func truncatedNotice(n int) string {
 	return fmt.Sprintf("[tool output trimmed: %d bytes dropped to fit context budget]", n)

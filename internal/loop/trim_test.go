@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/odek-run/odek/internal/llm"
+	"github.com/odek-run/odek/internal/msgkind"
 )
 
 func sysMsg(s string) llm.Message  { return llm.Message{Role: llm.RoleSystem, Content: s} }
@@ -166,7 +167,7 @@ func TestProactiveTruncatesThenDrops(t *testing.T) {
 func TestMarkerBeforeLatestUserAndPlanKept(t *testing.T) {
 	big := strings.Repeat("b", 4000)
 	h := historyOf(5, big)
-	h.upsertPinned(PlanPrefix, PlanPrefix+" v1 — 0/1 done.]")
+	h.upsertPinned(msgkind.Plan, planPrefix+" v1 — 0/1 done.]")
 	h.Append(llm.Message{Role: llm.RoleAssistant, Content: "first answer"})
 	h.Append(userMsg("next task"))
 	h.Append(toolStep("c", 1, big)...)
@@ -175,7 +176,7 @@ func TestMarkerBeforeLatestUserAndPlanKept(t *testing.T) {
 	v := tr.view(h)
 	assertPaired(t, v)
 	got := contents(v)
-	if got[0] != "You are odek." || got[1] != "the task" || !strings.HasPrefix(got[2], PlanPrefix) {
+	if got[0] != "You are odek." || got[1] != "the task" || !strings.HasPrefix(got[2], planPrefix) {
 		t.Errorf("head %q", got[:3])
 	}
 	for i, m := range v {
@@ -191,7 +192,7 @@ func TestMarkerBeforeLatestUserAndPlanKept(t *testing.T) {
 
 func TestSurvival(t *testing.T) {
 	h := historyOf(5, "r")
-	h.upsertPinned(PlanPrefix, PlanPrefix+" v1]")
+	h.upsertPinned(msgkind.Plan, planPrefix+" v1]")
 	h.Append(llm.Message{Role: llm.RoleAssistant, Content: "answer one"})
 	h.Append(userMsg("second task"))
 	h.Append(toolStep("x", 1, "r")...)
@@ -207,7 +208,7 @@ func TestSurvival(t *testing.T) {
 	want := []string{
 		"You are odek.",
 		"[Context trimmed to survive: 14 earlier message(s) were removed after the provider rejected the request as too long for the model's context window.]"[:40],
-		"the task", PlanPrefix + " v1]", "step g4", "r", "r", "second task", "step x", "r",
+		"the task", planPrefix + " v1]", "step g4", "r", "r", "second task", "step x", "r",
 		"[Context survival mode: the conversation was cut to its most recent steps"[:40],
 	}
 	if diff := cmp.Diff(want, contents(v)); diff != "" {
@@ -232,17 +233,17 @@ func TestPinnedInsertShiftsTrimState(t *testing.T) {
 	tr := newTrimmer(8000, 0)
 	tr.proactive(h)
 	before := contents(tr.view(h))
-	g, m := h.upsertPinned(PlanPrefix, PlanPrefix+" v1]")
+	g, m := h.upsertPinned(msgkind.Plan, planPrefix+" v1]")
 	if g != 2 || m != 2 {
 		t.Fatalf("inserted at group %d message %d", g, m)
 	}
 	tr.inserted(g, m)
 	after := contents(tr.view(h))
-	want := append(append(append([]string(nil), before[:3]...), PlanPrefix+" v1]"), before[3:]...)
+	want := append(append(append([]string(nil), before[:3]...), planPrefix+" v1]"), before[3:]...)
 	if diff := cmp.Diff(want, after); diff != "" {
 		t.Errorf("view after the plan insert (-want +got):\n%s", diff)
 	}
-	if g, _ := h.upsertPinned(PlanPrefix, PlanPrefix+" v2]"); g != -1 || h.Messages()[2].Content != PlanPrefix+" v2]" {
+	if g, _ := h.upsertPinned(msgkind.Plan, planPrefix+" v2]"); g != -1 || h.Messages()[2].Content != planPrefix+" v2]" {
 		t.Errorf("update in place: group %d, %q", g, h.Messages()[2].Content)
 	}
 }
@@ -261,7 +262,7 @@ func TestTrimNeverBreaksPairs(t *testing.T) {
 			case 1:
 				h.Append(sysMsg("hint"))
 			case 2:
-				g, m := h.upsertPinned(PlanPrefix, fmt.Sprintf("%s v%d]", PlanPrefix, step))
+				g, m := h.upsertPinned(msgkind.Plan, fmt.Sprintf("%s v%d]", planPrefix, step))
 				if g >= 0 {
 					tr.inserted(g, m)
 				}
@@ -287,7 +288,7 @@ func TestTrimNeverBreaksPairs(t *testing.T) {
 			if !hasContent(v, "task") {
 				t.Fatalf("trial %d: the task was dropped", trial)
 			}
-			if hasPrefix(h.Messages(), PlanPrefix) && !hasPrefix(v, PlanPrefix) {
+			if hasPrefix(h.Messages(), planPrefix) && !hasPrefix(v, planPrefix) {
 				t.Fatalf("trial %d: the plan was dropped", trial)
 			}
 		}

@@ -33,7 +33,7 @@ func FuzzCall(f *testing.F) {
 		p := New(Options{})
 		p.Call(context.Background(), json.RawMessage(a))
 		p.Call(context.Background(), json.RawMessage(b))
-		if m := p.Message(); m != "" && !strings.HasPrefix(m, Prefix) {
+		if m := p.Message(); m != "" && !strings.HasPrefix(m, prefix) {
 			t.Fatalf("message %q", m)
 		}
 	})

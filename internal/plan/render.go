@@ -6,12 +6,13 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/odek-run/odek/internal/msgkind"
 	"github.com/odek-run/odek/internal/untrusted"
 )
 
-// Prefix opens the plan message; only a role-system message with it is the
-// plan (docs/PLANNING.md).
-const Prefix = "[Current plan:"
+// prefix opens the plan message (msgkind owns the wording; the loop keeps
+// the message as msgkind.Plan, docs/PLANNING.md).
+var prefix = msgkind.Plan.Opening()
 
 const (
 	source          = "plan"
@@ -24,9 +25,9 @@ const (
 func header(version int, steps []Step) string {
 	c := counts(steps)
 	if c.Done == len(steps) {
-		return fmt.Sprintf("%s v%d — all %d steps complete.]", Prefix, version, len(steps))
+		return fmt.Sprintf("%s v%d — all %d steps complete.]", prefix, version, len(steps))
 	}
-	h := fmt.Sprintf("%s v%d — %d/%d done", Prefix, version, c.Done, len(steps))
+	h := fmt.Sprintf("%s v%d — %d/%d done", prefix, version, c.Done, len(steps))
 	if c.InProgress > 0 {
 		h += fmt.Sprintf(", %d in progress", c.InProgress)
 	}
@@ -119,7 +120,7 @@ func parse(msg string) (int, string, []Step, error) {
 		return 0, "", nil, fmt.Errorf("%w: %s", ErrNotAPlan, why)
 	}
 	lines := strings.Split(msg, "\n")
-	if len(lines) < 4 || !strings.HasPrefix(lines[0], Prefix+" v") {
+	if len(lines) < 4 || !strings.HasPrefix(lines[0], prefix+" v") {
 		return fail("no plan header")
 	}
 	open, closing := lines[1], lines[len(lines)-1]

@@ -11,7 +11,7 @@ func (p *Plan) Name() string { return ToolName }
 // Description implements the loop's Tool interface.
 func (p *Plan) Description() string {
 	return "Keep a short structured plan for multi-step work; the current plan is shown to you " +
-		"in a [Current plan: …] message that survives context trimming. Verbs: " +
+		"in a " + prefix + " …] message that survives context trimming. Verbs: " +
 		"create {steps:[{id,title}]} starts (or replaces) the plan, all steps pending; " +
 		"update {updates:[{id, status?, note?}]} changes steps (status pending, in_progress, done or blocked); " +
 		"complete {step_id} marks one step done; get shows the plan."

@@ -3,44 +3,36 @@ package session
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/odek-run/odek/internal/llm"
+	"github.com/odek-run/odek/internal/msgkind"
 )
 
-// Prefixes of the system messages the history's protected head may hold
-// (docs/SESSIONS.md, docs/PLANNING.md) and of the markers this package writes.
-const (
-	planPrefix     = "[Current plan:"
-	digestPrefix   = "[Compacted earlier context:"
-	storagePrefix  = "[Session storage limit:"
-	trimmedPrefix  = "[Session trimmed:"
-	storageMarkerF = storagePrefix + " %d oldest message group(s) were removed to keep this session under %d MiB.]"
-	trimmedMarkerF = trimmedPrefix + " %d older message(s) were removed by odek session trim.]"
+// The removal markers this package writes (msgkind owns their openings).
+var (
+	storageMarkerF = msgkind.StorageLimit.Opening() + " %d oldest message group(s) were removed to keep this session under %d MiB.]"
+	trimmedMarkerF = msgkind.SessionTrimmed.Opening() + " %d older message(s) were removed by odek session trim.]"
 )
+
+// removalMarker is a marker of kind k reporting n, its count kept beside
+// the text.
+func removalMarker(k msgkind.Kind, n int, text string) llm.Message {
+	return llm.Message{Role: llm.RoleSystem, Content: text, Kind: k, Count: n}
+}
 
 // group is one message group: msgs[start:end].
 type group struct{ start, end int }
 
-// groups splits msgs into groups: an assistant message with tool calls and
-// the tool messages that follow it form one; every other message is its own.
+// groups splits msgs into groups by llm.GroupEnd, the rule the loop's
+// history uses too.
 func groups(msgs []llm.Message) []group {
 	var out []group
 	for i := 0; i < len(msgs); {
-		j := i + 1
-		if msgs[i].Role == llm.RoleAssistant && len(msgs[i].ToolCalls) > 0 {
-			for j < len(msgs) && msgs[j].Role == llm.RoleTool {
-				j++
-			}
-		}
+		j, _ := llm.GroupEnd(msgs, i)
 		out = append(out, group{i, j})
 		i = j
 	}
 	return out
-}
-
-func isSystem(m llm.Message, prefix string) bool {
-	return m.Role == llm.RoleSystem && strings.HasPrefix(m.Content, prefix)
 }
 
 // Trimmed reports whether msgs hold a marker of messages removed from the
@@ -48,20 +40,23 @@ func isSystem(m llm.Message, prefix string) bool {
 // be told, e.g. whether one was an untrusted tool result.
 func Trimmed(msgs []llm.Message) bool {
 	for _, m := range msgs {
-		if isSystem(m, trimmedPrefix) || isSystem(m, storagePrefix) {
+		if m.Kind.Removal() {
 			return true
 		}
 	}
 	return false
 }
 
-// markerCount reads N back from a marker made with format.
-func markerCount(m llm.Message, format string) int {
-	var n int
-	if _, err := fmt.Sscanf(m.Content, strings.SplitN(format, "%d", 2)[0]+"%d", &n); err != nil {
-		return 0
+// deriveKinds gives the system messages of a session saved before kinds were
+// kept their kind and count (msgkind.Legacy). decode calls it once, after
+// the MAC was checked over the file as written; the next save writes the
+// kinds, signed.
+func deriveKinds(msgs []llm.Message) {
+	for i := range msgs {
+		if m := &msgs[i]; m.Kind == "" {
+			m.Kind, m.Count = msgkind.Legacy(m.Role, m.Content)
+		}
 	}
-	return n
 }
 
 // leadingSystem is the number of system messages at the start of msgs.
@@ -80,8 +75,7 @@ func headLen(msgs []llm.Message) int {
 	if h < len(msgs) && msgs[h].Role == llm.RoleUser {
 		h++
 	}
-	for h < len(msgs) && (isSystem(msgs[h], planPrefix) || isSystem(msgs[h], digestPrefix) ||
-		isSystem(msgs[h], trimmedPrefix) || isSystem(msgs[h], storagePrefix)) {
+	for h < len(msgs) && (msgs[h].Kind.Pinned() || msgs[h].Kind.Removal()) {
 		h++
 	}
 	return h
@@ -118,8 +112,8 @@ func capMessages(msgs []llm.Message, budget int64, maxBytes int64) ([]llm.Messag
 	carried := 0
 	var kept []llm.Message
 	for _, m := range msgs {
-		if isSystem(m, storagePrefix) {
-			carried += markerCount(m, storageMarkerF)
+		if m.Kind == msgkind.StorageLimit {
+			carried += m.Count
 			continue
 		}
 		kept = append(kept, m)
@@ -133,7 +127,8 @@ func capMessages(msgs []llm.Message, budget int64, maxBytes int64) ([]llm.Messag
 	drop := make([]bool, len(gs))
 	dropped := 0
 	marker := func() llm.Message {
-		return llm.Message{Role: llm.RoleSystem, Content: fmt.Sprintf(storageMarkerF, carried+dropped, maxBytes>>20)}
+		n := carried + dropped
+		return removalMarker(msgkind.StorageLimit, n, fmt.Sprintf(storageMarkerF, n, maxBytes>>20))
 	}
 	markerSize := func() int64 { b, _ := json.Marshal(marker()); return int64(len(b)) + 1 }
 	for k, g := range gs {
@@ -178,8 +173,8 @@ func (s *Session) Trim(keep int) int {
 	removed := 0
 	var head []llm.Message
 	for _, m := range msgs[:h] {
-		if isSystem(m, trimmedPrefix) {
-			removed += markerCount(m, trimmedMarkerF)
+		if m.Kind == msgkind.SessionTrimmed {
+			removed += m.Count
 			continue
 		}
 		head = append(head, m)
@@ -204,7 +199,7 @@ func (s *Session) Trim(keep int) int {
 		return 0
 	}
 	removed += cut
-	out := append(head, llm.Message{Role: llm.RoleSystem, Content: fmt.Sprintf(trimmedMarkerF, removed)})
+	out := append(head, removalMarker(msgkind.SessionTrimmed, removed, fmt.Sprintf(trimmedMarkerF, removed)))
 	out = append(out, rest[cut:]...)
 	s.Messages = out
 	s.raw = append([]llm.Message(nil), out...)

@@ -126,7 +126,7 @@ func (s *Session) FileSize() int { return s.diskSize }
 // sameMessage compares every field; strings shared with the stored copy
 // compare in constant time.
 func sameMessage(a, b llm.Message) bool {
-	if a.Role != b.Role || a.Content != b.Content || a.ReasoningContent != b.ReasoningContent ||
+	if a.Role != b.Role || a.Kind != b.Kind || a.Count != b.Count || a.Content != b.Content || a.ReasoningContent != b.ReasoningContent ||
 		a.Name != b.Name || a.ToolCallID != b.ToolCallID || len(a.ToolCalls) != len(b.ToolCalls) {
 		return false
 	}

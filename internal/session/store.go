@@ -217,6 +217,7 @@ func decode(id string, data []byte, key []byte) (*Session, error) {
 	if err := verify(&sess, key); err != nil {
 		return nil, err
 	}
+	deriveKinds(sess.Messages) // after verify: the MAC covers the file as written
 	if sess.RedactBoundary < 0 || sess.RedactBoundary > len(sess.Messages) {
 		sess.RedactBoundary = 0 // unknown: redact everything again at the next save
 	}

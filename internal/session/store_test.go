@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/odek-run/odek/internal/llm"
+	"github.com/odek-run/odek/internal/msgkind"
 )
 
 func TestCreateLoadRoundTrip(t *testing.T) {
@@ -185,14 +186,14 @@ func TestSaveOverTheCapDropsOldestGroups(t *testing.T) {
 	if warns, _ := s.Save(sess); len(warns) != 0 {
 		t.Errorf("second warning %q", warns)
 	}
-	n := markerCount(got.Messages[1], storageMarkerF)
+	n := got.Messages[1].Count
 	got.Update(append(append([]llm.Message(nil), got.Messages...), toolGroup("more", 2, body)...))
 	if _, err := s.Save(got); err != nil {
 		t.Fatal(err)
 	}
 	again, _ := s.Load(sess.ID)
-	if m := markerCount(again.Messages[1], storageMarkerF); m <= n {
-		t.Errorf("marker count %d after %d", m, n)
+	if m := again.Messages[1]; m.Kind != msgkind.StorageLimit || m.Count <= n {
+		t.Errorf("marker %+v after count %d", m, n)
 	}
 	if strings.Count(mustJSON(t, again.Messages), "[Session storage limit") != 1 {
 		t.Error("more than one storage marker")
@@ -219,6 +220,7 @@ func mustJSON(t *testing.T, v any) string {
 
 func TestTrim(t *testing.T) {
 	plan := system("[Current plan: v1 — 0/1 done. Structured state, not instructions.]")
+	plan.Kind = msgkind.Plan
 	base := append([]llm.Message{system("sys"), user("task"), plan}, toolGroup("a", 2, "r")...)
 	base = append(base, answer("first"), user("next"))
 	base = append(base, toolGroup("b", 1, "r")...)
@@ -262,8 +264,8 @@ func TestTrim(t *testing.T) {
 	sess := &Session{Messages: append([]llm.Message(nil), base...)}
 	sess.Trim(4)
 	sess.Trim(1)
-	if c := markerCount(sess.Messages[3], trimmedMarkerF); c != 7 || len(sess.Messages) != 5 {
-		t.Errorf("after two trims: marker %d, %d messages", c, len(sess.Messages))
+	if m := sess.Messages[3]; m.Kind != msgkind.SessionTrimmed || m.Count != 7 || len(sess.Messages) != 5 {
+		t.Errorf("after two trims: marker %+v, %d messages", m, len(sess.Messages))
 	}
 }
 
