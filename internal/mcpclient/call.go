@@ -25,15 +25,18 @@ type CallResult struct {
 	Truncated bool
 }
 
-type callParams struct {
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
+type callResultWire struct {
+	ResultType        string                     `json:"resultType"`
+	Content           []artifact.Content         `json:"content"`
+	StructuredContent json.RawMessage            `json:"structuredContent"`
+	IsError           bool                       `json:"isError"`
+	InputRequests     map[string]json.RawMessage `json:"inputRequests"`
+	RequestState      *string                    `json:"requestState"`
 }
 
-type callResultWire struct {
-	Content []artifact.Content `json:"content"`
-	IsError bool               `json:"isError"`
-}
+// maxInputRounds bounds how often one call may come back input_required
+// before odek gives up on it.
+const maxInputRounds = 3
 
 // CallTool invokes a tool with JSON arguments and returns the wrapped result text.
 func (c *Client) CallTool(ctx context.Context, name string, argsJSON string) (string, error) {
@@ -45,18 +48,43 @@ func (c *Client) CallTool(ctx context.Context, name string, argsJSON string) (st
 }
 
 // CallToolResult invokes a tool and has internal/artifact render its result
-// for the model (text, content summaries, validated artifact refs,
-// max_result_chars, the untrusted wrapper).
+// for the model (text, structured content, content summaries, validated
+// artifact refs, max_result_chars, the untrusted wrapper). A result that
+// asks for input (MCP 2026-07-28 input_required) is answered from the
+// operator's configured values or declined.
 func (c *Client) CallToolResult(ctx context.Context, name string, args json.RawMessage) (*CallResult, error) {
 	op := "tool " + name
 	if !c.inited.Load() {
 		return nil, newError(c.name, op, ClassSetup, ErrNotDiscovered)
 	}
-	raw, err := c.request(ctx, op, "tools/call", callParams{Name: name, Arguments: normalizeArgs(args)})
+	params := map[string]any{"name": name, "arguments": normalizeArgs(args)}
+	for round := 0; ; round++ {
+		res, err := c.callOnce(ctx, op, params)
+		if err != nil {
+			return nil, err
+		}
+		switch res.ResultType {
+		case "", resultTypeComplete:
+			return c.render(name, res)
+		case resultTypeInputRequired:
+			if round+1 >= maxInputRounds {
+				return nil, newError(c.name, op, ClassMCP, fmt.Errorf("still asked for input after %d rounds; gave up", maxInputRounds))
+			}
+			if params, err = c.answerInput(name, res, params); err != nil {
+				return nil, newError(c.name, op, ClassMCP, err)
+			}
+		default:
+			return nil, newError(c.name, op, ClassMCP, fmt.Errorf("unknown resultType %q", clip(res.ResultType, errUnknownResultTypeMessageSize)))
+		}
+	}
+}
+
+func (c *Client) callOnce(ctx context.Context, op string, params map[string]any) (*callResultWire, error) {
+	raw, err := c.request(ctx, op, methodToolsCall, c.withMeta(params))
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) && errors.As(e.Err, new(*RPCError)) {
-			e.Op = "tools/call" // as docs/MCP.md words it: `mcpclient <s>: tools/call: MCP error <code>: <msg>`
+			e.Op = methodToolsCall // as docs/MCP.md words it: `mcpclient <s>: tools/call: MCP error <code>: <msg>`
 		}
 		return nil, err
 	}
@@ -64,11 +92,22 @@ func (c *Client) CallToolResult(ctx context.Context, name string, args json.RawM
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return nil, newError(c.name, op, ClassMCP, fmt.Errorf("malformed tools/call result: %w", err))
 	}
+	return &res, nil
+}
+
+// render checks structured content against the tool's outputSchema and
+// renders the result for the model.
+func (c *Client) render(name string, res *callResultWire) (*CallResult, error) {
+	op := "tool " + name
 	o := artifact.ResultOptions{Server: c.name, Tool: name, Roots: c.cfg.ArtifactRoots, MaxChars: c.lim.maxChars, Store: c.opts.Store}
 	if res.IsError {
 		return nil, newError(c.name, op+" returned error", ClassMCP, &ToolError{Text: artifact.RenderError(res.Content, o)})
 	}
-	r, err := artifact.RenderResult(res.Content, o)
+	if err := c.checkStructured(name, res.StructuredContent); err != nil {
+		return nil, newError(c.name, op, ClassMCP, err)
+	}
+	items := withStructured(res.Content, res.StructuredContent)
+	r, err := artifact.RenderResult(items, o)
 	if err != nil {
 		return nil, newError(c.name, op, ClassMCP, err)
 	}

@@ -2,6 +2,7 @@ package mcpclient
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"github.com/odek-run/odek/internal/sandbox"
 	"io"
@@ -36,6 +37,10 @@ type Options struct {
 	// none, as for sandbox "off"); the server then starts through the
 	// sandbox launcher (proc).
 	Sandbox func(cfg ServerConfig) (*sandbox.Policy, error)
+	// OnNotice receives what servers did that belongs in the event stream
+	// (input answered or declined, progress); nil drops it. It is called
+	// from the connection's goroutines and must not block.
+	OnNotice func(Notice)
 	// InterruptGrace is each step of CloseNow; 0 = 250 ms. Tests of what
 	// happens during that wait widen it so the wait is not the race.
 	InterruptGrace time.Duration
@@ -59,6 +64,9 @@ type Client struct {
 	sink   *stderrSink
 	http   *httpTransport // nil for stdio
 	inited atomic.Bool
+	state  atomic.Pointer[serverState]
+
+	outSchemas outputSchemas
 
 	initMu    sync.Mutex // serialises the handshake
 	closeOnce sync.Once
@@ -117,8 +125,17 @@ func Connect(ctx context.Context, name string, cfg ServerConfig, o Options) (*Cl
 		}
 		t = tapTransport{transport: t, tap: tap}
 	}
-	c.conn = newConn(t)
+	c.conn = newConn(t, c.serveRequest)
 	return c, nil
+}
+
+// serveRequest answers a legacy server's elicitation/create from the
+// configured values (declining without them); everything else is -32601.
+func (c *Client) serveRequest(method string, params json.RawMessage) (any, bool) {
+	if method == methodElicitationCreate {
+		return c.answerElicitation(params), true
+	}
+	return nil, false
 }
 
 func (c *Client) startProcess() (transport, error) {

@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/odek-run/odek/internal/artifact"
@@ -68,6 +69,12 @@ type ServerConfig struct {
 	ArtifactRoots []string `json:"artifact_roots,omitempty"`
 	// Enabled=false means the server is never started nor prompted for. nil = true.
 	Enabled *bool `json:"enabled,omitempty"`
+	// Elicitation holds the operator's answers to a server's requests for
+	// input (MCP elicitation, form mode): field name → value. With it set,
+	// odek declares the elicitation capability and accepts a request whose
+	// required fields it all covers; without it every request is declined.
+	// Never prompted for: odek does not ask a person mid-run.
+	Elicitation map[string]json.RawMessage `json:"elicitation,omitempty"`
 	// AutoApprove is honoured only from the operator's global config; the config
 	// loader strips it from project files. Never part of approval keys.
 	AutoApprove bool `json:"auto_approve,omitempty"`

@@ -2,6 +2,7 @@ package mcpclient
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sync"
 	"time"
@@ -47,10 +48,12 @@ type reply struct {
 // Nothing inbound is queued: notifications are dropped as they are read, and
 // responses go to a 1-slot channel of the caller that is still waiting.
 type conn struct {
-	t    transport
-	out  chan outItem
-	quit chan struct{} // closed by stop: the writer exits
-	dead chan struct{} // closed by the reader when the connection ends
+	t transport
+	// serve answers server requests other than ping; false = -32601.
+	serve func(method string, params json.RawMessage) (any, bool)
+	out   chan outItem
+	quit  chan struct{} // closed by stop: the writer exits
+	dead  chan struct{} // closed by the reader when the connection ends
 
 	mu      sync.Mutex
 	pending map[int64]chan reply
@@ -62,9 +65,10 @@ type conn struct {
 	stopOnce sync.Once
 }
 
-func newConn(t transport) *conn {
+func newConn(t transport, serve func(string, json.RawMessage) (any, bool)) *conn {
 	c := &conn{
 		t:       t,
+		serve:   serve,
 		out:     make(chan outItem, outQueueSize),
 		quit:    make(chan struct{}),
 		dead:    make(chan struct{}),
@@ -127,12 +131,21 @@ func (c *conn) answer(m *inbound) {
 	o := &outbound{ID: m.ID}
 	if m.Method == "ping" {
 		o.Result = struct{}{}
+	} else if r, ok := c.serveRequest(m); ok {
+		o.Result = r
 	} else {
 		o.Error = &wireError{Code: -32601, Message: "Method not found"}
 	}
 	if data, err := encode(o); err == nil {
 		c.tryEnqueue(outItem{data: data})
 	}
+}
+
+func (c *conn) serveRequest(m *inbound) (any, bool) {
+	if c.serve == nil {
+		return nil, false
+	}
+	return c.serve(m.Method, m.Params)
 }
 
 // deliver hands a response to the caller waiting for id; late answers for

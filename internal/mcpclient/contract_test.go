@@ -286,7 +286,7 @@ func TestDiscoverModes(t *testing.T) {
 		{[]string{"-version", "2025-06-18"}, "", 18},
 		{[]string{"-invalid_tool"}, `^mcpclient fx: tools/list: invalid tool name "bad__name": must be 1-64 characters of \[A-Za-z0-9_-\] without "__"; server rejected$`, 0},
 		{[]string{"-version", "1999-01-01"}, `^mcpclient fx: initialize: server answered unsupported protocol version "1999-01-01" \(odek speaks 2025-03-26; .*disconnected$`, 0},
-		{[]string{"-exit_now"}, `^mcpclient fx: initialize: .*exit status 2.*unknown option --frobnicate`, 0},
+		{[]string{"-exit_now"}, `^mcpclient fx: server/discover: .*exit status 2.*unknown option --frobnicate`, 0},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.flags, " "), func(t *testing.T) {

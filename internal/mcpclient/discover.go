@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // supportedVersions are the protocol revisions whose tools surface odek can use
@@ -20,8 +18,27 @@ var supportedVersions = map[string]bool{
 // ToolDef is one tool from tools/list.
 type ToolDef struct {
 	Name        string          `json:"name"`
+	Title       string          `json:"title,omitempty"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"inputSchema"`
+	// OutputSchema is the JSON Schema the tool's structuredContent must
+	// match; nil when the tool declares none.
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	// Annotations are the server's hints about the tool's behaviour; nil
+	// when it sent none. Hints, not guarantees: odek lets them make its
+	// approval stricter only.
+	Annotations *ToolAnnotations `json:"annotations,omitempty"`
+}
+
+// ToolAnnotations are MCP's behaviour hints for a tool. A nil hint was not
+// sent (the spec's defaults then apply: not read-only, destructive, not
+// idempotent, open world).
+type ToolAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
 }
 
 type initParams struct {
@@ -35,11 +52,12 @@ type clientInfo struct {
 	Version string `json:"version"`
 }
 
-// Discover performs the handshake (once) and returns every tool the server
-// offers, within Options.Discovery. A handshake failure or a tools/list past
-// a discovery bound closes the client: the server is rejected as a whole.
+// Discover detects the server's era and opens it (once), then returns
+// every tool the server offers, within Options.Discovery. An opening failure
+// or a tools/list past a discovery bound closes the client: the server is
+// rejected as a whole.
 func (c *Client) Discover(ctx context.Context) ([]ToolDef, error) {
-	if err := c.initialize(ctx); err != nil {
+	if err := c.open(ctx); err != nil {
 		_ = c.closeFor(ctx)
 		return nil, err
 	}
@@ -54,38 +72,36 @@ func (c *Client) Discover(ctx context.Context) ([]ToolDef, error) {
 	return tools, nil
 }
 
-func (c *Client) initialize(ctx context.Context) error {
-	c.initMu.Lock()
-	defer c.initMu.Unlock()
-	if c.inited.Load() {
-		return nil
-	}
-	p := initParams{ProtocolVersion: ProtocolVersion, ClientInfo: clientInfo{Name: "odek", Version: c.opts.Version}}
-	raw, err := c.request(ctx, "initialize", "initialize", p)
+// initialize runs the legacy handshake with version (the one odek asks for
+// unless the server's discover list named another).
+func (c *Client) initialize(ctx context.Context, version string) error {
+	p := initParams{ProtocolVersion: version, ClientInfo: clientInfo{Name: "odek", Version: c.opts.Version}}
+	raw, err := c.request(ctx, methodInitialize, methodInitialize, p)
 	if err != nil {
 		return err
 	}
 	var res struct {
-		ProtocolVersion string `json:"protocolVersion"`
+		ProtocolVersion string                     `json:"protocolVersion"`
+		Capabilities    map[string]json.RawMessage `json:"capabilities"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return newError(c.name, "initialize", ClassMCP, fmt.Errorf("malformed result: %w", err))
+		return newError(c.name, methodInitialize, ClassMCP, fmt.Errorf("malformed result: %w", err))
 	}
 	if !supportedVersions[res.ProtocolVersion] {
-		return newError(c.name, "initialize", ClassMCP, fmt.Errorf(
+		return newError(c.name, methodInitialize, ClassMCP, fmt.Errorf(
 			"server answered unsupported protocol version %q (odek speaks %s; also accepts 2024-11-05, 2025-06-18, 2025-11-25); disconnected",
 			clip(res.ProtocolVersion, 64), ProtocolVersion))
 	}
+	c.setState(&serverState{era: EraLegacy, version: res.ProtocolVersion, caps: res.Capabilities})
 	if c.http != nil {
 		c.http.setProtocolVersion(res.ProtocolVersion)
 	}
 	// Only now, with the reader already running, may initialized go out.
 	rctx, cancel := context.WithTimeout(ctx, c.lim.timeout)
 	defer cancel()
-	if err := c.conn.notifyCtx(rctx, "notifications/initialized", nil); err != nil {
-		return c.failure("notifications/initialized", c.lim.timeout, err)
+	if err := c.conn.notifyCtx(rctx, methodInitializedNotification, nil); err != nil {
+		return c.failure(methodInitializedNotification, c.lim.timeout, err)
 	}
-	c.inited.Store(true)
 	return nil
 }
 
@@ -100,8 +116,7 @@ func (c *Client) request(ctx context.Context, op, method string, params any) (js
 		return nil, c.failure(op, timeout, err)
 	}
 	if m.isError() {
-		e := m.rpcError()
-		return nil, newError(c.name, op, ClassMCP, &RPCError{Code: e.Code, Message: untrusted.OneLine(e.Message, maxRPCMessage)})
+		return nil, newError(c.name, op, ClassMCP, m.rpcError().toRPCError())
 	}
 	return m.Result, nil
 }

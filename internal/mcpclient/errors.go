@@ -103,9 +103,18 @@ func (e *ExitError) Error() string {
 type RPCError struct {
 	Code    int64
 	Message string
+	// Supported is the version list of an UnsupportedProtocolVersionError
+	// (-32022), as the server sent it.
+	Supported []string
 }
 
-func (e *RPCError) Error() string { return fmt.Sprintf("MCP error %d: %s", e.Code, e.Message) }
+func (e *RPCError) Error() string {
+	msg := fmt.Sprintf("MCP error %d: %s", e.Code, e.Message)
+	if len(e.Supported) > 0 {
+		msg += fmt.Sprintf(" (server supports %s; odek speaks %s)", quoteVersions(e.Supported), odekVersions())
+	}
+	return msg
+}
 
 // ToolError is a tools/call result with isError:true. Text is already capped
 // and wrapped as untrusted content.
@@ -130,9 +139,19 @@ func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
 type HTTPStatusError struct {
 	Code int
 	Body string // at most 512 characters
+	// RPCCode is the code of a JSON-RPC error in the body, if it held one.
+	RPCCode *int64
+	// Supported is -32022's version list, if the body held that error.
+	Supported []string
 }
 
-func (e *HTTPStatusError) Error() string { return fmt.Sprintf("http %d: %s", e.Code, e.Body) }
+func (e *HTTPStatusError) Error() string {
+	msg := fmt.Sprintf("http %d: %s", e.Code, e.Body)
+	if len(e.Supported) > 0 {
+		msg += fmt.Sprintf(" (server supports %s; odek speaks %s)", quoteVersions(e.Supported), odekVersions())
+	}
+	return msg
+}
 
 // requestError is a transport failure that concerns one request only (an HTTP
 // status, a broken body); the connection itself stays usable.

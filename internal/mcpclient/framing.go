@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"sync/atomic"
+
+	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // readBufferSize is the bufio window the line reader scans through. Lines longer
@@ -213,6 +215,17 @@ func (m *inbound) rpcError() *wireError {
 		e = wireError{Message: "malformed error object"}
 	}
 	return &e
+}
+
+// toRPCError is the error odek reports for e: the message one-lined and
+// capped, and -32022's list of supported versions kept for the caller and
+// quoted in the text.
+func (e *wireError) toRPCError() *RPCError {
+	r := &RPCError{Code: e.Code, Message: untrusted.OneLine(e.Message, maxRPCMessage)}
+	if e.Code == CodeUnsupportedProtocolVersion {
+		r.Supported = parseUnsupported(e.Data)
+	}
+	return r
 }
 
 // intID returns our numeric request id, or false for string, fractional or

@@ -42,6 +42,7 @@ type httpTransport struct {
 	closed   bool
 	session  string
 	protocol string
+	modern   bool // 2026-07-28: no session; the version is per request
 	cancels  map[int]context.CancelFunc
 	seq      int
 }
@@ -82,6 +83,16 @@ func newHTTPTransport(name string, cfg ServerConfig, limit *readLimit, o Options
 
 func (t *httpTransport) setProtocolVersion(v string) {
 	t.mu.Lock()
+	t.protocol = v
+	t.mu.Unlock()
+}
+
+// setModern switches the transport to the stateless revision v (every POST
+// carries MCP-Protocol-Version v and no session), or back to the legacy
+// shape with v == "" until initialize names a version.
+func (t *httpTransport) setModern(v string) {
+	t.mu.Lock()
+	t.modern = v != ""
 	t.protocol = v
 	t.mu.Unlock()
 }
@@ -166,6 +177,7 @@ func (t *httpTransport) post(ctx context.Context, msg []byte, id int64) error {
 	}
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Content-Type", "application/json")
+	setRequestHeaders(req.Header, msg)
 	t.authorize(req)
 	resp, err := t.client.Do(req)
 	if err != nil {
@@ -174,13 +186,13 @@ func (t *httpTransport) post(ctx context.Context, msg []byte, id int64) error {
 	defer resp.Body.Close()
 	if s := resp.Header.Get("Mcp-Session-Id"); s != "" {
 		t.mu.Lock()
-		if t.session == "" {
+		if t.session == "" && !t.modern {
 			t.session = s
 		}
 		t.mu.Unlock()
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return &HTTPStatusError{Code: resp.StatusCode, Body: statusBody(resp.Body)}
+		return t.statusError(ctx, resp, id)
 	}
 	if id == 0 {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -233,7 +245,7 @@ func (t *httpTransport) authorize(req *http.Request) {
 	if t.token != "" {
 		req.Header.Set("Authorization", "Bearer "+t.token)
 	}
-	if t.session != "" {
+	if t.session != "" && !t.modern {
 		req.Header.Set("Mcp-Session-Id", t.session)
 	}
 	if t.protocol != "" {
@@ -241,9 +253,37 @@ func (t *httpTransport) authorize(req *http.Request) {
 	}
 }
 
+// maxErrorBody bounds how much of a non-2xx body is read: enough for a
+// JSON-RPC error object with a version list.
+const maxErrorBody = 64 << 10
+
+// statusError reads a non-2xx answer. Modern servers answer 400 and 404
+// with a JSON-RPC error (unsupported version, unknown method, header
+// mismatch): one for request id is delivered as its response, so the
+// caller sees the MCP error; any other JSON-RPC error body is kept in the
+// *HTTPStatusError for era detection.
+func (t *httpTransport) statusError(ctx context.Context, resp *http.Response, id int64) error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	e := &HTTPStatusError{Code: resp.StatusCode, Body: statusBody(b)}
+	if k, m := classify(bytes.TrimSpace(b)); m != nil && m.isError() {
+		if n, ok := m.intID(); ok && k == kindResponse && n == id && id > 0 {
+			t.deliver(ctx, inMsg{data: b})
+			return nil
+		}
+		w := m.rpcError()
+		e.RPCCode = &w.Code
+		if w.Code == CodeUnsupportedProtocolVersion {
+			e.Supported = parseUnsupported(w.Data)
+		}
+	}
+	return e
+}
+
 // statusBody returns at most 512 characters of an error body, one line.
-func statusBody(r io.Reader) string {
-	b, _ := io.ReadAll(io.LimitReader(r, 2048))
+func statusBody(b []byte) string {
+	if len(b) > 2048 {
+		b = b[:2048]
+	}
 	return clip(strings.TrimSpace(untrusted.OneLine(string(b), 0)), 512)
 }
 

@@ -46,6 +46,12 @@ func (s *fakeHTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	if m.Method == "server/discover" { // a legacy sessionful server, as the TypeScript SDK's
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}`)
+		return
+	}
 	switch {
 	case m.Method == "initialize":
 		w.Header().Set("Mcp-Session-Id", "sess-42")
@@ -120,6 +126,7 @@ func TestHTTPTransport(t *testing.T) {
 	defer fake.mu.Unlock()
 	seen := strings.Join(fake.seen, "\n")
 	for _, want := range []string{
+		"POST server/discover session= proto=2026-07-28 auth=Bearer tok-123",
 		"POST initialize session= proto= auth=Bearer tok-123",
 		"POST notifications/initialized session=sess-42 proto=2025-03-26 auth=Bearer tok-123",
 		"POST tools/call session=sess-42 proto=2025-03-26",
@@ -193,6 +200,12 @@ func boundServer(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(body, &m)
 	if m.Method == "" || strings.HasPrefix(m.Method, "notifications/") {
 		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if m.Method == "server/discover" { // a legacy sessionful server, as the TypeScript SDK's
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}`)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

@@ -107,7 +107,7 @@ func (f *failSend) close(grace) error {
 // A request whose send fails gets that error at once, not its deadline, and
 // leaves nothing pending.
 func TestSendFailureFailsTheRequest(t *testing.T) {
-	c := newConn(&failSend{closed: make(chan struct{})})
+	c := newConn(&failSend{closed: make(chan struct{})}, nil)
 	defer c.stop(grace{})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -17,6 +17,9 @@ import (
 // separate binary (not the race-instrumented test binary) keeps spawn fast.
 var fixtureBin string
 
+// eraBin is testdata/era_server.go, the era-detection fixture.
+var eraBin string
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "mcpfixture")
 	if err != nil {
@@ -28,9 +31,12 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		goTool = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
 	}
-	if out, err := exec.Command(goTool, "build", "-o", fixtureBin, "testdata/artifact_server.go").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building fixture: %v\n%s", err, out)
-		os.Exit(1)
+	eraBin = filepath.Join(dir, "era_server")
+	for bin, src := range map[string]string{fixtureBin: "testdata/artifact_server.go", eraBin: "testdata/era_server.go"} {
+		if out, err := exec.Command(goTool, "build", "-o", bin, src).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building fixture %s: %v\n%s", src, err, out)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	if code == 0 {

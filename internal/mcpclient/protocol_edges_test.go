@@ -45,6 +45,12 @@ func (s *protoServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	if m.Method == "server/discover" { // a legacy sessionful server, as the TypeScript SDK's
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}`)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	switch m.Method {
 	case "initialize":

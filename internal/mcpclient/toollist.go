@@ -92,7 +92,7 @@ func (c *Client) listTools(ctx context.Context) ([]ToolDef, error) {
 		}
 		left := lim.Bytes - used
 		c.read.lower(left)
-		raw, err := c.request(ctx, "tools/list", "tools/list", params)
+		raw, err := c.request(ctx, methodToolsList, methodToolsList, c.withMeta(params))
 		if tl := (*ResponseTooLargeError)(nil); errors.As(err, &tl) && tl.Limit == left && left < c.lim.maxResp {
 			return nil, c.overBound(BoundBytes, "", lim.Bytes, used+tl.Observed)
 		}
@@ -120,6 +120,7 @@ func (c *Client) listTools(ctx context.Context) ([]ToolDef, error) {
 			tools = append(tools, t)
 		}
 		if res.NextCursor == "" {
+			c.outSchemas.set(tools)
 			return tools, nil
 		}
 		if n := len(res.NextCursor); n > lim.CursorBytes {
@@ -135,10 +136,12 @@ func (c *Client) checkTool(t ToolDef, seen map[string]bool, have int, lim Discov
 		return c.overBound(BoundTools, "", int64(lim.Tools), int64(have+1))
 	case len(t.Name) > lim.NameBytes:
 		return c.overBound(BoundNameBytes, clip(t.Name, 64), int64(lim.NameBytes), int64(len(t.Name)))
-	case len(t.Description) > lim.DescriptionBytes:
+	case len(t.Description) > lim.DescriptionBytes || len(t.Title) > lim.DescriptionBytes:
 		return c.overBound(BoundDescriptionBytes, t.Name, int64(lim.DescriptionBytes), int64(len(t.Description)))
 	case len(t.InputSchema) > lim.SchemaBytes:
 		return c.overBound(BoundSchemaBytes, t.Name, int64(lim.SchemaBytes), int64(len(t.InputSchema)))
+	case len(t.OutputSchema) > lim.SchemaBytes:
+		return c.overBound(BoundSchemaBytes, t.Name, int64(lim.SchemaBytes), int64(len(t.OutputSchema)))
 	case !validName(t.Name):
 		return newError(c.name, "tools/list", ClassMCP, fmt.Errorf(
 			"invalid tool name %q: must be 1-64 characters of [A-Za-z0-9_-] without \"__\"; server rejected", clip(t.Name, 80)))

@@ -1,0 +1,215 @@
+package mcpclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// probeTimeout bounds the stdio server/discover probe: a legacy server may
+// never answer a request it does not know before initialize, and then the
+// silence itself is the answer (MCP 2026-07-28, stdio "Backward
+// Compatibility"). A var so tests can shorten it.
+var probeTimeout = 10 * time.Second
+
+// serverState is what the opening learnt about the server.
+type serverState struct {
+	era     Era
+	version string
+	caps    map[string]json.RawMessage
+}
+
+func (c *Client) setState(s *serverState) { c.state.Store(s) }
+
+// Era returns the era the server was found to speak; "" before Discover.
+func (c *Client) Era() Era {
+	if s := c.state.Load(); s != nil && c.inited.Load() {
+		return s.era
+	}
+	if s := c.state.Load(); s != nil && s.era == EraModern {
+		return EraModern // the probe itself is a modern request
+	}
+	return ""
+}
+
+// ProtocolVersion returns the protocol revision spoken with the server; ""
+// before Discover.
+func (c *Client) ProtocolVersion() string {
+	if s := c.state.Load(); s != nil && c.inited.Load() {
+		return s.version
+	}
+	return ""
+}
+
+// protocolVersion is the revision requests carry, also during the opening.
+func (c *Client) protocolVersion() string {
+	if s := c.state.Load(); s != nil {
+		return s.version
+	}
+	return ""
+}
+
+// HasCapability reports whether the server declared capability name
+// (tools, resources, ...) when it opened.
+func (c *Client) HasCapability(name string) bool {
+	s := c.state.Load()
+	if s == nil {
+		return false
+	}
+	_, ok := s.caps[name]
+	return ok
+}
+
+// open detects the server's era and opens it, once.
+func (c *Client) open(ctx context.Context) error {
+	c.initMu.Lock()
+	defer c.initMu.Unlock()
+	if c.inited.Load() {
+		return nil
+	}
+	if err := c.detect(ctx); err != nil {
+		return err
+	}
+	c.inited.Store(true)
+	return nil
+}
+
+// detect follows MCP 2026-07-28 "Versioning and Compatibility": a modern
+// request (server/discover) goes first; a DiscoverResult or a recognised
+// modern error means a modern server, which is never sent initialize (some
+// refuse it after discover); any other error — or, on stdio, silence —
+// means a legacy server, which is then opened with initialize on the same
+// process or endpoint.
+func (c *Client) detect(ctx context.Context) error {
+	version := ModernProtocolVersion
+	for attempt := 0; attempt < 2; attempt++ {
+		info, err := c.probe(ctx, version)
+		if err == nil {
+			return c.adopt(ctx, info)
+		}
+		switch sig := classifyProbe(err, c.http != nil); {
+		case ctx.Err() != nil:
+			return err
+		case sig.unsupported != nil:
+			v, era, ok := chooseVersion(sig.unsupported)
+			switch {
+			case !ok:
+				return c.noCommonVersion(sig.unsupported)
+			case era == EraLegacy:
+				return c.fallback(ctx, v)
+			case v == version:
+				return err // it named ours as supported and still refused it
+			}
+			version = v
+		case sig.modern:
+			return err
+		case sig.legacy:
+			return c.fallback(ctx, ProtocolVersion)
+		default:
+			return err
+		}
+	}
+	return newError(c.name, methodDiscover, ClassMCP, errors.New("server refused every protocol version it listed"))
+}
+
+// probe sends server/discover speaking version.
+func (c *Client) probe(ctx context.Context, version string) (*discoverInfo, error) {
+	c.setState(&serverState{era: EraModern, version: version})
+	if c.http != nil {
+		c.http.setModern(version)
+	}
+	pctx := ctx
+	if c.http == nil {
+		var cancel context.CancelFunc
+		pctx, cancel = context.WithTimeout(ctx, min(probeTimeout, c.lim.timeout))
+		defer cancel()
+	}
+	c.read.lower(defaultDiscoverBytes)
+	raw, err := c.request(pctx, methodDiscover, methodDiscover, c.withMeta(nil))
+	c.read.lower(0)
+	if err != nil {
+		return nil, err
+	}
+	info, err := parseDiscover(raw)
+	if err != nil {
+		return nil, newError(c.name, methodDiscover, ClassMCP, err)
+	}
+	return info, nil
+}
+
+// adopt settles on the version a DiscoverResult allows.
+func (c *Client) adopt(ctx context.Context, info *discoverInfo) error {
+	v, era, ok := chooseVersion(info.Supported)
+	switch {
+	case !ok:
+		return c.noCommonVersion(info.Supported)
+	case era == EraLegacy:
+		// A server that answers discover but lists only handshake
+		// revisions asks for initialize.
+		return c.fallback(ctx, v)
+	}
+	c.setState(&serverState{era: EraModern, version: v, caps: info.Capabilities})
+	if c.http != nil {
+		c.http.setModern(v)
+	}
+	return nil
+}
+
+// fallback opens a legacy server with initialize.
+func (c *Client) fallback(ctx context.Context, version string) error {
+	c.setState(&serverState{era: EraLegacy, version: version})
+	if c.http != nil {
+		c.http.setModern("")
+	}
+	// odek asks for the revision BEHAVIOR §4.2 fixes unless the server's
+	// own list said it wants another.
+	if !supportedVersions[version] {
+		version = ProtocolVersion
+	}
+	return c.initialize(ctx, version)
+}
+
+func (c *Client) noCommonVersion(server []string) error {
+	return newError(c.name, methodDiscover, ClassMCP, fmt.Errorf(
+		"server supports protocol versions %s, none of which odek speaks (%s); disconnected",
+		quoteVersions(server), odekVersions()))
+}
+
+// probeSignal is what a failed probe says about the server.
+type probeSignal struct {
+	modern      bool     // a recognised modern error: do not fall back
+	unsupported []string // -32022's supported list (modern)
+	legacy      bool     // anything else a legacy server might answer
+}
+
+// classifyProbe reads a failed probe. On HTTP only an answer counts (a
+// status with a body); on stdio a timeout also means legacy.
+func classifyProbe(err error, http bool) probeSignal {
+	var rpc *RPCError
+	if errors.As(err, &rpc) {
+		if rpc.Code == CodeUnsupportedProtocolVersion && len(rpc.Supported) > 0 {
+			return probeSignal{modern: true, unsupported: rpc.Supported}
+		}
+		if isModernCode(rpc.Code) {
+			return probeSignal{modern: true}
+		}
+		return probeSignal{legacy: true}
+	}
+	var st *HTTPStatusError
+	if errors.As(err, &st) {
+		if st.RPCCode != nil && isModernCode(*st.RPCCode) {
+			if *st.RPCCode == CodeUnsupportedProtocolVersion && len(st.Supported) > 0 {
+				return probeSignal{modern: true, unsupported: st.Supported}
+			}
+			return probeSignal{modern: true}
+		}
+		return probeSignal{legacy: st.Code >= 400 && st.Code < 500}
+	}
+	var to *TimeoutError
+	if !http && errors.As(err, &to) {
+		return probeSignal{legacy: true}
+	}
+	return probeSignal{}
+}

@@ -1,0 +1,134 @@
+package mcpclient
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/odek-run/odek/internal/artifact"
+)
+
+// structuredLabel introduces structured content rendered beside a text result.
+const structuredLabel = "structured content (JSON):\n"
+
+// withStructured adds a tool's structuredContent to what the model reads,
+// as compact JSON text: alone when the result has no other content, after
+// it otherwise — unless a text item already carries the same JSON (servers
+// are asked to send that for older clients), so nothing is said twice. The
+// renderer's max_result_chars cap and untrusted fence apply to it like to
+// any text.
+func withStructured(items []artifact.Content, structured json.RawMessage) []artifact.Content {
+	sc := bytes.TrimSpace(structured)
+	if len(sc) == 0 || string(sc) == "null" {
+		return items
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, sc) != nil {
+		return items
+	}
+	if len(items) == 0 || onlyEmptyText(items) {
+		return []artifact.Content{{Type: "text", Text: buf.String()}}
+	}
+	for _, it := range items {
+		if it.Type == "text" && sameJSON(it.Text, buf.Bytes()) {
+			return items
+		}
+	}
+	return append(append([]artifact.Content(nil), items...), artifact.Content{Type: "text", Text: structuredLabel + buf.String()})
+}
+
+func onlyEmptyText(items []artifact.Content) bool {
+	for _, it := range items {
+		if it.Type != "text" || len(bytes.TrimSpace([]byte(it.Text))) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// sameJSON reports whether text is JSON equal to compact (key order and
+// spacing aside).
+func sameJSON(text string, compact []byte) bool {
+	t := bytes.TrimSpace([]byte(text))
+	if len(t) == 0 || (t[0] != '{' && t[0] != '[') {
+		return false
+	}
+	var a, b any
+	if json.Unmarshal(t, &a) != nil || json.Unmarshal(compact, &b) != nil {
+		return false
+	}
+	ja, _ := json.Marshal(a) // maps marshal with sorted keys
+	jb, _ := json.Marshal(b)
+	return bytes.Equal(ja, jb)
+}
+
+// outputSchemas holds the tools' outputSchemas, compiled on first use so
+// start-up pays nothing for tools never called.
+type outputSchemas struct {
+	mu       sync.Mutex
+	raw      map[string]json.RawMessage
+	compiled map[string]compiledSchema
+}
+
+type compiledSchema struct {
+	v   valueValidator
+	err error
+}
+
+func (s *outputSchemas) set(tools []ToolDef) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.raw = map[string]json.RawMessage{}
+	s.compiled = map[string]compiledSchema{}
+	for _, t := range tools {
+		if len(t.OutputSchema) > 0 && string(t.OutputSchema) != "null" {
+			s.raw[t.Name] = t.OutputSchema
+		}
+	}
+}
+
+// get returns the tool's validator; nil without an outputSchema.
+func (s *outputSchemas) get(tool string) (valueValidator, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	raw, ok := s.raw[tool]
+	if !ok {
+		return nil, nil
+	}
+	cs, ok := s.compiled[tool]
+	if !ok {
+		cs.v, cs.err = compileOutputSchema(raw)
+		s.compiled[tool] = cs
+	}
+	return cs.v, cs.err
+}
+
+// errNoStructured is a result without structuredContent from a tool that
+// declared an outputSchema (the spec requires one).
+var errNoStructured = errors.New("tool declares an outputSchema but its result has no structuredContent")
+
+// checkStructured validates structuredContent against the tool's
+// outputSchema; a tool without one is not checked.
+func (c *Client) checkStructured(tool string, structured json.RawMessage) error {
+	v, err := c.outSchemas.get(tool)
+	if err != nil {
+		return fmt.Errorf("cannot check structured content: %w", err)
+	}
+	if v == nil {
+		return nil
+	}
+	sc := bytes.TrimSpace(structured)
+	if len(sc) == 0 || string(sc) == "null" {
+		return errNoStructured
+	}
+	val, err := decodeJSONValue(sc)
+	if err != nil {
+		return fmt.Errorf("structuredContent is not JSON: %w", err)
+	}
+	if err := v.validate(val); err != nil {
+		return fmt.Errorf("structuredContent does not match the tool's outputSchema: %w", err)
+	}
+	return nil
+}

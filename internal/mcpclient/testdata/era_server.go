@@ -1,0 +1,166 @@
+//go:build ignore
+
+// era_server is a stdio MCP server for the era-detection tests: -era picks
+// how it opens (legacy, legacy-silent, modern, modern-only, future), and its
+// tools return the newer result shapes (structuredContent, input_required).
+// The tool "seen" answers with every method received so far, in order.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"os"
+	"strings"
+	"sync"
+)
+
+var era = flag.String("era", "modern", "legacy | legacy-silent | modern | modern-only | future")
+
+type msg struct {
+	ID     json.RawMessage `json:"id,omitempty"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+var (
+	mu     sync.Mutex
+	seen   []string
+	opened string // "", "legacy", "modern"
+	out    = bufio.NewWriter(os.Stdout)
+)
+
+func send(v map[string]any) {
+	v["jsonrpc"] = "2.0"
+	b, _ := json.Marshal(v)
+	out.Write(append(b, '\n'))
+	out.Flush()
+}
+
+func fail(id json.RawMessage, code int, message string, data any) {
+	e := map[string]any{"code": code, "message": message}
+	if data != nil {
+		e["data"] = data
+	}
+	send(map[string]any{"id": id, "error": e})
+}
+
+func main() {
+	flag.Parse()
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<20)
+	for in.Scan() {
+		var m msg
+		if json.Unmarshal(in.Bytes(), &m) != nil {
+			continue
+		}
+		mu.Lock()
+		seen = append(seen, m.Method)
+		mu.Unlock()
+		handle(m)
+	}
+}
+
+func modern() bool { return *era == "modern" || *era == "modern-only" || *era == "future" }
+
+func handle(m msg) {
+	if len(m.ID) == 0 {
+		return // notifications
+	}
+	switch {
+	case m.Method == "server/discover" && *era == "legacy":
+		fail(m.ID, -32601, "Method not found", nil)
+	case m.Method == "server/discover" && *era == "legacy-silent":
+		// says nothing before initialize, as some legacy servers do
+	case m.Method == "server/discover" && *era == "future":
+		fail(m.ID, -32022, "Unsupported protocol version", map[string]any{"supported": []string{"2099-01-01"}, "requested": "2026-07-28"})
+	case m.Method == "server/discover":
+		opened = "modern"
+		send(map[string]any{"id": m.ID, "result": map[string]any{"resultType": "complete",
+			"supportedVersions": []string{"2026-07-28", "2025-11-25"}, "capabilities": map[string]any{"tools": map[string]any{}},
+			"serverInfo": map[string]any{"name": "era_server", "version": "1"}}})
+	case m.Method == "initialize" && opened == "modern":
+		fail(m.ID, 0, `duplicate "initialize" received`, nil)
+	case m.Method == "initialize" && *era == "modern-only":
+		fail(m.ID, -32022, "Unsupported protocol version", map[string]any{"supported": []string{"2026-07-28"}, "requested": "2025-03-26"})
+	case m.Method == "initialize":
+		opened = "legacy"
+		send(map[string]any{"id": m.ID, "result": map[string]any{"protocolVersion": "2025-03-26", "capabilities": map[string]any{"tools": map[string]any{}}}})
+	case opened == "" && modern() && !hasMeta(m.Params):
+		fail(m.ID, -32602, "missing _meta", nil)
+	case m.Method == "tools/list":
+		send(map[string]any{"id": m.ID, "result": map[string]any{"tools": tools()}})
+	case m.Method == "tools/call":
+		call(m)
+	default:
+		fail(m.ID, -32601, "Method not found", nil)
+	}
+}
+
+func hasMeta(p json.RawMessage) bool {
+	var v struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	json.Unmarshal(p, &v)
+	_, ok := v.Meta["io.modelcontextprotocol/protocolVersion"]
+	return ok
+}
+
+func tools() []any {
+	obj := map[string]any{"type": "object"}
+	weather := map[string]any{"type": "object", "required": []string{"temp"},
+		"properties": map[string]any{"temp": map[string]any{"type": "number"}}}
+	return []any{
+		map[string]any{"name": "seen", "inputSchema": obj},
+		map[string]any{"name": "meta", "inputSchema": obj},
+		map[string]any{"name": "weather", "inputSchema": obj, "outputSchema": weather,
+			"annotations": map[string]any{"readOnlyHint": true}},
+		map[string]any{"name": "weather_text", "inputSchema": obj, "outputSchema": weather},
+		map[string]any{"name": "bad_weather", "inputSchema": obj, "outputSchema": weather},
+		map[string]any{"name": "ask", "inputSchema": obj},
+		map[string]any{"name": "odd_result", "inputSchema": obj},
+	}
+}
+
+func text(s string) []any { return []any{map[string]any{"type": "text", "text": s}} }
+
+func call(m msg) {
+	var p struct {
+		Name           string                     `json:"name"`
+		Meta           json.RawMessage            `json:"_meta"`
+		InputResponses map[string]json.RawMessage `json:"inputResponses"`
+		RequestState   string                     `json:"requestState"`
+	}
+	json.Unmarshal(m.Params, &p)
+	res := map[string]any{"resultType": "complete"}
+	switch p.Name {
+	case "seen":
+		mu.Lock()
+		res["content"] = text(strings.Join(seen, ","))
+		mu.Unlock()
+	case "meta":
+		res["content"] = text(string(p.Meta))
+	case "weather":
+		res["content"] = []any{}
+		res["structuredContent"] = map[string]any{"temp": 21.5, "city": "Oslo"}
+	case "weather_text":
+		res["content"] = text("Sunny in Oslo")
+		res["structuredContent"] = map[string]any{"temp": 21.5}
+	case "bad_weather":
+		res["content"] = []any{}
+		res["structuredContent"] = map[string]any{"temp": "warm"}
+	case "odd_result":
+		res["resultType"] = "partial"
+	case "ask":
+		if r, ok := p.InputResponses["login"]; ok && p.RequestState == "st-1" {
+			res["content"] = text("answered " + string(r))
+			break
+		}
+		res = map[string]any{"resultType": "input_required", "requestState": "st-1",
+			"inputRequests": map[string]any{"login": map[string]any{"method": "elicitation/create",
+				"params": map[string]any{"mode": "form", "message": "Your GitHub login?",
+					"requestedSchema": map[string]any{"type": "object", "required": []string{"name"},
+						"properties": map[string]any{"name": map[string]any{"type": "string"}}}}}}}
+	}
+	send(map[string]any{"id": m.ID, "result": res})
+}
