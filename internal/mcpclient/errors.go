@@ -164,7 +164,8 @@ func (e *requestError) Error() string { return e.err.Error() }
 
 // Sentinels carried by SetupError, for callers that branch with errors.Is.
 var (
-	// ErrShadowsBuiltin marks a server tool named like a built-in tool.
+	// ErrShadowsBuiltin marks a server tool whose registered
+	// <server>__<tool> name is a built-in tool's.
 	ErrShadowsBuiltin = errors.New("tool shadows a built-in tool")
 	// ErrToolCollision marks two tools that would register under one name.
 	ErrToolCollision = errors.New("tool name collision")

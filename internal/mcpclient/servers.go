@@ -43,8 +43,10 @@ type Gate interface {
 // StartOptions configures Start.
 type StartOptions struct {
 	Servers []ServerSpec
-	// Builtins are the built-in tool names no server tool may shadow (the
-	// CLI passes every built-in name, also of tools switched off this run).
+	// Builtins are the built-in tool names no registered <server>__<tool>
+	// name may equal (the CLI passes every built-in name, also of tools
+	// switched off this run). A raw tool name may equal one: it is
+	// registered qualified, so it shadows nothing.
 	Builtins []string
 	// Gate approves servers and tools; required (a nil Gate is a setup error).
 	Gate Gate
@@ -281,12 +283,15 @@ func keepTools(started []startedServer, keep func(string) bool) []startedServer 
 	return started
 }
 
-// registerTools rejects shadowing before asking anyone anything, then passes
-// each server's tools through the Gate and builds their adapters.
+// registerTools rejects a registered name that is a built-in's before
+// asking anyone anything, then passes each server's tools through the Gate
+// and builds their adapters. A raw tool name equal to a built-in's (the
+// reference filesystem server's read_file) shadows nothing: the model sees
+// it as <server>__read_file (DECISION 18).
 func registerTools(ctx context.Context, started []startedServer, g Gate, reserved map[string]bool) ([]*ToolAdapter, []string, error) {
 	for _, st := range started {
 		for _, t := range st.tools {
-			if reserved[t.Name] || reserved[st.spec.Name+"__"+t.Name] {
+			if reserved[st.spec.Name+"__"+t.Name] {
 				return nil, nil, setupErr(st.spec.Name, fmt.Sprintf("mcp server %q: tool %q shadows a built-in tool", st.spec.Name, t.Name), ErrShadowsBuiltin)
 			}
 		}
