@@ -81,6 +81,26 @@ func flagUsage(s *config.Setting) string {
 func registerConfigFlag(cmd *cobra.Command, o *config.Overrides) {
 	cmd.Flags().VarP(&configFlag{o: o}, "config", "c",
 		"set a setting for this run, e.g. -c llm.idle_timeout_seconds=30 (repeatable; keys in docs/CONFIG.md)")
+	cmd.Flags().Var(&mcpConfigFlag{o: o}, "mcp-config",
+		`also use the MCP servers of FILE, a JSON file {"mcp_servers": {...}} trusted like ~/.odek/config.json (repeatable; a later file wins)`)
+}
+
+// mcpConfigFlag is the pflag.Value of --mcp-config.
+type mcpConfigFlag struct {
+	o     *config.Overrides
+	files []string
+}
+
+func (v *mcpConfigFlag) String() string { return strings.Join(v.files, ",") }
+func (v *mcpConfigFlag) Type() string   { return "FILE" }
+
+func (v *mcpConfigFlag) Set(path string) error {
+	if path == "" {
+		return fmt.Errorf("needs a file name")
+	}
+	v.o.AddMCPConfig(path)
+	v.files = append(v.files, path)
+	return nil
 }
 
 // configFlag is the pflag.Value of -c.

@@ -52,7 +52,8 @@ func readEnv(lookup func(string) (string, bool)) (*layer, error) {
 // every other layer, limits included (an explicit 0 removes a limit). The
 // zero value overrides nothing.
 type Overrides struct {
-	vals []override
+	vals     []override
+	mcpFiles []string // --mcp-config files (mcpfile.go)
 }
 
 type override struct {

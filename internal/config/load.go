@@ -167,10 +167,16 @@ func Load(o LoadOptions) (*Config, []string, error) {
 		}
 		project, warns = p, append(warns, w...)
 	}
-	w, err := c.resolve(globalPath, global, project, env, flags, guard)
+	extra, w, files, err := loadMCPConfigs(o.Flags.mcpFiles, c.LookupEnv)
 	if err != nil {
 		return nil, nil, err
 	}
+	warns = append(warns, w...)
+	w, err = c.resolve(globalPath, global, project, env, flags, guard, extra)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.Files = append(c.Files, files...)
 	return c, append(warns, w...), nil
 }
 
@@ -184,7 +190,7 @@ func loadFile(kind layerKind, path string, lookup func(string) (string, bool)) (
 }
 
 // resolve lays the layers over the defaults: global, project, env, flags.
-func (c *Config) resolve(globalPath string, global, project, env, flags *layer, guard *secretGuard) ([]string, error) {
+func (c *Config) resolve(globalPath string, global, project, env, flags *layer, guard *secretGuard, extra map[string]fileServer) ([]string, error) {
 	r := &resolver{c: c, globalPath: globalPath, src: make([]string, len(table)), kinds: make([]layerKind, len(table))}
 	for _, l := range []*layer{global, project} {
 		if l != nil {
@@ -200,7 +206,7 @@ func (c *Config) resolve(globalPath string, global, project, env, flags *layer, 
 	c.sources, c.kinds = r.src, r.kinds
 	c.resolveAPIKey(r.src[index["api_key"]])
 	c.Dangerous.finish()
-	servers, w, err := mergeServers(global, project, globalPath, c.Dir, guard)
+	servers, w, err := mergeServers(global, project, extra, globalPath, c.Dir, guard)
 	if err != nil {
 		return nil, err
 	}

@@ -106,11 +106,18 @@ func (l *layer) servers() map[string]mcpclient.ServerConfig {
 
 // mergeServers combines the global and the project servers. A project
 // server never carries auto_approve and never replaces a global server.
-func mergeServers(global, project *layer, globalPath, dir string, guard *secretGuard) ([]MCPServer, []string, error) {
+func mergeServers(global, project *layer, extra map[string]fileServer, globalPath, dir string, guard *secretGuard) ([]MCPServer, []string, error) {
 	var out []MCPServer
 	var warns []string
 	markers, off := map[string]bool{}, map[string]bool{}
-	gs := global.servers()
+	gs := map[string]mcpclient.ServerConfig{}
+	from := map[string]string{} // the file that defines each operator server
+	for name, s := range global.servers() {
+		gs[name], from[name] = s, global.path
+	}
+	for name, s := range extra { // --mcp-config: operator-trusted, beats the global file
+		gs[name], from[name] = s.config, s.path
+	}
 	for _, name := range sortedKeys(gs) {
 		s := gs[name]
 		if validServerName(name) && isOffSwitch(s) {
@@ -121,7 +128,7 @@ func mergeServers(global, project *layer, globalPath, dir string, guard *secretG
 			markers[name] = true
 			continue
 		}
-		if err := validateServer(global.path, name, s); err != nil {
+		if err := validateServer(from[name], name, s); err != nil {
 			return nil, nil, err
 		}
 		if enabled(s) {
@@ -143,6 +150,11 @@ func mergeServers(global, project *layer, globalPath, dir string, guard *secretG
 			warns = append(warns, fmt.Sprintf("%s: ignoring %q: a project file cannot run its servers outside the sandbox (only %s can)",
 				project.path, "mcp_servers."+name+".sandbox", globalPath))
 			s.Sandbox = ""
+		}
+		if len(s.Elicitation) > 0 {
+			warns = append(warns, fmt.Sprintf("%s: ignoring %q: a project file cannot answer a server's questions for the operator (only %s or --mcp-config can)",
+				project.path, "mcp_servers."+name+".elicitation", globalPath))
+			s.Elicitation = nil
 		}
 		warns = append(warns, stripProjectSecrets(&s, name, project.path, globalPath, guard)...)
 		if off[name] {
