@@ -15,10 +15,10 @@ import (
 // startGoHTTP runs the go-sdk peer as a Streamable HTTP server on a free
 // loopback port and returns its endpoint URL. The process is killed and
 // reaped at cleanup.
-func startGoHTTP(t *testing.T) string {
+func startGoHTTP(t *testing.T, args ...string) string {
 	t.Helper()
 	bin := requirePeer(t, peerGo)
-	cmd := exec.Command(bin, "-http", "127.0.0.1:0")
+	cmd := exec.Command(bin, append([]string{"-http", "127.0.0.1:0"}, args...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -52,6 +52,19 @@ func startGoHTTP(t *testing.T) string {
 func TestGoPeerHTTP(t *testing.T) {
 	t.Parallel()
 	url := startGoHTTP(t)
+	dial := func(ctx context.Context, t *testing.T, cfg mcpclient.ServerConfig) *mcpclient.Client {
+		t.Helper()
+		cfg.URL = url
+		return connect(ctx, t, "gohttp", cfg, mcpclient.Options{})
+	}
+	runGoPeerSuiteEra(t, "gohttp", dial, mcpclient.EraLegacy, mcpclient.ProtocolVersion)
+}
+
+// TestGoPeerHTTPStateless runs the suite against go-sdk's stateless
+// Streamable HTTP handler (no sessions at all).
+func TestGoPeerHTTPStateless(t *testing.T) {
+	t.Parallel()
+	url := startGoHTTP(t, "-stateless")
 	dial := func(ctx context.Context, t *testing.T, cfg mcpclient.ServerConfig) *mcpclient.Client {
 		t.Helper()
 		cfg.URL = url

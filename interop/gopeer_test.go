@@ -15,7 +15,7 @@ import (
 )
 
 // goPeerTools is what interop/gopeers serves.
-var goPeerTools = []string{"add", "big", "env", "exit", "fail", "greet", "pid", "sleep"}
+var goPeerTools = []string{"add", "big", "env", "exit", "fail", "greet", "pid", "sleep", "weather"}
 
 // dialFunc connects a fresh client to one go-sdk peer, with cfg's limits
 // layered over the transport fields the dialer fills in.
@@ -23,7 +23,14 @@ type dialFunc func(ctx context.Context, t *testing.T, cfg mcpclient.ServerConfig
 
 // runGoPeerSuite runs the checks that hold for the go-sdk peer on any transport.
 func runGoPeerSuite(t *testing.T, server string, dial dialFunc) {
+	runGoPeerSuiteEra(t, server, dial, mcpclient.EraModern, mcpclient.ModernProtocolVersion)
+}
+
+// runGoPeerSuiteEra is runGoPeerSuite for a transport whose era is not modern.
+func runGoPeerSuiteEra(t *testing.T, server string, dial dialFunc, era mcpclient.Era, version string) {
 	t.Run("Discover", func(t *testing.T) { checkGoDiscover(t, server, dial) })
+	t.Run("Era", func(t *testing.T) { checkGoEra(t, dial, era, version) })
+	t.Run("Structured", func(t *testing.T) { checkGoStructured(t, server, dial) })
 	t.Run("Calls", func(t *testing.T) { checkGoCalls(t, server, dial) })
 	t.Run("ErrorResult", func(t *testing.T) { checkGoErrorResult(t, server, dial) })
 	t.Run("UnknownTool", func(t *testing.T) { checkGoUnknownTool(t, server, dial) })
@@ -62,6 +69,34 @@ func checkGoDiscover(t *testing.T, server string, dial dialFunc) {
 	}
 	if d := tools["greet"].Description; d != "Greets someone by name." {
 		t.Errorf("greet description = %q", d)
+	}
+}
+
+// checkGoEra: go-sdk v1.8.0 speaks 2026-07-28 over stdio and stateless
+// HTTP, where odek must stay modern (it refuses initialize after a
+// successful discover); its sessionful HTTP handler lists only the 2025
+// revisions in its DiscoverResult, and odek opens it with initialize.
+func checkGoEra(t *testing.T, dial dialFunc, era mcpclient.Era, version string) {
+	ctx := deadline(t, 10*time.Second)
+	c := dial(ctx, t, mcpclient.ServerConfig{})
+	discover(ctx, t, c)
+	if c.Era() != era || c.ProtocolVersion() != version {
+		t.Errorf("era %q version %q, want %s %s", c.Era(), c.ProtocolVersion(), era, version)
+	}
+}
+
+// checkGoStructured: a typed result arrives as structuredContent only; it
+// is validated against the SDK-derived outputSchema and reaches the model.
+func checkGoStructured(t *testing.T, server string, dial dialFunc) {
+	ctx := deadline(t, 10*time.Second)
+	c := dial(ctx, t, mcpclient.ServerConfig{})
+	tools := discover(ctx, t, c)
+	if len(tools["weather"].OutputSchema) == 0 {
+		t.Fatalf("weather has no outputSchema")
+	}
+	got := call(ctx, t, c, server, "weather", `{"city":"Oslo"}`)
+	if !strings.Contains(got, `"city":"Oslo"`) || !strings.Contains(got, `"temp_c":21.5`) {
+		t.Errorf("weather = %q", got)
 	}
 }
 

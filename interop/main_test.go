@@ -22,6 +22,10 @@ const (
 	peerGo         = "go-sdk peer (interop/gopeers)"
 	peerEverything = "@modelcontextprotocol/server-everything"
 	peerFilesystem = "@modelcontextprotocol/server-filesystem"
+	// peerTS is testdata/mcp-npm/ts-peer.mjs, a server written with the
+	// TypeScript SDK @modelcontextprotocol/server 2.4.0 (dual-era, or
+	// modern-only with --legacy=reject).
+	peerTS = "@modelcontextprotocol/server 2.4.0 (testdata/mcp-npm/ts-peer.mjs)"
 )
 
 // peers maps a peer name to the executable to spawn; a peer is absent when
@@ -84,6 +88,18 @@ func locatePeers(tmp string) {
 			continue
 		}
 		peers[name] = p
+	}
+	script := filepath.Join(root, "testdata", "mcp-npm", "ts-peer.mjs")
+	sdk := filepath.Join(root, "testdata", "mcp-npm", "node_modules", "@modelcontextprotocol", "server", "package.json")
+	switch _, err := os.Stat(sdk); {
+	case err != nil:
+		missing[peerTS] = sdk + " not found"
+	default:
+		if _, err := exec.LookPath("node"); err != nil {
+			missing[peerTS] = "node is not on PATH"
+		} else {
+			peers[peerTS] = script
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/odek-run/odek/internal/approval"
 	"github.com/odek-run/odek/internal/artifact"
 	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/mcpclient"
 	"github.com/odek-run/odek/internal/sandbox"
@@ -17,7 +18,7 @@ import (
 // sandboxFor gives each stdio server's policy; a server without a sandbox
 // setting gets its origin's default first (project: workspace-write).
 func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *artifact.Store, builtins []string, keep func(string) bool,
-	serverLog io.Writer, cas *cassetteState, sandboxFor func(mcpclient.ServerConfig) (*sandbox.Policy, error)) (*mcpclient.Set, []loop.Tool, error) {
+	serverLog io.Writer, cas *cassetteState, sandboxFor func(mcpclient.ServerConfig) (*sandbox.Policy, error), em *events.Emitter) (*mcpclient.Set, []loop.Tool, error) {
 	if len(cfg.MCPServers) == 0 {
 		return nil, nil, nil
 	}
@@ -39,7 +40,7 @@ func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *ar
 	opts := mcpclient.StartOptions{
 		Servers: specs, Builtins: builtins, Gate: gate,
 		Client: mcpclient.Options{Stderr: serverLog, LookupEnv: cfg.LookupEnv, Store: store, Version: version,
-			InterruptGrace: mcpInterruptGrace, Sandbox: sandboxFor},
+			InterruptGrace: mcpInterruptGrace, Sandbox: sandboxFor, OnNotice: noticeEvents(em)},
 		Keep: keep,
 	}
 	cas.mcpHooks(&opts.Client)
@@ -53,4 +54,41 @@ func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *ar
 		tools = append(tools, t)
 	}
 	return set, tools, nil
+}
+
+// mcpServersData describes the started servers for run_started: name,
+// transport, era, protocol version and registered tool count.
+func mcpServersData(set *mcpclient.Set) []map[string]any {
+	if set == nil || len(set.Clients()) == 0 {
+		return nil
+	}
+	perServer := map[string]int{}
+	for _, t := range set.Tools() {
+		perServer[t.Client.Name()]++
+	}
+	var out []map[string]any
+	for _, c := range set.Clients() {
+		out = append(out, map[string]any{"server": c.Name(), "transport": c.Transport(),
+			"era": string(c.Era()), "protocol_version": c.ProtocolVersion(), "tools": perServer[c.Name()]})
+	}
+	return out
+}
+
+// noticeEvents turns what MCP servers asked for into events.
+func noticeEvents(em *events.Emitter) func(mcpclient.Notice) {
+	return func(n mcpclient.Notice) {
+		outcome := "declined"
+		switch n.Kind {
+		case mcpclient.NoticeInputAnswered:
+			outcome = "answered"
+		case mcpclient.NoticeInputDeclined:
+		default:
+			return
+		}
+		tool := ""
+		if n.Tool != "" {
+			tool = n.Server + "__" + n.Tool
+		}
+		em.Emit(events.MCPInput, 0, tool, map[string]any{"server": n.Server, "method": n.Method, "outcome": outcome, "reason": n.Reason})
+	}
 }

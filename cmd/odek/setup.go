@@ -290,6 +290,7 @@ func (s *runState) startBudget(ctx context.Context, ios *IOStreams) {
 func (s *runState) loopOptions(o runOptions) loop.Options {
 	lo := loop.Options{
 		Model: s.model, ModelName: s.cfg.Model, Tools: s.tools, System: s.schema.system(s.systemPrompt()),
+		StartedData:   startedData(s.servers),
 		MaxIterations: s.cfg.MaxIterations, MaxToolParallel: s.cfg.MaxToolParallel,
 		Budget: s.tracker, Events: s.emitter, IncludeArgs: o.eventsIncludeArgs, Gate: s.gate,
 		Progress: s.view.update, ReasoningEffort: s.reasoningEffort, OnUntrusted: s.taint,
@@ -297,6 +298,14 @@ func (s *runState) loopOptions(o runOptions) loop.Options {
 	}
 	s.schema.apply(&lo)
 	return lo
+}
+
+// startedData is what run_started says beyond the loop's own fields.
+func startedData(set *mcpclient.Set) map[string]any {
+	if servers := mcpServersData(set); servers != nil {
+		return map[string]any{"mcp_servers": servers}
+	}
+	return nil
 }
 
 // taint records that the model has seen untrusted content; it is the

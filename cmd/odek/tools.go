@@ -40,7 +40,7 @@ func (s *runState) buildTools(ios *IOStreams, store *artifact.Store, serverLog i
 	var mcpTools []loop.Tool
 	var set *mcpclient.Set
 	if !s.noMCP {
-		set, mcpTools, err = startMCP(s.ctx, ios, s.cfg, store, reserved, offered, serverLog, s.cas, s.serverSandbox(ios))
+		set, mcpTools, err = startMCP(s.ctx, ios, s.cfg, store, reserved, offered, serverLog, s.cas, s.serverSandbox(ios), s.emitter)
 		s.servers = set
 		if err != nil {
 			return nil, err
@@ -177,11 +177,11 @@ func writeToolsText(ios *IOStreams, listing []listedTool, long bool) error {
 		name := termLine(t.Name)
 		pad := strings.Repeat(" ", nameWidth-len([]rune(name))+2)
 		if !long {
-			b.WriteString(cutToWidth(name+pad+termLine(firstLine(t.Description)), width) + "\n")
+			b.WriteString(cutToWidth(name+pad+termLine(hintPrefix(t.Annotations)+firstLine(t.Description)), width) + "\n")
 			continue
 		}
 		lines := strings.Split(strings.TrimRight(t.Description, "\n"), "\n")
-		b.WriteString(name + pad + termLine(lines[0]) + "\n")
+		b.WriteString(name + pad + termLine(hintPrefix(t.Annotations)+lines[0]) + "\n")
 		for _, l := range lines[1:] {
 			b.WriteString(strings.Repeat(" ", nameWidth+2) + termLine(l) + "\n")
 		}
@@ -206,6 +206,37 @@ type listedTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"input_schema"`
+	// MCP tools only: the server, the era and protocol version it speaks,
+	// the tool's output schema and its behaviour hints.
+	Server          string                     `json:"server,omitempty"`
+	Era             string                     `json:"era,omitempty"`
+	ProtocolVersion string                     `json:"protocol_version,omitempty"`
+	OutputSchema    json.RawMessage            `json:"output_schema,omitempty"`
+	Annotations     *mcpclient.ToolAnnotations `json:"annotations,omitempty"`
+}
+
+// hintPrefix shows an MCP tool's behaviour hints in the text listing.
+func hintPrefix(a *mcpclient.ToolAnnotations) string {
+	if a == nil {
+		return ""
+	}
+	var hints []string
+	flag := func(p *bool, yes, no string) {
+		switch {
+		case p != nil && *p && yes != "":
+			hints = append(hints, yes)
+		case p != nil && !*p && no != "":
+			hints = append(hints, no)
+		}
+	}
+	flag(a.ReadOnlyHint, "read-only", "")
+	flag(a.DestructiveHint, "destructive", "non-destructive")
+	flag(a.IdempotentHint, "idempotent", "")
+	flag(a.OpenWorldHint, "open-world", "closed-world")
+	if len(hints) == 0 {
+		return ""
+	}
+	return "[" + strings.Join(hints, ", ") + "] "
 }
 
 // listedDescriber is a tool whose description for a listing differs from
@@ -219,10 +250,14 @@ func toolListing(reg *loop.Registry) []listedTool {
 	specs := reg.Specs()
 	out := make([]listedTool, len(specs))
 	for i, sp := range specs {
-		out[i] = listedTool{sp.Name, sp.Description, sp.Parameters}
+		out[i] = listedTool{Name: sp.Name, Description: sp.Description, InputSchema: sp.Parameters}
 		if t, ok := reg.Lookup(sp.Name); ok {
 			if ld, ok := t.(listedDescriber); ok {
 				out[i].Description = ld.ListedDescription()
+			}
+			if a, ok := t.(*mcpclient.ToolAdapter); ok {
+				out[i].Server, out[i].Era, out[i].ProtocolVersion = a.Client.Name(), string(a.Client.Era()), a.Client.ProtocolVersion()
+				out[i].OutputSchema, out[i].Annotations = a.OutputSchema, a.Annotations
 			}
 		}
 	}

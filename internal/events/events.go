@@ -50,6 +50,9 @@ const (
 	SubagentCompleted       Type = "subagent_completed"
 	SubagentConcurrencyWait Type = "subagent_concurrency_wait"
 	SideCallUsage           Type = "side_call_usage" // optional (newer upstream)
+	// MCPInput: an MCP server asked for input and odek answered it from
+	// the configured values or declined.
+	MCPInput Type = "mcp_input"
 )
 
 // Types lists every type above, in contract order.
@@ -57,7 +60,7 @@ var Types = []Type{
 	RunStarted, IterationCompleted, ToolCallStarted, ToolCallCompleted, ToolCallFailed,
 	SessionSaved, ContextTrimmed, BudgetExceeded, RunCompleted, RunFailed,
 	PlanCreated, PlanUpdated, PlanBlocked, SubagentDenied, SubagentSpawned,
-	SubagentCompleted, SubagentConcurrencyWait, SideCallUsage,
+	SubagentCompleted, SubagentConcurrencyWait, SideCallUsage, MCPInput,
 }
 
 // Event is one line of the stream. Zero session_id, parent_run_id, task_id,

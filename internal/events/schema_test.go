@@ -42,12 +42,14 @@ type emitted struct {
 func everyType() []emitted {
 	args := []byte(`{"command":"FOO=1 /usr/bin/go test ./..."}`)
 	return []emitted{
-		{RunStarted, 0, "", map[string]any{"model": "gpt-test", "sandbox": map[string]any{"mode": "workspace-write", "landlock_abi": 7, "seccomp": true, "network": "off"}, "max_iterations": 20}},
+		{RunStarted, 0, "", map[string]any{"model": "gpt-test", "sandbox": map[string]any{"mode": "workspace-write", "landlock_abi": 7, "seccomp": true, "network": "off"}, "max_iterations": 20,
+			"mcp_servers": []map[string]any{{"server": "fs", "transport": "stdio", "era": "modern", "protocol_version": "2026-07-28", "tools": 14}}}},
 		{ToolCallStarted, 1, "shell", map[string]any{"call_id": "call_1", "args_sha256": ArgsSHA256(args),
 			"args_bytes": len(args), "args_summary": map[string]any{"argv0": Argv0("FOO=1 /usr/bin/go test ./..."), "class": "safe"}}},
 		{ToolCallStarted, 1, "fs__read", map[string]any{"call_id": "it1-call1",
 			"args_sha256": ArgsSHA256([]byte(`{}`)), "args_bytes": 2, "args_summary": map[string]any{"keys": []string{}}}},
 		{ToolCallCompleted, 1, "shell", map[string]any{"call_id": "call_1", "duration_ms": 412, "result_bytes": 812, "artifact_count": 1}},
+		{MCPInput, 1, "fs__read", map[string]any{"server": "fs", "method": "elicitation/create", "outcome": "declined", "reason": "no values configured"}},
 		{ToolCallFailed, 1, "fs__read", map[string]any{"call_id": "it1-call1", "duration_ms": 3, "error_class": errclass.ToolError}},
 		{IterationCompleted, 1, "", map[string]any{"input_tokens": 1200, "output_tokens": 80, "tools_called": 2,
 			"call_duration_ms": 900, "ttft_ms": 120, "tokens_per_second": 88.9}},

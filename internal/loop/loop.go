@@ -39,7 +39,10 @@ type Options struct {
 	ModelName string
 	// Sandbox is run_started's "sandbox" object ({"mode", "landlock_abi",
 	// "seccomp", "network"}); nil reports mode "off".
-	Sandbox         map[string]any
+	Sandbox map[string]any
+	// StartedData is added to run_started's data (the CLI puts the MCP
+	// servers there); the loop's own fields win on a clash.
+	StartedData     map[string]any
 	Tools           *Registry
 	System          string
 	MaxIterations   int
@@ -146,9 +149,12 @@ func (r *runner) run(ctx context.Context, h *History) (*Result, error) {
 	r.ingestRestored(h.Messages())
 	r.ids = seedCallIDs(h.Messages())
 	r.start = r.now()
-	r.emit(events.RunStarted, 0, "", map[string]any{
-		"model": r.o.ModelName, "sandbox": r.sandboxInfo(), "max_iterations": r.o.MaxIterations,
-	})
+	started := map[string]any{}
+	for k, v := range r.o.StartedData {
+		started[k] = v
+	}
+	started["model"], started["sandbox"], started["max_iterations"] = r.o.ModelName, r.sandboxInfo(), r.o.MaxIterations
+	r.emit(events.RunStarted, 0, "", started)
 	answer, err := r.iterate(ctx)
 	if err == nil {
 		// What sub-agents charged back may have taken the run past a

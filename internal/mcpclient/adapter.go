@@ -20,11 +20,16 @@ type ToolAdapter struct {
 	Listed string
 	// ParamSchema is the tool's input JSON Schema.
 	ParamSchema json.RawMessage
+	// OutputSchema is the schema its structured results must match; nil if none.
+	OutputSchema json.RawMessage
+	// Annotations are the server's behaviour hints; nil if it sent none.
+	Annotations *ToolAnnotations
 }
 
 // NewToolAdapter builds the adapter for a discovered tool.
 func NewToolAdapter(c *Client, t ToolDef) *ToolAdapter {
-	return &ToolAdapter{Client: c, ToolName: t.Name, Desc: t.Description, ParamSchema: t.InputSchema}
+	return &ToolAdapter{Client: c, ToolName: t.Name, Desc: t.Description, ParamSchema: t.InputSchema,
+		OutputSchema: t.OutputSchema, Annotations: t.Annotations}
 }
 
 // Name returns the qualified name <server>__<tool>.

@@ -97,8 +97,8 @@ func parseDiscover(raw []byte) (*discoverInfo, error) {
 }
 
 // chooseVersion picks the revision odek will speak from a server's list:
-// the newest modern one both sides know, else the newest legacy one (spoken
-// through initialize), else none.
+// the newest modern one both sides know, else a legacy one (spoken through
+// initialize; legacyPreference decides which), else none.
 func chooseVersion(supported []string) (string, Era, bool) {
 	for _, v := range modernVersions {
 		if slices.Contains(supported, v) {
@@ -113,8 +113,9 @@ func chooseVersion(supported []string) (string, Era, bool) {
 	return "", "", false
 }
 
-// legacyPreference lists the legacy revisions odek accepts, newest first.
-var legacyPreference = []string{"2025-11-25", "2025-06-18", ProtocolVersion, "2024-11-05"}
+// legacyPreference lists the legacy revisions odek asks for, in order: the
+// one BEHAVIOR §4.2 fixes first, then the others it accepts, newest first.
+var legacyPreference = []string{ProtocolVersion, "2025-11-25", "2025-06-18", "2024-11-05"}
 
 // quoteVersions renders a server's version list for an error message,
 // bounded and one-lined.

@@ -74,7 +74,7 @@ func TestEraNoCommonVersionQuotesTheServersList(t *testing.T) {
 	if err == nil {
 		t.Fatal("want an error for a server that speaks only 2099-01-01")
 	}
-	want := `mcpclient era: server/discover: server supports protocol versions ["2099-01-01"], none of which odek speaks (2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05); disconnected`
+	want := `mcpclient era: server/discover: server supports protocol versions ["2099-01-01"], none of which odek speaks (2026-07-28, 2025-03-26, 2025-11-25, 2025-06-18, 2024-11-05); disconnected`
 	if err.Error() != want {
 		t.Errorf("err = %v\nwant %s", err, want)
 	}

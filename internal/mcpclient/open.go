@@ -51,6 +51,14 @@ func (c *Client) protocolVersion() string {
 	return ""
 }
 
+// Transport names how odek reaches the server: "stdio" or "http".
+func (c *Client) Transport() string {
+	if c.http != nil {
+		return "http"
+	}
+	return "stdio"
+}
+
 // HasCapability reports whether the server declared capability name
 // (tools, resources, ...) when it opened.
 func (c *Client) HasCapability(name string) bool {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/odek-run/odek/internal/artifact"
@@ -15,10 +16,12 @@ const structuredLabel = "structured content (JSON):\n"
 
 // withStructured adds a tool's structuredContent to what the model reads,
 // as compact JSON text: alone when the result has no other content, after
-// it otherwise — unless a text item already carries the same JSON (servers
-// are asked to send that for older clients), so nothing is said twice. The
-// renderer's max_result_chars cap and untrusted fence apply to it like to
-// any text.
+// it otherwise — unless the text already says it all (a text item holds the
+// same JSON, as the spec asks servers to send for older clients, or every
+// value of the structure appears in the text, as with the reference
+// filesystem server's {"content": <the text>}), so the model never reads
+// the same data twice. The renderer's max_result_chars cap and untrusted
+// fence apply to it like to any text.
 func withStructured(items []artifact.Content, structured json.RawMessage) []artifact.Content {
 	sc := bytes.TrimSpace(structured)
 	if len(sc) == 0 || string(sc) == "null" {
@@ -31,10 +34,17 @@ func withStructured(items []artifact.Content, structured json.RawMessage) []arti
 	if len(items) == 0 || onlyEmptyText(items) {
 		return []artifact.Content{{Type: "text", Text: buf.String()}}
 	}
+	var texts []string
 	for _, it := range items {
 		if it.Type == "text" && sameJSON(it.Text, buf.Bytes()) {
 			return items
 		}
+		if it.Type == "text" {
+			texts = append(texts, it.Text)
+		}
+	}
+	if leavesIn(buf.Bytes(), strings.Join(texts, "\n")) {
+		return items
 	}
 	return append(append([]artifact.Content(nil), items...), artifact.Content{Type: "text", Text: structuredLabel + buf.String()})
 }
@@ -46,6 +56,53 @@ func onlyEmptyText(items []artifact.Content) bool {
 		}
 	}
 	return true
+}
+
+// maxLeaves bounds the work of leavesIn; a larger structure is always shown.
+const maxLeaves = 1000
+
+// leavesIn reports whether every scalar of the JSON value compact appears
+// verbatim in text (strings as their decoded text, numbers as written,
+// booleans as true/false); null and empty containers add nothing.
+func leavesIn(compact []byte, text string) bool {
+	if text == "" {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(compact))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return false
+	}
+	n := 0
+	var walk func(any) bool
+	walk = func(v any) bool {
+		if n++; n > maxLeaves {
+			return false
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			for _, e := range x {
+				if !walk(e) {
+					return false
+				}
+			}
+		case []any:
+			for _, e := range x {
+				if !walk(e) {
+					return false
+				}
+			}
+		case string:
+			return strings.Contains(text, x)
+		case json.Number:
+			return strings.Contains(text, x.String())
+		case bool:
+			return strings.Contains(text, fmt.Sprint(x))
+		}
+		return true
+	}
+	return walk(v)
 }
 
 // sameJSON reports whether text is JSON equal to compact (key order and

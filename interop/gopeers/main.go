@@ -43,6 +43,18 @@ type exitArgs struct {
 	Code int `json:"code" jsonschema:"exit status"`
 }
 
+type weatherArgs struct {
+	City string `json:"city" jsonschema:"the city"`
+}
+
+// weather is a structured result: the SDK derives the tool's outputSchema
+// from it and sends it as structuredContent.
+type weather struct {
+	City  string  `json:"city"`
+	TempC float64 `json:"temp_c"`
+	Sky   string  `json:"sky"`
+}
+
 type failArgs struct {
 	Message string `json:"message" jsonschema:"error text to return"`
 }
@@ -91,6 +103,12 @@ func newServer() *mcp.Server {
 			os.Exit(a.Code)
 			return nil, nil, nil
 		})
+	// weather returns data only (no text content), with behaviour hints.
+	mcp.AddTool(s, &mcp.Tool{Name: "weather", Description: "Current weather in a city, as data.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, _ *mcp.CallToolRequest, a weatherArgs) (*mcp.CallToolResult, weather, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{}}, weather{City: a.City, TempC: 21.5, Sky: "clear"}, nil
+		})
 	// pid lets a test check that Close really ended this process.
 	mcp.AddTool(s, &mcp.Tool{Name: "pid", Description: "Returns this process's id."},
 		func(_ context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
@@ -101,6 +119,7 @@ func newServer() *mcp.Server {
 
 func main() {
 	addr := flag.String("http", "", "serve Streamable HTTP on this address instead of stdio")
+	stateless := flag.Bool("stateless", false, "with -http: serve without sessions (StreamableHTTPOptions.Stateless)")
 	flag.Parse()
 	if *addr == "" {
 		if err := newServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
@@ -113,7 +132,7 @@ func main() {
 		log.Fatal(err)
 	}
 	srv := newServer()
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: *stateless})
 	fmt.Printf("http://%s/mcp\n", ln.Addr())
 	log.Fatal(http.Serve(ln, h))
 }
