@@ -26,6 +26,8 @@ const (
 	// TypeScript SDK @modelcontextprotocol/server 2.4.0 (dual-era, or
 	// modern-only with --legacy=reject).
 	peerTS = "@modelcontextprotocol/server 2.4.0 (testdata/mcp-npm/ts-peer.mjs)"
+	// peerOdek is the odek binary itself, for the end-to-end checks.
+	peerOdek = "odek (go build ./cmd/odek)"
 )
 
 // peers maps a peer name to the executable to spawn; a peer is absent when
@@ -72,6 +74,14 @@ func locatePeers(tmp string) {
 		missing[peerGo] = fmt.Sprintf("building it failed: %v\n%s", err, out)
 	} else {
 		peers[peerGo] = bin
+	}
+	odek := filepath.Join(tmp, "odek")
+	cmd = exec.Command("go", "build", "-o", odek, "./cmd/odek")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		missing[peerOdek] = fmt.Sprintf("building it failed: %v\n%s", err, out)
+	} else {
+		peers[peerOdek] = odek
 	}
 	npmBin := filepath.Join(root, "testdata", "mcp-npm", "node_modules", ".bin")
 	for name, exe := range map[string]string{

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the pinned npm MCP servers used by odek's interop tests (interop/)
+# Installs the pinned npm MCP servers (and the TypeScript SDK with zod, which
+# testdata/mcp-npm/ts-peer.mjs is written on) used by odek's interop tests (interop/)
 # into testdata/mcp-npm/node_modules, and pre-fetches the Go SDK peer's module
 # (interop/gopeers) so the test run itself needs no network.
 #
