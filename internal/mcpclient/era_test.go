@@ -80,6 +80,15 @@ func TestEraNoCommonVersionQuotesTheServersList(t *testing.T) {
 	}
 }
 
+// A DiscoverResult is read within its own bound (256 KiB), not the
+// 10 MiB max_response_bytes; past it the server is rejected.
+func TestDiscoverResultIsBounded(t *testing.T) {
+	_, err := eraClient(t, "huge-discover", ServerConfig{}, Options{})
+	if err == nil || !strings.Contains(err.Error(), "mcpclient era: server/discover: response line exceeded configured max_response_bytes limit of 262144 bytes") {
+		t.Errorf("err = %v", err)
+	}
+}
+
 func TestModernRequestsCarryMeta(t *testing.T) {
 	c, err := eraClient(t, "modern", ServerConfig{}, Options{Version: "1.2.3"})
 	if err != nil {

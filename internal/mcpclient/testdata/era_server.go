@@ -15,7 +15,7 @@ import (
 	"sync"
 )
 
-var era = flag.String("era", "modern", "legacy | legacy-silent | modern | modern-only | future")
+var era = flag.String("era", "modern", "legacy | legacy-silent | modern | modern-only | future | huge-discover")
 
 type msg struct {
 	ID     json.RawMessage `json:"id,omitempty"`
@@ -72,6 +72,9 @@ func handle(m msg) {
 		fail(m.ID, -32601, "Method not found", nil)
 	case m.Method == "server/discover" && *era == "legacy-silent":
 		// says nothing before initialize, as some legacy servers do
+	case m.Method == "server/discover" && *era == "huge-discover":
+		send(map[string]any{"id": m.ID, "result": map[string]any{"supportedVersions": []string{"2026-07-28"},
+			"instructions": strings.Repeat("i", 300<<10)}})
 	case m.Method == "server/discover" && *era == "future":
 		fail(m.ID, -32022, "Unsupported protocol version", map[string]any{"supported": []string{"2099-01-01"}, "requested": "2026-07-28"})
 	case m.Method == "server/discover":
