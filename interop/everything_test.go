@@ -3,6 +3,7 @@ package interop_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,4 +113,30 @@ func TestEverythingResourceLinks(t *testing.T) {
 		}
 	}
 	t.Logf("get-resource-links rendered as:\n%s", got)
+}
+
+// Progress: trigger-long-running-operation reports each step when the call
+// carries a progress token; with a 1 s timeout_seconds the 2 s operation
+// succeeds only because each notification restarts the idle deadline.
+func TestEverythingProgress(t *testing.T) {
+	t.Parallel()
+	ctx := deadline(t, 30*time.Second)
+	var mu sync.Mutex
+	var got []mcpclient.Notice
+	cfg := mcpclient.ServerConfig{Command: requirePeer(t, peerEverything), TimeoutSeconds: 1}
+	c := connect(ctx, t, "everything", cfg, mcpclient.Options{OnNotice: func(n mcpclient.Notice) {
+		mu.Lock()
+		got = append(got, n)
+		mu.Unlock()
+	}})
+	discover(ctx, t, c)
+	out := call(ctx, t, c, "everything", "trigger-long-running-operation", `{"duration":2,"steps":5}`)
+	if !strings.Contains(out, "completed") {
+		t.Errorf("result %q", out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) == 0 || got[0].Kind != mcpclient.NoticeProgress || got[0].Tool != "trigger-long-running-operation" {
+		t.Errorf("progress notices: %+v", got)
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"sync/atomic"
 
 	"github.com/odek-run/odek/internal/approval"
 	"github.com/odek-run/odek/internal/artifact"
@@ -18,7 +19,7 @@ import (
 // sandboxFor gives each stdio server's policy; a server without a sandbox
 // setting gets its origin's default first (project: workspace-write).
 func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *artifact.Store, builtins []string, keep func(string) bool,
-	serverLog io.Writer, cas *cassetteState, sandboxFor func(mcpclient.ServerConfig) (*sandbox.Policy, error), em *events.Emitter) (*mcpclient.Set, []loop.Tool, error) {
+	serverLog io.Writer, cas *cassetteState, sandboxFor func(mcpclient.ServerConfig) (*sandbox.Policy, error), notices *mcpNotices) (*mcpclient.Set, []loop.Tool, error) {
 	if len(cfg.MCPServers) == 0 {
 		return nil, nil, nil
 	}
@@ -40,7 +41,7 @@ func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *ar
 	opts := mcpclient.StartOptions{
 		Servers: specs, Builtins: builtins, Gate: gate,
 		Client: mcpclient.Options{Stderr: serverLog, LookupEnv: cfg.LookupEnv, Store: store, Version: version,
-			InterruptGrace: mcpInterruptGrace, Sandbox: sandboxFor, OnNotice: noticeEvents(em)},
+			InterruptGrace: mcpInterruptGrace, Sandbox: sandboxFor, OnNotice: notices.handle},
 		Keep: keep,
 	}
 	cas.mcpHooks(&opts.Client)
@@ -74,21 +75,38 @@ func mcpServersData(set *mcpclient.Set) []map[string]any {
 	return out
 }
 
-// noticeEvents turns what MCP servers asked for into events.
-func noticeEvents(em *events.Emitter) func(mcpclient.Notice) {
-	return func(n mcpclient.Notice) {
+// mcpNotices turns what MCP servers did during calls into events and
+// status-line progress. The view is set once the run has one; notices come
+// from the connections' goroutines, hence the atomic.
+type mcpNotices struct {
+	em   *events.Emitter
+	view atomic.Pointer[progressView]
+}
+
+func (n *mcpNotices) handle(x mcpclient.Notice) {
+	if n == nil {
+		return
+	}
+	tool := ""
+	if x.Tool != "" {
+		tool = x.Server + "__" + x.Tool
+	}
+	switch x.Kind {
+	case mcpclient.NoticeProgress:
+		data := map[string]any{"server": x.Server, "progress": x.Progress}
+		if x.Total > 0 {
+			data["total"] = x.Total
+		}
+		if x.Reason != "" {
+			data["message"] = x.Reason
+		}
+		n.em.Emit(events.MCPProgress, 0, tool, data)
+		n.view.Load().toolProgress(tool, x.ProgressLine())
+	case mcpclient.NoticeInputAnswered, mcpclient.NoticeInputDeclined:
 		outcome := "declined"
-		switch n.Kind {
-		case mcpclient.NoticeInputAnswered:
+		if x.Kind == mcpclient.NoticeInputAnswered {
 			outcome = "answered"
-		case mcpclient.NoticeInputDeclined:
-		default:
-			return
 		}
-		tool := ""
-		if n.Tool != "" {
-			tool = n.Server + "__" + n.Tool
-		}
-		em.Emit(events.MCPInput, 0, tool, map[string]any{"server": n.Server, "method": n.Method, "outcome": outcome, "reason": n.Reason})
+		n.em.Emit(events.MCPInput, 0, tool, map[string]any{"server": x.Server, "method": x.Method, "outcome": outcome, "reason": x.Reason})
 	}
 }

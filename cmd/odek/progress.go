@@ -26,7 +26,8 @@ type progressView struct {
 	tokIn   int64
 	tokOut  int64
 	running []string
-	status  bool // a status line is on screen
+	toolPos map[string]string // a running MCP tool's last reported progress
+	status  bool              // a status line is on screen
 	done    chan struct{}
 	// paused counts the prompts open on the terminal: while one is, the
 	// status line is off and permanent lines wait in held, so nothing is
@@ -100,7 +101,21 @@ func (v *progressView) update(p loop.Progress) {
 	v.drawStatus()
 }
 
+// toolProgress records an MCP tool's reported progress for the status line.
+func (v *progressView) toolProgress(tool, progress string) {
+	if v == nil || !v.tty {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.toolPos == nil {
+		v.toolPos = map[string]string{}
+	}
+	v.toolPos[termLine(tool)] = progress
+}
+
 func (v *progressView) removeRunning(tool string) {
+	delete(v.toolPos, tool)
 	for i, t := range v.running {
 		if t == tool {
 			v.running = append(v.running[:i], v.running[i+1:]...)
@@ -164,7 +179,14 @@ func (v *progressView) drawStatus() {
 	}
 	s := fmt.Sprintf("odek · iteration %d · %s · %s in / %s out tokens", v.iter, roundDur(v.now().Sub(v.start)), kilo(v.tokIn), kilo(v.tokOut))
 	if len(v.running) > 0 {
-		s += " · running " + strings.Join(v.running, ", ")
+		shown := make([]string, len(v.running))
+		for i, t := range v.running {
+			shown[i] = t
+			if p, ok := v.toolPos[t]; ok {
+				shown[i] += " (" + termLine(p) + ")"
+			}
+		}
+		s += " · running " + strings.Join(shown, ", ")
 	}
 	if w := v.width(); w > 4 && len([]rune(s)) > w-1 {
 		s = string([]rune(s)[:w-2]) + "…"

@@ -42,6 +42,7 @@ type runState struct {
 	tools    *loop.Registry
 	model    *llm.Client
 	view     *progressView
+	notices  *mcpNotices    // MCP progress and input requests → events, view
 	schema   *outputSchema  // nil without --output-schema
 	warn     func(string)   // prints a warning, above the status line on a TTY
 	errOut   io.Writer      // where closeServers says what an interrupt stopped
@@ -186,6 +187,7 @@ func serverLog(ios *IOStreams, quiet bool) io.Writer {
 // with its reasoning effort.
 func (s *runState) startModel(ios, gateIOS *IOStreams, quiet bool) (err error) {
 	s.view = newProgressView(ios, s.cfg.NoColor || ios.env("NO_COLOR") != "", quiet, s.start)
+	s.mcpNotices().view.Store(s.view)
 	s.warn = func(msg string) {
 		if !s.view.warning(msg) {
 			printWarnings(ios, []string{msg})
@@ -298,6 +300,14 @@ func (s *runState) loopOptions(o runOptions) loop.Options {
 	}
 	s.schema.apply(&lo)
 	return lo
+}
+
+// mcpNotices returns the run's MCP notice sink, made on first use.
+func (s *runState) mcpNotices() *mcpNotices {
+	if s.notices == nil {
+		s.notices = &mcpNotices{em: s.emitter}
+	}
+	return s.notices
 }
 
 // startedData is what run_started says beyond the loop's own fields.

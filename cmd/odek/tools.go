@@ -40,7 +40,7 @@ func (s *runState) buildTools(ios *IOStreams, store *artifact.Store, serverLog i
 	var mcpTools []loop.Tool
 	var set *mcpclient.Set
 	if !s.noMCP {
-		set, mcpTools, err = startMCP(s.ctx, ios, s.cfg, store, reserved, offered, serverLog, s.cas, s.serverSandbox(ios), s.emitter)
+		set, mcpTools, err = startMCP(s.ctx, ios, s.cfg, store, reserved, offered, serverLog, s.cas, s.serverSandbox(ios), s.mcpNotices())
 		s.servers = set
 		if err != nil {
 			return nil, err

@@ -53,6 +53,8 @@ const (
 	// MCPInput: an MCP server asked for input and odek answered it from
 	// the configured values or declined.
 	MCPInput Type = "mcp_input"
+	// MCPProgress: an MCP tool reported progress (at most one a second per call).
+	MCPProgress Type = "mcp_progress"
 )
 
 // Types lists every type above, in contract order.
@@ -60,7 +62,7 @@ var Types = []Type{
 	RunStarted, IterationCompleted, ToolCallStarted, ToolCallCompleted, ToolCallFailed,
 	SessionSaved, ContextTrimmed, BudgetExceeded, RunCompleted, RunFailed,
 	PlanCreated, PlanUpdated, PlanBlocked, SubagentDenied, SubagentSpawned,
-	SubagentCompleted, SubagentConcurrencyWait, SideCallUsage, MCPInput,
+	SubagentCompleted, SubagentConcurrencyWait, SideCallUsage, MCPInput, MCPProgress,
 }
 
 // Event is one line of the stream. Zero session_id, parent_run_id, task_id,

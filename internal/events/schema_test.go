@@ -49,6 +49,7 @@ func everyType() []emitted {
 		{ToolCallStarted, 1, "fs__read", map[string]any{"call_id": "it1-call1",
 			"args_sha256": ArgsSHA256([]byte(`{}`)), "args_bytes": 2, "args_summary": map[string]any{"keys": []string{}}}},
 		{ToolCallCompleted, 1, "shell", map[string]any{"call_id": "call_1", "duration_ms": 412, "result_bytes": 812, "artifact_count": 1}},
+		{MCPProgress, 1, "fs__read", map[string]any{"server": "fs", "progress": 3, "total": 10, "message": "reading"}},
 		{MCPInput, 1, "fs__read", map[string]any{"server": "fs", "method": "elicitation/create", "outcome": "declined", "reason": "no values configured"}},
 		{ToolCallFailed, 1, "fs__read", map[string]any{"call_id": "it1-call1", "duration_ms": 3, "error_class": errclass.ToolError}},
 		{IterationCompleted, 1, "", map[string]any{"input_tokens": 1200, "output_tokens": 80, "tools_called": 2,

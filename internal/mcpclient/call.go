@@ -80,7 +80,7 @@ func (c *Client) CallToolResult(ctx context.Context, name string, args json.RawM
 }
 
 func (c *Client) callOnce(ctx context.Context, op string, params map[string]any) (*callResultWire, error) {
-	raw, err := c.request(ctx, op, methodToolsCall, c.withMeta(params))
+	raw, err := c.callWithProgress(ctx, op, params["name"].(string), params)
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) && errors.As(e.Err, new(*RPCError)) {

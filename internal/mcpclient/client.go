@@ -66,7 +66,8 @@ type Client struct {
 	inited atomic.Bool
 	state  atomic.Pointer[serverState]
 
-	outSchemas outputSchemas
+	outSchemas  outputSchemas
+	progressSeq atomic.Int64
 
 	initMu    sync.Mutex // serialises the handshake
 	closeOnce sync.Once

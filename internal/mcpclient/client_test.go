@@ -69,10 +69,12 @@ func TestEffectiveLimits(t *testing.T) {
 		cfg  ServerConfig
 		want limits
 	}{
-		{ServerConfig{}, limits{DefaultTimeout, DefaultMaxResponseBytes, DefaultMaxResultChars}},
-		{ServerConfig{TimeoutSeconds: 1, MaxResponseBytes: 1, MaxResultChars: 1}, limits{time.Second, 1, 1}},
-		{ServerConfig{TimeoutSeconds: 3600, MaxResponseBytes: 64 << 20, MaxResultChars: 1000000}, limits{time.Hour, 64 << 20, 1000000}},
-		{ServerConfig{TimeoutSeconds: 3601, MaxResultChars: 1000001}, limits{time.Hour, DefaultMaxResponseBytes, 1000000}},
+		{ServerConfig{}, limits{DefaultTimeout, 600 * time.Second, DefaultMaxResponseBytes, DefaultMaxResultChars}},
+		{ServerConfig{TimeoutSeconds: 1, MaxResponseBytes: 1, MaxResultChars: 1, MaxCallSeconds: 5}, limits{time.Second, 5 * time.Second, 1, 1}},
+		{ServerConfig{TimeoutSeconds: 3600, MaxResponseBytes: 64 << 20, MaxResultChars: 1000000}, limits{time.Hour, time.Hour, 64 << 20, 1000000}},
+		{ServerConfig{TimeoutSeconds: 3601, MaxResultChars: 1000001, MaxCallSeconds: 9999}, limits{time.Hour, time.Hour, DefaultMaxResponseBytes, 1000000}},
+		// max_call_seconds below timeout_seconds would cut calls progress never extended.
+		{ServerConfig{TimeoutSeconds: 60, MaxCallSeconds: 10}, limits{time.Minute, time.Minute, DefaultMaxResponseBytes, DefaultMaxResultChars}},
 	}
 	for _, tt := range tests {
 		tt.cfg.URL = "http://127.0.0.1:1/mcp"

@@ -20,8 +20,11 @@ const (
 	MaxResponseBytesCeiling = 64 << 20
 	// DefaultMaxResponseBytes applies when MaxResponseBytes is zero.
 	DefaultMaxResponseBytes = 10 << 20
-	// MaxTimeoutSeconds is the hard cap for ServerConfig.TimeoutSeconds (clamped with a warning).
+	// MaxTimeoutSeconds is the hard cap for ServerConfig.TimeoutSeconds and
+	// MaxCallSeconds (clamped with a warning).
 	MaxTimeoutSeconds = 3600
+	// DefaultMaxCallSeconds applies when MaxCallSeconds is zero.
+	DefaultMaxCallSeconds = 600
 	// DefaultMaxResultChars is the default cap on result text forwarded to the model.
 	DefaultMaxResultChars = 200000
 	// MaxResultCharsCap is the hard cap for ServerConfig.MaxResultChars (clamped with a warning).
@@ -60,6 +63,11 @@ type ServerConfig struct {
 	TokenEnv string `json:"token_env,omitempty"`
 	// TimeoutSeconds bounds each request; 0 = DefaultTimeout, >3600 clamped.
 	TimeoutSeconds int `json:"timeout_seconds,omitempty"`
+	// MaxCallSeconds is the most a tool call may take while the server
+	// reports progress (each notifications/progress restarts the
+	// timeout_seconds idle deadline); 0 = DefaultMaxCallSeconds, never less
+	// than timeout_seconds, >3600 clamped.
+	MaxCallSeconds int `json:"max_call_seconds,omitempty"`
 	// MaxResponseBytes caps one JSON-RPC response line; 0 = 10 MiB, >64 MiB is an error.
 	MaxResponseBytes int64 `json:"max_response_bytes,omitempty"`
 	// MaxResultChars caps result text forwarded to the model; 0 = 200000, >1000000 clamped.

@@ -51,9 +51,11 @@ type conn struct {
 	t transport
 	// serve answers server requests other than ping; false = -32601.
 	serve func(method string, params json.RawMessage) (any, bool)
-	out   chan outItem
-	quit  chan struct{} // closed by stop: the writer exits
-	dead  chan struct{} // closed by the reader when the connection ends
+	// progress routes notifications/progress to the call that asked for it.
+	progress progressRoutes
+	out      chan outItem
+	quit     chan struct{} // closed by stop: the writer exits
+	dead     chan struct{} // closed by the reader when the connection ends
 
 	mu      sync.Mutex
 	pending map[int64]chan reply
@@ -101,6 +103,10 @@ func (c *conn) readLoop() {
 			}
 		case kindRequest:
 			c.answer(m)
+		case kindNotification:
+			if m.Method == methodProgressNotification {
+				c.progress.deliver(m.Params)
+			}
 		}
 	}
 }
@@ -242,7 +248,7 @@ func (c *conn) roundTrip(ctx context.Context, method string, params any) (*inbou
 }
 
 func cancelReason(ctx context.Context) string {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(context.Cause(ctx), errIdleTimeout) {
 		return "timeout"
 	}
 	return "cancelled by client"

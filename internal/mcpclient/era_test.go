@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -204,5 +205,64 @@ func TestInputRequiredAnsweredFromConfig(t *testing.T) {
 	}
 	if !strings.Contains(m.Text, `"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}`) {
 		t.Errorf("with answers configured odek must declare elicitation: %s", m.Text)
+	}
+}
+
+func progressCall(t *testing.T, c *Client, steps, ms int) (*CallResult, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	return c.CallToolResult(ctx, "progress", json.RawMessage(fmt.Sprintf(`{"steps":%d,"ms":%d}`, steps, ms)))
+}
+
+// Progress restarts the idle deadline: a call that takes 2.5 s against a
+// 1 s timeout_seconds succeeds while the server reports every 0.4 s.
+func TestProgressExtendsTheIdleDeadline(t *testing.T) {
+	for _, mode := range []string{"modern", "legacy"} {
+		t.Run(mode, func(t *testing.T) {
+			var ns notices
+			c, err := eraClient(t, mode, ServerConfig{TimeoutSeconds: 1}, Options{OnNotice: ns.add})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := progressCall(t, c, 6, 400)
+			if err != nil {
+				t.Fatalf("a call that reports progress timed out: %v", err)
+			}
+			if !strings.Contains(r.Text, `done after "odek-1"`) {
+				t.Errorf("result %q: the server did not get odek's progress token", r.Text)
+			}
+			ns.mu.Lock()
+			defer ns.mu.Unlock()
+			if len(ns.got) < 2 || ns.got[0].Kind != NoticeProgress || ns.got[0].Tool != "progress" || ns.got[0].ProgressLine() != "1/6" {
+				t.Errorf("notices %+v", ns.got)
+			}
+			if len(ns.got) > 4 {
+				t.Errorf("%d progress notices in 2.5 s: not throttled to one a second", len(ns.got))
+			}
+		})
+	}
+}
+
+// Without progress the idle deadline holds; with it, max_call_seconds does.
+func TestProgressDeadlines(t *testing.T) {
+	c, err := eraClient(t, "modern", ServerConfig{TimeoutSeconds: 1, MaxCallSeconds: 2}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = progressCall(t, c, 0, 1500)
+	if err == nil || err.Error() != "mcpclient era: tool progress: no response within 1s (timeout); request cancelled, server kept running" {
+		t.Errorf("quiet call: err = %v", err)
+	}
+	_, err = progressCall(t, c, 10, 300)
+	if err == nil || err.Error() != "mcpclient era: tool progress: no response within 2s (max_call_seconds, though the server reported progress); request cancelled, server kept running" {
+		t.Errorf("endless progress: err = %v", err)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a max_call_seconds timeout must still be a deadline: %v", err)
+	}
+	r, err := eraCall(t, c, "seen")
+	if err != nil || !strings.Contains(r.Text, "notifications/cancelled") {
+		t.Errorf("server kept running and was told of the cancel: %v %v", r, err)
 	}
 }

@@ -16,6 +16,7 @@ func (e *ConfigError) ErrorClass() string { return ClassSetup }
 // limits are a server's effective, validated bounds.
 type limits struct {
 	timeout  time.Duration
+	maxCall  time.Duration // a tools/call that reports progress ends here at the latest
 	maxResp  int64
 	maxChars int
 }
@@ -39,6 +40,8 @@ func checkConfig(name string, cfg ServerConfig) (limits, []string, error) {
 		return bad("mcp server %q: timeout_seconds %d must not be negative", name, cfg.TimeoutSeconds)
 	case cfg.MaxResponseBytes < 0:
 		return bad("mcp server %q: max_response_bytes %d must not be negative", name, cfg.MaxResponseBytes)
+	case cfg.MaxCallSeconds < 0:
+		return bad("mcp server %q: max_call_seconds %d must not be negative", name, cfg.MaxCallSeconds)
 	case cfg.MaxResultChars < 0:
 		return bad("mcp server %q: max_result_chars %d must not be negative", name, cfg.MaxResultChars)
 	case cfg.Sandbox != "" && cfg.Sandbox != "workspace-write" && cfg.Sandbox != "read-only" && cfg.Sandbox != "off":
@@ -57,6 +60,14 @@ func checkConfig(name string, cfg ServerConfig) (limits, []string, error) {
 	}
 	if cfg.MaxResponseBytes > 0 {
 		l.maxResp = cfg.MaxResponseBytes
+	}
+	if cfg.MaxCallSeconds > MaxTimeoutSeconds {
+		warn = append(warn, fmt.Sprintf("mcp server %q: max_call_seconds %d exceeds the hard cap; clamped to %d", name, cfg.MaxCallSeconds, MaxTimeoutSeconds))
+		cfg.MaxCallSeconds = MaxTimeoutSeconds
+	}
+	l.maxCall = max(DefaultMaxCallSeconds*time.Second, l.timeout)
+	if cfg.MaxCallSeconds > 0 {
+		l.maxCall = max(time.Duration(cfg.MaxCallSeconds)*time.Second, l.timeout)
 	}
 	if cfg.MaxResultChars > MaxResultCharsCap {
 		warn = append(warn, fmt.Sprintf("mcp server %q: max_result_chars %d exceeds the hard cap; clamped to %d", name, cfg.MaxResultChars, MaxResultCharsCap))

@@ -13,6 +13,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 )
 
 var era = flag.String("era", "modern", "legacy | legacy-silent | modern | modern-only | future | huge-discover")
@@ -33,6 +34,8 @@ var (
 func send(v map[string]any) {
 	v["jsonrpc"] = "2.0"
 	b, _ := json.Marshal(v)
+	mu.Lock()
+	defer mu.Unlock()
 	out.Write(append(b, '\n'))
 	out.Flush()
 }
@@ -94,7 +97,7 @@ func handle(m msg) {
 	case m.Method == "tools/list":
 		send(map[string]any{"id": m.ID, "result": map[string]any{"tools": tools()}})
 	case m.Method == "tools/call":
-		call(m)
+		go call(m)
 	default:
 		fail(m.ID, -32601, "Method not found", nil)
 	}
@@ -122,6 +125,7 @@ func tools() []any {
 		map[string]any{"name": "bad_weather", "inputSchema": obj, "outputSchema": weather},
 		map[string]any{"name": "ask", "inputSchema": obj},
 		map[string]any{"name": "odd_result", "inputSchema": obj},
+		map[string]any{"name": "progress", "inputSchema": obj},
 	}
 }
 
@@ -130,6 +134,7 @@ func text(s string) []any { return []any{map[string]any{"type": "text", "text": 
 func call(m msg) {
 	var p struct {
 		Name           string                     `json:"name"`
+		Arguments      struct{ Steps, MS int }    `json:"arguments"`
 		Meta           json.RawMessage            `json:"_meta"`
 		InputResponses map[string]json.RawMessage `json:"inputResponses"`
 		RequestState   string                     `json:"requestState"`
@@ -152,6 +157,19 @@ func call(m msg) {
 	case "bad_weather":
 		res["content"] = []any{}
 		res["structuredContent"] = map[string]any{"temp": "warm"}
+	case "progress":
+		// steps notifications, one every ms milliseconds, then the result.
+		var meta struct {
+			Token json.RawMessage `json:"progressToken"`
+		}
+		json.Unmarshal(p.Meta, &meta)
+		for i := 1; i <= p.Arguments.Steps; i++ {
+			time.Sleep(time.Duration(p.Arguments.MS) * time.Millisecond)
+			send(map[string]any{"method": "notifications/progress", "params": map[string]any{
+				"progressToken": meta.Token, "progress": i, "total": p.Arguments.Steps, "message": "step"}})
+		}
+		time.Sleep(time.Duration(p.Arguments.MS) * time.Millisecond)
+		res["content"] = text("done after " + string(meta.Token))
 	case "odd_result":
 		res["resultType"] = "partial"
 	case "ask":

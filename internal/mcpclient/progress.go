@@ -1,0 +1,146 @@
+package mcpclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/odek-run/odek/internal/untrusted"
+)
+
+// Progress: a tools/call carries _meta.progressToken, and each
+// notifications/progress for that token restarts the call's idle deadline
+// (timeout_seconds), under a hard limit for the whole call
+// (max_call_seconds). A server that reports progress can so work for
+// longer than timeout_seconds, never past max_call_seconds; one that goes
+// quiet fails after timeout_seconds as before.
+
+// errIdleTimeout is the cause of a call that heard nothing, not even
+// progress, for timeout_seconds.
+var errIdleTimeout = errors.New("idle timeout")
+
+// progressNoticeEvery throttles progress notices per call, so a chatty
+// server cannot flood the event stream.
+const progressNoticeEvery = time.Second
+
+// progressParams is what odek reads of notifications/progress.
+type progressParams struct {
+	Token    json.RawMessage `json:"progressToken"`
+	Progress float64         `json:"progress"`
+	Total    float64         `json:"total"`
+	Message  string          `json:"message"`
+}
+
+// parseProgress decodes a progress notification; false when it is not one
+// odek can route.
+func parseProgress(params json.RawMessage) (progressParams, bool) {
+	var p progressParams
+	if json.Unmarshal(params, &p) != nil || len(p.Token) == 0 {
+		return p, false
+	}
+	return p, true
+}
+
+// progressRoutes maps the raw JSON of a progress token to its call's handler.
+type progressRoutes struct {
+	mu     sync.Mutex
+	routes map[string]func(progressParams)
+}
+
+func (r *progressRoutes) add(token string, f func(progressParams)) func() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.routes == nil {
+		r.routes = map[string]func(progressParams){}
+	}
+	r.routes[token] = f
+	return func() {
+		r.mu.Lock()
+		delete(r.routes, token)
+		r.mu.Unlock()
+	}
+}
+
+// deliver runs the handler of p's token; tokens of finished or forgotten
+// calls are dropped quietly (servers keep sending after a cancel).
+func (r *progressRoutes) deliver(params json.RawMessage) {
+	p, ok := parseProgress(params)
+	if !ok {
+		return
+	}
+	r.mu.Lock()
+	f := r.routes[string(p.Token)]
+	r.mu.Unlock()
+	if f != nil {
+		f(p)
+	}
+}
+
+// callWithProgress sends tools/call with a progress token and waits under
+// the idle and hard deadlines.
+func (c *Client) callWithProgress(ctx context.Context, op, tool string, params map[string]any) (json.RawMessage, error) {
+	timeout := c.requestTimeout(ctx) // before the call: what the caller's deadline left
+	token := "odek-" + strconv.FormatInt(c.progressSeq.Add(1), 10)
+	params["_meta"] = map[string]any{metaProgressToken: token}
+	hard, cancelHard := context.WithTimeout(ctx, c.lim.maxCall)
+	defer cancelHard()
+	rctx, cancel := context.WithCancelCause(hard)
+	defer cancel(nil)
+	idle := time.AfterFunc(c.lim.timeout, func() { cancel(errIdleTimeout) })
+	defer idle.Stop()
+	var last time.Time
+	var mu sync.Mutex
+	remove := c.conn.progress.add(strconv.Quote(token), func(p progressParams) {
+		idle.Reset(c.lim.timeout)
+		mu.Lock()
+		due := time.Since(last) >= progressNoticeEvery
+		if due {
+			last = time.Now()
+		}
+		mu.Unlock()
+		if due {
+			c.notice(Notice{Kind: NoticeProgress, Tool: tool, Progress: p.Progress, Total: p.Total, Reason: untrusted.OneLine(p.Message, 200)})
+		}
+	})
+	defer remove()
+	m, err := c.conn.roundTrip(rctx, methodToolsCall, c.withMeta(params))
+	if err != nil {
+		return nil, c.callFailure(ctx, hard, rctx, op, timeout, err)
+	}
+	if m.isError() {
+		return nil, newError(c.name, methodToolsCall, ClassMCP, m.rpcError().toRPCError())
+	}
+	return m.Result, nil
+}
+
+// callFailure names which deadline ended a call: the caller's, the idle
+// one (timeout_seconds without a word), or max_call_seconds.
+func (c *Client) callFailure(ctx, hard, rctx context.Context, op string, timeout time.Duration, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return c.failure(op, timeout, err)
+	case errors.Is(context.Cause(rctx), errIdleTimeout):
+		return newError(c.name, op, ClassDeadline, &TimeoutError{Timeout: c.lim.timeout})
+	case hard.Err() != nil:
+		return newError(c.name, op, ClassDeadline, &TimeoutError{Timeout: c.lim.maxCall, Bound: "max_call_seconds"})
+	}
+	return c.failure(op, c.lim.timeout, err)
+}
+
+// progressLine renders progress for a status line: "3/10", "40%" or "3".
+func progressLine(progress, total float64) string {
+	switch {
+	case total > 0 && total == float64(int64(total)) && progress == float64(int64(progress)):
+		return fmt.Sprintf("%d/%d", int64(progress), int64(total))
+	case total > 0:
+		return fmt.Sprintf("%.0f%%", 100*progress/total)
+	}
+	return strconv.FormatFloat(progress, 'f', -1, 64)
+}
+
+// ProgressLine renders a progress notice for a status line.
+func (n Notice) ProgressLine() string { return progressLine(n.Progress, n.Total) }
