@@ -156,3 +156,35 @@ func runOdek(t *testing.T, odek, dir, baseURL string, args ...string) string {
 	}
 	return stdout.String()
 }
+
+// TestCLIFollowsResourceLink: the model gets a resource_link from
+// server-everything and follows it with mcp_resource_read, through the real
+// binary; the third turn matches only on the resource's own text.
+func TestCLIFollowsResourceLink(t *testing.T) {
+	t.Parallel()
+	odek := requirePeer(t, peerOdek)
+	dir := t.TempDir()
+	cfg := mcpclient.ServerConfig{Command: requirePeer(t, peerEverything), AutoApprove: true}
+	mcpFile := writeJSON(t, filepath.Join(dir, "mcp.json"), map[string]any{"mcp_servers": map[string]any{"peer": cfg}})
+	out := runOdek(t, odek, dir, "", "tools", "--mcp-config", mcpFile)
+	if !strings.Contains(out, "mcp_resource_read") {
+		t.Fatalf("a server advertising resources, but no mcp_resource_read:\n%s", out)
+	}
+	sc, err := fakellm.ParseScript([]byte(`{"turns": [
+	  {"tool_calls": [{"id": "c1", "name": "peer__get-resource-links", "arguments": {"count": 2}}]},
+	  {"match": "[resource link: demo://resource/dynamic/text/2", "tool_calls": [{"id": "c2", "name": "mcp_resource_read",
+	    "arguments": {"server": "peer", "uri": "demo://resource/dynamic/text/2"}}]},
+	  {"match": "resource demo://resource/dynamic/text/2 from peer — bytes 0..", "content": "Followed."}
+	]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := fakellm.Start(sc, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	if got := runOdek(t, odek, dir, srv.URL(), "run", "-q", "--mcp-config", mcpFile, "follow the link"); strings.TrimSpace(got) != "Followed." {
+		t.Errorf("odek run printed %q", got)
+	}
+}

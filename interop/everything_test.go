@@ -2,6 +2,7 @@ package interop_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
@@ -138,5 +139,40 @@ func TestEverythingProgress(t *testing.T) {
 	defer mu.Unlock()
 	if len(got) == 0 || got[0].Kind != mcpclient.NoticeProgress || got[0].Tool != "trigger-long-running-operation" {
 		t.Errorf("progress notices: %+v", got)
+	}
+}
+
+// Resource links: get-resource-links returns resource_link items; odek
+// shows each as one line, and mcp_resource_read follows exactly those
+// links through the server's resources/read, page by page.
+func TestEverythingFollowResourceLinks(t *testing.T) {
+	t.Parallel()
+	ctx := deadline(t, 20*time.Second)
+	c := dialEverything(ctx, t)
+	discover(ctx, t, c)
+	reader := mcpclient.NewResourceReader([]*mcpclient.Client{c})
+	if reader == nil {
+		t.Fatal("server-everything advertises resources, but no reader was offered")
+	}
+	read := func(args string) (string, error) { return reader.Call(ctx, json.RawMessage(args)) }
+	// Not linked yet: refused.
+	if _, err := read(`{"server":"everything","uri":"demo://resource/dynamic/text/2"}`); err == nil || !strings.Contains(err.Error(), "has not linked") {
+		t.Fatalf("unlinked uri: err = %v", err)
+	}
+	out := call(ctx, t, c, "everything", "get-resource-links", `{"count":2}`)
+	if !strings.Contains(out, "[resource link: demo://resource/dynamic/text/2") {
+		t.Fatalf("links result %q", out)
+	}
+	page, err := read(`{"server":"everything","uri":"demo://resource/dynamic/text/2"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(page, "resource demo://resource/dynamic/text/2 from everything — bytes 0..") ||
+		!strings.Contains(page, `source="mcp:everything:mcp_resource_read"`) || !strings.Contains(page, "Resource 2") {
+		t.Errorf("page = %q", page)
+	}
+	small, err := read(`{"server":"everything","uri":"demo://resource/dynamic/text/2","limit":5}`)
+	if err != nil || !strings.Contains(small, "bytes 0..5 of") || !strings.Contains(small, "TRUNCATED") {
+		t.Errorf("paged read = %q, %v", small, err)
 	}
 }

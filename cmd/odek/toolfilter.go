@@ -21,6 +21,9 @@ func checkToolFilters(flags config.Overrides, builtins []string, set *mcpclient.
 	if set != nil {
 		known = append(known, set.Discovered()...)
 	}
+	if set.ResourceReader() != nil {
+		known = append(known, mcpclient.ResourceReadToolName)
+	}
 	if names, origin := flags.Strings("tools.enabled"); origin == noToolsOrigin && len(names) > 0 {
 		return setupErrorf("--no-tools cannot be combined with --tool %s", strings.Join(names, ","))
 	}

@@ -46,6 +46,9 @@ func (s *runState) buildTools(ios *IOStreams, store *artifact.Store, serverLog i
 			return nil, err
 		}
 		rememberTools(s.cfg.Home, set)
+		if r := set.ResourceReader(); r != nil {
+			mcpTools = append(mcpTools, r) // follows the servers' resource links
+		}
 	}
 	if err := checkToolFilters(s.flags, reserved, set); err != nil {
 		return nil, err

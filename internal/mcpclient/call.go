@@ -106,6 +106,11 @@ func (c *Client) render(name string, res *callResultWire) (*CallResult, error) {
 	if err := c.checkStructured(name, res.StructuredContent); err != nil {
 		return nil, newError(c.name, op, ClassMCP, err)
 	}
+	for _, it := range res.Content {
+		if it.Type == "resource_link" {
+			c.links.add(it.URI)
+		}
+	}
 	items := withStructured(res.Content, res.StructuredContent)
 	r, err := artifact.RenderResult(items, o)
 	if err != nil {

@@ -67,6 +67,7 @@ type Client struct {
 	state  atomic.Pointer[serverState]
 
 	outSchemas  outputSchemas
+	links       linkSet // resource_link URIs its results named
 	progressSeq atomic.Int64
 
 	initMu    sync.Mutex // serialises the handshake

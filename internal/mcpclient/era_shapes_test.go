@@ -283,3 +283,63 @@ func FuzzInputRequired(f *testing.F) {
 		}
 	})
 }
+
+func TestRenderResource(t *testing.T) {
+	c := &Client{name: "s"}
+	tests := []struct{ raw, want, err string }{
+		{`{"contents":[{"uri":"a","text":"one"},{"uri":"b","text":"two"}]}`, "one\ntwo", ""},
+		{`{"resultType":"complete","contents":[{"uri":"x","mimeType":"image/png","blob":"AAAA"}]}`, "[binary resource x (image/png), 4 bytes base64 omitted]", ""},
+		{`{"resultType":"input_required","inputRequests":{}}`, "", "needs input"},
+		{`{"resultType":"later"}`, "", `unknown resultType "later"`},
+		{`{"contents":{}}`, "", "malformed resources/read result"},
+	}
+	for _, tt := range tests {
+		got, err := c.renderResource("resources/read x", json.RawMessage(tt.raw))
+		if got != tt.want || (tt.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.err)) {
+			t.Errorf("%s: %q, %v; want %q, %q", tt.raw, got, err, tt.want, tt.err)
+		}
+	}
+}
+
+func TestResourceArgs(t *testing.T) {
+	tests := []struct {
+		raw   string
+		limit int
+		err   string
+	}{
+		{`{"server":"s","uri":"u"}`, DefaultResourceReadLimit, ""},
+		{`{"server":"s","uri":"u","limit":999999}`, MaxResourceReadLimit, ""},
+		{`{"server":"s","uri":"u","offset":-1}`, 0, "offset -1 must be >= 0"},
+		{`{"server":"s"}`, 0, "server and uri are required"},
+		{`[]`, 0, "invalid arguments"},
+	}
+	for _, tt := range tests {
+		a, err := parseResourceArgs(json.RawMessage(tt.raw))
+		if (tt.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.err)) || (err == nil && a.Limit != tt.limit) {
+			t.Errorf("%s: %+v, %v", tt.raw, a, err)
+		}
+	}
+}
+
+func TestLinkSetIsBounded(t *testing.T) {
+	var l linkSet
+	for i := 0; i < maxLinks+10; i++ {
+		l.add(strings.Repeat("u", i%50) + string(rune('a'+i%26)) + strings.Repeat("x", i/26))
+	}
+	l.add(strings.Repeat("z", 5000)) // too long to remember
+	if len(l.uris) != maxLinks || l.has(strings.Repeat("z", 5000)) {
+		t.Errorf("%d links remembered", len(l.uris))
+	}
+}
+
+func FuzzRenderResource(f *testing.F) {
+	f.Add([]byte(`{"contents":[{"uri":"a","text":"one"},{"uri":"b","blob":"AA=="}]}`))
+	f.Add([]byte(`{"resultType":"input_required"}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		c := &Client{name: "s"}
+		text, err := c.renderResource("op", raw)
+		if err == nil && len(text) > 8*len(raw)+64 {
+			t.Fatalf("%d bytes of result rendered as %d", len(raw), len(text))
+		}
+	})
+}
