@@ -30,7 +30,7 @@ declare -A allowed=(
   [builtin]="risk events untrusted artifact safepath proc sandbox"
   [sandbox]=""
   [proc]="sandbox"
-  [mcpclient]="artifact errclass untrusted redact proc sandbox"
+  [mcpclient]="artifact errclass untrusted redact proc sandbox risk"
   [approval]="mcpclient errclass untrusted atomicfile"
   [subagent]="artifact budget errclass events llm risk untrusted proc"
 )

@@ -30,8 +30,8 @@ type ArgsSummarizer interface {
 
 // RiskAssessor is a Tool that classifies each call before it runs, so the
 // Gate can decide on it. An error is a bad call (the model sees it, nothing
-// runs). Tools without it (MCP tools, approved when they were registered)
-// reach the Gate unassessed.
+// runs). Tools without it reach the Gate unassessed (MCP tools assess
+// themselves from their servers' hints).
 type RiskAssessor interface {
 	AssessRisk(args json.RawMessage) (risk.Assessment, error)
 }

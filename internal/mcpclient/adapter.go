@@ -24,6 +24,9 @@ type ToolAdapter struct {
 	OutputSchema json.RawMessage
 	// Annotations are the server's behaviour hints; nil if it sent none.
 	Annotations *ToolAnnotations
+	// Project marks a tool of a project-defined server, whose hints may
+	// only make odek stricter (see AssessRisk).
+	Project bool
 }
 
 // NewToolAdapter builds the adapter for a discovered tool.
