@@ -27,10 +27,21 @@
 //     artifact.RenderResult (text content, one metadata line per non-text
 //     block, validated artifact refs, max_result_chars, untrusted.Wrap).
 //
-// Protocol choices: odek sends protocolVersion 2025-03-26 and accepts a server
-// answering 2024-11-05, 2025-03-26, 2025-06-18 or 2025-11-25; anything else is
-// disconnected. It sends notifications/initialized after the initialize result
-// arrives, answers ping with {} and every other server request with -32601.
+// Protocol choices: odek is dual-era (MCP 2026-07-28, "Versioning and
+// Compatibility"; open.go). It probes with server/discover; a DiscoverResult
+// naming 2026-07-28 or a modern error (-32020/-32021/-32022) keeps it modern
+// — every request carries _meta, HTTP POSTs carry Mcp-Method/Mcp-Name and no
+// session, and initialize is never sent. Any other error, an HTTP 4xx
+// without a modern body, or stdio silence falls back to initialize on the
+// same connection (2025-03-26 unless the server listed only another 2025
+// revision), then notifications/initialized once the result arrived.
+// Results honour resultType (input_required is answered from the
+// configured elicitation values or declined), structuredContent is checked
+// against the tool's outputSchema (outputschema.go, the one file that
+// knows the JSON Schema library) and rendered as JSON, progress restarts a
+// call's idle deadline under max_call_seconds. ping is answered with {},
+// elicitation/create from the configured values (else declined), every
+// other server request with -32601.
 //
 // The contract's reference server is testdata/artifact_server.go (build tag
 // ignore; contract_test.go builds it with `go build` into a temp dir).
