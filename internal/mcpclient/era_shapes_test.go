@@ -44,7 +44,7 @@ func TestRequestHeaders(t *testing.T) {
 	}
 	for _, tt := range tests {
 		h := http.Header{}
-		setRequestHeaders(h, []byte(tt.msg))
+		setRequestHeaders(h, []byte(tt.msg), nil)
 		if h.Get("Mcp-Method") != tt.method || h.Get("Mcp-Name") != tt.name {
 			t.Errorf("%s: Mcp-Method %q Mcp-Name %q, want %q %q", tt.msg, h.Get("Mcp-Method"), h.Get("Mcp-Name"), tt.method, tt.name)
 		}

@@ -11,20 +11,27 @@ import (
 // Streamable HTTP headers MCP 2026-07-28 requires on every POST
 // ("Standard Request Headers"): Mcp-Method always, Mcp-Name for the
 // methods that name a tool, resource or prompt. Legacy servers ignore them.
-func setRequestHeaders(h http.Header, msg []byte) {
+//
+// params, when not nil, names a tool's x-mcp-header parameters, which a
+// tools/call mirrors as Mcp-Param-<Name> (paramheaders.go).
+func setRequestHeaders(h http.Header, msg []byte, params func(tool string) []paramHeader) {
 	k, m := classify(msg)
 	if m == nil || (k != kindRequest && k != kindNotification) {
 		return
 	}
 	h.Set("Mcp-Method", headerValue(m.Method))
 	var p struct {
-		Name *string `json:"name"`
-		URI  *string `json:"uri"`
+		Name      *string         `json:"name"`
+		URI       *string         `json:"uri"`
+		Arguments json.RawMessage `json:"arguments"`
 	}
 	switch m.Method {
 	case methodToolsCall, "prompts/get":
 		if json.Unmarshal(m.Params, &p) == nil && p.Name != nil {
 			h.Set("Mcp-Name", headerValue(*p.Name))
+			if params != nil && m.Method == methodToolsCall {
+				setParamHeaders(h, params(*p.Name), p.Arguments)
+			}
 		}
 	case methodResourcesRead:
 		if json.Unmarshal(m.Params, &p) == nil && p.URI != nil {

@@ -42,7 +42,8 @@ type httpTransport struct {
 	closed   bool
 	session  string
 	protocol string
-	modern   bool // 2026-07-28: no session; the version is per request
+	modern   bool                     // 2026-07-28: no session; the version is per request
+	params   map[string][]paramHeader // tool → its x-mcp-header parameters
 	cancels  map[int]context.CancelFunc
 	seq      int
 }
@@ -85,6 +86,19 @@ func (t *httpTransport) setProtocolVersion(v string) {
 	t.mu.Lock()
 	t.protocol = v
 	t.mu.Unlock()
+}
+
+// setParamHeaders records the tools' x-mcp-header parameters.
+func (t *httpTransport) setParamHeaders(m map[string][]paramHeader) {
+	t.mu.Lock()
+	t.params = m
+	t.mu.Unlock()
+}
+
+func (t *httpTransport) paramHeaders(tool string) []paramHeader {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.params[tool]
 }
 
 // setModern switches the transport to the stateless revision v (every POST
@@ -177,7 +191,7 @@ func (t *httpTransport) post(ctx context.Context, msg []byte, id int64) error {
 	}
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Content-Type", "application/json")
-	setRequestHeaders(req.Header, msg)
+	setRequestHeaders(req.Header, msg, t.paramHeaders)
 	t.authorize(req)
 	resp, err := t.client.Do(req)
 	if err != nil {

@@ -79,6 +79,7 @@ func (c *Client) listTools(ctx context.Context) ([]ToolDef, error) {
 	lim := c.opts.Discovery.withDefaults()
 	defer c.read.lower(0) // calls read with max_response_bytes again
 	var tools []ToolDef
+	xheaders := map[string][]paramHeader{}
 	seen := map[string]bool{}
 	var used int64
 	cursor := ""
@@ -114,6 +115,16 @@ func (c *Client) listTools(ctx context.Context) ([]ToolDef, error) {
 				return nil, err
 			}
 			seen[t.Name] = true
+			if c.http != nil {
+				// Streamable HTTP clients must leave out a tool whose
+				// x-mcp-header annotations break the rules, and mirror the rest.
+				ph, err := parseParamHeaders(t.InputSchema)
+				if err != nil {
+					c.warn = append(c.warn, fmt.Sprintf("mcp server %q: tool %q left out: its inputSchema's %v", c.name, t.Name, err))
+					continue
+				}
+				xheaders[t.Name] = ph
+			}
 			if len(t.InputSchema) == 0 || string(t.InputSchema) == "null" {
 				t.InputSchema = json.RawMessage(`{"type":"object"}`)
 			}
@@ -121,6 +132,9 @@ func (c *Client) listTools(ctx context.Context) ([]ToolDef, error) {
 		}
 		if res.NextCursor == "" {
 			c.outSchemas.set(tools)
+			if c.http != nil {
+				c.http.setParamHeaders(xheaders)
+			}
 			return tools, nil
 		}
 		if n := len(res.NextCursor); n > lim.CursorBytes {
