@@ -85,7 +85,7 @@ func TestEraNoCommonVersionQuotesTheServersList(t *testing.T) {
 // 10 MiB max_response_bytes; past it the server is rejected.
 func TestDiscoverResultIsBounded(t *testing.T) {
 	_, err := eraClient(t, "huge-discover", ServerConfig{}, Options{})
-	if err == nil || !strings.Contains(err.Error(), "mcpclient era: server/discover: response line exceeded configured max_response_bytes limit of 262144 bytes") {
+	if err == nil || !strings.Contains(err.Error(), "mcpclient era: server/discover: server/discover result exceeds the discovery bound discover_result_bytes=262144 (observed at least ") {
 		t.Errorf("err = %v", err)
 	}
 }

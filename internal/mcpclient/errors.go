@@ -75,11 +75,14 @@ type DiscoveryLimitError struct {
 
 func (e *DiscoveryLimitError) Error() string {
 	what := "tools/list"
+	if e.Bound == BoundDiscoverBytes {
+		what = "server/discover result"
+	}
 	if e.Tool != "" {
 		what = fmt.Sprintf("tool %q", e.Tool)
 	}
 	qual := ""
-	if e.Bound == BoundBytes {
+	if e.Bound == BoundBytes || e.Bound == BoundDiscoverBytes {
 		qual = "at least "
 	}
 	return fmt.Sprintf("%s exceeds the discovery bound %s=%d (observed %s%d); server rejected", what, e.Bound, e.Limit, qual, e.Observed)

@@ -137,6 +137,9 @@ func (c *Client) probe(ctx context.Context, version string) (*discoverInfo, erro
 	c.read.lower(defaultDiscoverBytes)
 	raw, err := c.request(pctx, methodDiscover, methodDiscover, c.withMeta(nil))
 	c.read.lower(0)
+	if tl := (*ResponseTooLargeError)(nil); errors.As(err, &tl) && tl.Limit == defaultDiscoverBytes && tl.Limit < c.lim.maxResp {
+		return nil, newError(c.name, methodDiscover, ClassMCP, &DiscoveryLimitError{Bound: BoundDiscoverBytes, Limit: tl.Limit, Observed: tl.Observed})
+	}
 	if err != nil {
 		return nil, err
 	}

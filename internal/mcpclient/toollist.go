@@ -71,6 +71,8 @@ const (
 	BoundDescriptionBytes = "tool_description_bytes"
 	BoundSchemaBytes      = "tool_schema_bytes"
 	BoundCursorBytes      = "cursor_bytes"
+	// BoundDiscoverBytes caps a server/discover result (256 KiB).
+	BoundDiscoverBytes = "discover_result_bytes"
 )
 
 // listTools follows nextCursor pages within the discovery bounds and
