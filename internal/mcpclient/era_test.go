@@ -49,6 +49,9 @@ func TestEraDetection(t *testing.T) {
 		// A modern server is never sent initialize: go-sdk refuses it after discover.
 		{"modern", EraModern, "2026-07-28", "server/discover,tools/list,tools/call"},
 		{"modern-only", EraModern, "2026-07-28", "server/discover,tools/list,tools/call"},
+		// Too slow for the probe, then refuses initialize with -32022: odek
+		// probes again on the same process and goes modern.
+		{"slow-modern-only", EraModern, "2026-07-28", "server/discover,notifications/cancelled,initialize,server/discover,tools/list,tools/call"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {

@@ -114,7 +114,7 @@ func (c *Client) detect(ctx context.Context) error {
 		case sig.modern:
 			return err
 		case sig.legacy:
-			return c.fallback(ctx, ProtocolVersion)
+			return c.fallbackOrForward(ctx)
 		default:
 			return err
 		}
@@ -166,6 +166,27 @@ func (c *Client) adopt(ctx context.Context, info *discoverInfo) error {
 		c.http.setModern(v)
 	}
 	return nil
+}
+
+// fallbackOrForward opens what looked like a legacy server with initialize;
+// if that is refused with -32022 naming a modern version odek speaks (a
+// modern server too slow for the probe), it probes once more, without a
+// restart, and goes modern.
+func (c *Client) fallbackOrForward(ctx context.Context) error {
+	err := c.fallback(ctx, ProtocolVersion)
+	var rpc *RPCError
+	if err == nil || !errors.As(err, &rpc) || rpc.Code != CodeUnsupportedProtocolVersion {
+		return err
+	}
+	v, era, ok := chooseVersion(rpc.Supported)
+	if !ok || era != EraModern {
+		return err
+	}
+	info, perr := c.probe(ctx, v)
+	if perr != nil {
+		return err
+	}
+	return c.adopt(ctx, info)
 }
 
 // fallback opens a legacy server with initialize.

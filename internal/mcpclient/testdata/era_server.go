@@ -16,7 +16,11 @@ import (
 	"time"
 )
 
-var era = flag.String("era", "modern", "legacy | legacy-silent | modern | modern-only | future | huge-discover")
+var era = flag.String("era", "modern", "legacy | legacy-silent | modern | modern-only | future | huge-discover | slow-modern-only")
+
+// slowOnce makes slow-modern-only answer its first server/discover too late
+// for the probe, as a server still starting up would.
+var slowOnce sync.Once
 
 type msg struct {
 	ID     json.RawMessage `json:"id,omitempty"`
@@ -64,7 +68,9 @@ func main() {
 	}
 }
 
-func modern() bool { return *era == "modern" || *era == "modern-only" || *era == "future" }
+func modern() bool {
+	return *era == "modern" || *era == "modern-only" || *era == "future" || *era == "slow-modern-only"
+}
 
 func handle(m msg) {
 	if len(m.ID) == 0 {
@@ -78,6 +84,16 @@ func handle(m msg) {
 	case m.Method == "server/discover" && *era == "huge-discover":
 		send(map[string]any{"id": m.ID, "result": map[string]any{"supportedVersions": []string{"2026-07-28"},
 			"instructions": strings.Repeat("i", 300<<10)}})
+	case m.Method == "server/discover" && *era == "slow-modern-only" && opened == "":
+		first := false
+		slowOnce.Do(func() { first = true })
+		if first {
+			return // never answered: the probe times out
+		}
+		opened = "modern"
+		send(map[string]any{"id": m.ID, "result": map[string]any{"supportedVersions": []string{"2026-07-28"}}})
+	case m.Method == "initialize" && *era == "slow-modern-only":
+		fail(m.ID, -32022, "Unsupported protocol version", map[string]any{"supported": []string{"2026-07-28"}, "requested": "2025-03-26"})
 	case m.Method == "server/discover" && *era == "future":
 		fail(m.ID, -32022, "Unsupported protocol version", map[string]any{"supported": []string{"2099-01-01"}, "requested": "2026-07-28"})
 	case m.Method == "server/discover":
