@@ -114,7 +114,8 @@ func chooseVersion(supported []string) (string, Era, bool) {
 }
 
 // legacyPreference lists the legacy revisions odek asks for, in order: the
-// one BEHAVIOR §4.2 fixes first, then the others it accepts, newest first.
+// one odek has always asked for first (docs/MCP.md), then the others it
+// accepts, newest first.
 var legacyPreference = []string{ProtocolVersion, "2025-11-25", "2025-06-18", "2024-11-05"}
 
 // quoteVersions renders a server's version list for an error message,

@@ -195,7 +195,7 @@ func (c *Client) fallback(ctx context.Context, version string) error {
 	if c.http != nil {
 		c.http.setModern("")
 	}
-	// odek asks for the revision BEHAVIOR §4.2 fixes unless the server's
+	// odek asks for the revision it always asked for (docs/MCP.md) unless the server's
 	// own list said it wants another.
 	if !supportedVersions[version] {
 		version = ProtocolVersion
