@@ -8,6 +8,7 @@ import (
 
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/loop"
+	"github.com/odek-run/odek/internal/mcpclient"
 )
 
 func testView(tty, noColor, quiet bool, width int) (*progressView, *bytes.Buffer) {
@@ -140,4 +141,29 @@ func TestProgressStopFlushesHeld(t *testing.T) {
 	if !strings.Contains(buf.String(), "odek: warning: held at stop\n") {
 		t.Errorf("stop lost a held line: %q", buf.String())
 	}
+}
+
+// An MCP tool's reported progress shows beside it on the status line, and
+// goes with it when the call ends.
+func TestProgressTTYShowsMCPProgress(t *testing.T) {
+	v, buf := testView(true, true, false, 200)
+	n := &mcpNotices{}
+	n.view.Store(v)
+	v.update(loop.Progress{Kind: loop.ProgressToolStart, Iteration: 1, Tool: "fx__build"})
+	n.handle(mcpclient.Notice{Kind: mcpclient.NoticeProgress, Server: "fx", Tool: "build", Progress: 3, Total: 10})
+	draw := func() string {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		buf.Reset()
+		v.drawStatus()
+		return buf.String()
+	}
+	if out := draw(); !strings.Contains(out, "running fx__build (3/10)") {
+		t.Errorf("status line %q lacks the tool's progress", out)
+	}
+	v.update(loop.Progress{Kind: loop.ProgressToolDone, Iteration: 1, Tool: "fx__build"})
+	if out := draw(); strings.Contains(out, "3/10") {
+		t.Errorf("progress outlived the call: %q", out)
+	}
+	v.stop()
 }
