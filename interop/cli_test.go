@@ -223,3 +223,48 @@ func TestCLIReadOnlyHints(t *testing.T) {
 		t.Errorf("odek run printed %q", got)
 	}
 }
+
+// TestCLIElicitation: through the real binary, the TypeScript peer's
+// deploy asks for confirmation; without configured answers the call fails
+// and an mcp_input event says declined; with mcp_servers.<s>.elicitation
+// in the --mcp-config file it is answered and the model sees the result.
+func TestCLIElicitation(t *testing.T) {
+	t.Parallel()
+	odek := requirePeer(t, peerOdek)
+	for _, tc := range []struct {
+		name, match, outcome string
+		answers              map[string]any
+	}{
+		{"declined", "-32021", "declined", nil},
+		{"answered", "deployed to prod", "answered", map[string]any{"confirm": true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := map[string]any{"command": "node", "args": []string{requirePeer(t, peerTS)}, "auto_approve": true}
+			if tc.answers != nil {
+				cfg["elicitation"] = tc.answers
+			}
+			mcpFile := writeJSON(t, filepath.Join(dir, "mcp.json"), map[string]any{"mcp_servers": map[string]any{"peer": cfg}})
+			sc, err := fakellm.ParseScript([]byte(fmt.Sprintf(`{"turns": [
+			  {"tool_calls": [{"id": "c1", "name": "peer__deploy", "arguments": {"env": "prod"}}]},
+			  {"match": %q, "content": "done"}
+			]}`, tc.match)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv, err := fakellm.Start(sc, "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = srv.Close() })
+			evPath := filepath.Join(dir, "ev.jsonl")
+			if got := runOdek(t, odek, dir, srv.URL(), "run", "-q", "--mcp-config", mcpFile, "--events-jsonl", evPath, "deploy"); strings.TrimSpace(got) != "done" {
+				t.Errorf("odek run printed %q", got)
+			}
+			ev, _ := os.ReadFile(evPath)
+			if !bytes.Contains(ev, []byte(`"type":"mcp_input"`)) || !bytes.Contains(ev, []byte(`"outcome":"`+tc.outcome+`"`)) {
+				t.Errorf("no mcp_input %s event:\n%s", tc.outcome, head(string(ev), 3000))
+			}
+		})
+	}
+}

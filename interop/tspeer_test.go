@@ -2,6 +2,8 @@ package interop_test
 
 import (
 	"bufio"
+	"encoding/json"
+	"errors"
 	"os/exec"
 	"strings"
 	"testing"
@@ -102,5 +104,30 @@ func TestTSPeerEras(t *testing.T) {
 				t.Errorf("weather = %q", got)
 			}
 		})
+	}
+}
+
+// TestTSPeerInputRequired: the SDK's inputRequired elicitation fails the
+// call without configured values (odek offers no elicitation), and is
+// answered from mcp_servers.<s>.elicitation with them.
+func TestTSPeerInputRequired(t *testing.T) {
+	t.Parallel()
+	ctx := deadline(t, 30*time.Second)
+	c := connect(ctx, t, "ts", tsStdio(t), mcpclient.Options{})
+	discover(ctx, t, c)
+	// odek declares no elicitation capability without values, so the SDK
+	// refuses to ask (-32021); the error says how to let it.
+	_, err := c.CallTool(ctx, "deploy", `{"env":"prod"}`)
+	var rpc *mcpclient.RPCError
+	if !errors.As(err, &rpc) || rpc.Code != mcpclient.CodeMissingClientCapability ||
+		!strings.Contains(err.Error(), "odek declares the elicitation capability only when mcp_servers.ts.elicitation holds answers") {
+		t.Errorf("without values: err = %v", err)
+	}
+	cfg := tsStdio(t)
+	cfg.Elicitation = map[string]json.RawMessage{"confirm": json.RawMessage(`true`)}
+	c2 := connect(ctx, t, "ts", cfg, mcpclient.Options{})
+	discover(ctx, t, c2)
+	if got := call(ctx, t, c2, "ts", "deploy", `{"env":"prod"}`); got != "deployed to prod" {
+		t.Errorf("with values: %q", got)
 	}
 }

@@ -112,7 +112,14 @@ func (c *Client) callWithProgress(ctx context.Context, op, tool string, params m
 		return nil, c.callFailure(ctx, hard, rctx, op, timeout, err)
 	}
 	if m.isError() {
-		return nil, newError(c.name, methodToolsCall, ClassMCP, m.rpcError().toRPCError())
+		e := m.rpcError().toRPCError()
+		if e.Code == CodeMissingClientCapability && len(c.cfg.Elicitation) == 0 {
+			// The server wanted to ask for input odek did not offer to give.
+			reason := "odek declares the elicitation capability only when mcp_servers." + c.name + ".elicitation holds answers"
+			e.Message += "; " + reason
+			c.notice(Notice{Kind: NoticeInputDeclined, Tool: tool, Method: methodToolsCall, Reason: reason})
+		}
+		return nil, newError(c.name, methodToolsCall, ClassMCP, e)
 	}
 	return m.Result, nil
 }

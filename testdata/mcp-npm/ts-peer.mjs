@@ -4,7 +4,7 @@
 // --http (createMcpHandler; it prints the endpoint URL as its first stdout
 // line). --legacy=reject makes either one modern-only (MCP 2026-07-28).
 import http from 'node:http';
-import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
+import { McpServer, acceptedContent, createMcpHandler, inputRequired } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import * as z from 'zod';
 
@@ -23,6 +23,19 @@ function factory() {
     outputSchema: z.object({ city: z.string(), temp_c: z.number(), sky: z.string() }),
     annotations: { readOnlyHint: true, openWorldHint: false },
   }, async ({ city }) => ({ content: [], structuredContent: { city, temp_c: 21.5, sky: 'clear' } }));
+  // deploy asks for confirmation (MCP 2026-07-28 input_required, an
+  // elicitation) before it answers.
+  server.registerTool('deploy', {
+    description: 'Deploys after the user confirms.',
+    inputSchema: z.object({ env: z.string() }),
+  }, async ({ env }, ctx) => {
+    const schema = z.object({ confirm: z.boolean() });
+    const got = acceptedContent(ctx.mcpReq.inputResponses, 'confirm', schema);
+    if (got?.confirm !== true) {
+      return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ message: `Deploy to ${env}?`, requestedSchema: schema }) } });
+    }
+    return { content: [{ type: 'text', text: `deployed to ${env}` }] };
+  });
   return server;
 }
 
