@@ -67,6 +67,7 @@ func (c *child) childLoopOptions() loop.Options {
 	system := c.schema.system(role + subagent.ConstraintsBlock(cons))
 	opts := loop.Options{
 		Model: c.model, ModelName: c.cfg.Model, Tools: c.tools, System: system,
+		StartedData:   startedData(c.servers),
 		MaxIterations: c.maxIter, MaxToolParallel: c.cfg.MaxToolParallel,
 		Budget: c.tracker, Events: c.emitter, Progress: c.progress, ReasoningEffort: c.reasoningEffort,
 		Gate: c.gate, OnUntrusted: c.taint, Sandbox: c.sandbox.info,
