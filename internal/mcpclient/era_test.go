@@ -52,6 +52,9 @@ func TestEraDetection(t *testing.T) {
 		// Too slow for the probe, then refuses initialize with -32022: odek
 		// probes again on the same process and goes modern.
 		{"slow-modern-only", EraModern, "2026-07-28", "server/discover,notifications/cancelled,initialize,server/discover,tools/list,tools/call"},
+		// Answers the probe late, then refuses initialize as a duplicate
+		// (go-sdk behind a slow launcher): asked again, it is modern.
+		{"slow-dual", EraModern, "2026-07-28", "server/discover,notifications/cancelled,initialize,server/discover,tools/list,tools/call"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 // never answer a request it does not know before initialize, and then the
 // silence itself is the answer (MCP 2026-07-28, stdio "Backward
 // Compatibility"). A var so tests can shorten it.
-var probeTimeout = 10 * time.Second
+var probeTimeout = 5 * time.Second
 
 // serverState is what the opening learnt about the server.
 type serverState struct {
@@ -168,23 +168,30 @@ func (c *Client) adopt(ctx context.Context, info *discoverInfo) error {
 	return nil
 }
 
-// fallbackOrForward opens what looked like a legacy server with initialize;
-// if that is refused with -32022 naming a modern version odek speaks (a
-// modern server too slow for the probe), it probes once more, without a
-// restart, and goes modern.
+// fallbackOrForward opens what looked like a legacy server with initialize.
+// If the server refuses it, odek asks server/discover once more before it
+// gives up, on the same process: a modern server too slow for the probe
+// answers it now (a modern-only one refuses initialize with -32022, go-sdk
+// with "duplicate initialize" once it has answered the late probe), and
+// odek goes modern instead of failing a server that works.
 func (c *Client) fallbackOrForward(ctx context.Context) error {
 	err := c.fallback(ctx, ProtocolVersion)
 	var rpc *RPCError
-	if err == nil || !errors.As(err, &rpc) || rpc.Code != CodeUnsupportedProtocolVersion {
+	if err == nil || !errors.As(err, &rpc) {
 		return err
 	}
-	v, era, ok := chooseVersion(rpc.Supported)
-	if !ok || era != EraModern {
-		return err
+	version := ModernProtocolVersion
+	if v, era, ok := chooseVersion(rpc.Supported); ok && era == EraModern {
+		version = v
 	}
-	info, perr := c.probe(ctx, v)
+	info, perr := c.probe(ctx, version)
 	if perr != nil {
+		c.setState(&serverState{era: EraLegacy, version: ProtocolVersion})
 		return err
+	}
+	if _, era, ok := chooseVersion(info.Supported); !ok || era != EraModern {
+		c.setState(&serverState{era: EraLegacy, version: ProtocolVersion})
+		return err // it lists only handshake revisions and refused the handshake
 	}
 	return c.adopt(ctx, info)
 }

@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-var era = flag.String("era", "modern", "legacy | legacy-silent | modern | modern-only | future | huge-discover | slow-modern-only")
+var era = flag.String("era", "modern", "legacy | legacy-silent | modern | modern-only | future | huge-discover | slow-modern-only | slow-dual")
 
 // slowOnce makes slow-modern-only answer its first server/discover too late
 // for the probe, as a server still starting up would.
@@ -69,7 +69,7 @@ func main() {
 }
 
 func modern() bool {
-	return *era == "modern" || *era == "modern-only" || *era == "future" || *era == "slow-modern-only"
+	return *era == "modern" || *era == "modern-only" || *era == "future" || *era == "slow-modern-only" || *era == "slow-dual"
 }
 
 func handle(m msg) {
@@ -84,6 +84,14 @@ func handle(m msg) {
 	case m.Method == "server/discover" && *era == "huge-discover":
 		send(map[string]any{"id": m.ID, "result": map[string]any{"supportedVersions": []string{"2026-07-28"},
 			"instructions": strings.Repeat("i", 300<<10)}})
+	case m.Method == "server/discover" && *era == "slow-dual" && opened == "":
+		// Like go-sdk behind a slow launcher: the first answer comes late,
+		// and after it initialize is refused as a duplicate.
+		time.Sleep(600 * time.Millisecond)
+		opened = "modern"
+		send(map[string]any{"id": m.ID, "result": map[string]any{"supportedVersions": []string{"2026-07-28", "2025-03-26"}}})
+	case m.Method == "server/discover" && *era == "slow-dual":
+		send(map[string]any{"id": m.ID, "result": map[string]any{"supportedVersions": []string{"2026-07-28", "2025-03-26"}}})
 	case m.Method == "server/discover" && *era == "slow-modern-only" && opened == "":
 		first := false
 		slowOnce.Do(func() { first = true })
