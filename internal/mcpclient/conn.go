@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -53,9 +54,12 @@ type conn struct {
 	serve func(method string, params json.RawMessage) (any, bool)
 	// progress routes notifications/progress to the call that asked for it.
 	progress progressRoutes
-	out      chan outItem
-	quit     chan struct{} // closed by stop: the writer exits
-	dead     chan struct{} // closed by the reader when the connection ends
+	// quietCancel: a timed-out request is cancelled by closing its HTTP
+	// stream alone (2026-07-28 Streamable HTTP), without notifications/cancelled.
+	quietCancel atomic.Bool
+	out         chan outItem
+	quit        chan struct{} // closed by stop: the writer exits
+	dead        chan struct{} // closed by the reader when the connection ends
 
 	mu      sync.Mutex
 	pending map[int64]chan reply
@@ -242,7 +246,9 @@ func (c *conn) roundTrip(ctx context.Context, method string, params any) (*inbou
 			r := <-ch // the answer raced the deadline and won
 			return r.msg, r.err
 		}
-		c.notify("notifications/cancelled", map[string]any{"requestId": id, "reason": cancelReason(ctx)})
+		if !c.quietCancel.Load() {
+			c.notify("notifications/cancelled", map[string]any{"requestId": id, "reason": cancelReason(ctx)})
+		}
 		return nil, ctx.Err()
 	}
 }

@@ -21,7 +21,12 @@ type serverState struct {
 	caps    map[string]json.RawMessage
 }
 
-func (c *Client) setState(s *serverState) { c.state.Store(s) }
+func (c *Client) setState(s *serverState) {
+	c.state.Store(s)
+	// Modern Streamable HTTP cancels by closing the request's stream; the
+	// transport does that when the request's ctx ends.
+	c.conn.quietCancel.Store(c.http != nil && s.era == EraModern)
+}
 
 // Era returns the era the server was found to speak; "" before Discover.
 func (c *Client) Era() Era {

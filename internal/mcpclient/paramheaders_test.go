@@ -62,8 +62,10 @@ func TestSetParamHeaders(t *testing.T) {
 // modernHTTPServer is a 2026-07-28 Streamable HTTP server whose tools carry
 // x-mcp-header annotations; it records each tools/call's headers.
 type modernHTTPServer struct {
-	mu      sync.Mutex
-	headers []http.Header
+	mu       sync.Mutex
+	headers  []http.Header
+	notified []string
+	hangDone chan struct{} // closed when a "hang" call's request ended
 }
 
 func (s *modernHTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -73,6 +75,26 @@ func (s *modernHTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, _ := io.ReadAll(r.Body)
 	_ = json.Unmarshal(body, &m)
+	var p struct {
+		Name string `json:"name"`
+	}
+	var full struct {
+		Params json.RawMessage `json:"params"`
+	}
+	_ = json.Unmarshal(body, &full)
+	_ = json.Unmarshal(full.Params, &p)
+	if strings.HasPrefix(m.Method, "notifications/") {
+		s.mu.Lock()
+		s.notified = append(s.notified, m.Method)
+		s.mu.Unlock()
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if m.Method == "tools/call" && p.Name == "hang" {
+		<-r.Context().Done()
+		close(s.hangDone)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	switch m.Method {
 	case "server/discover":
@@ -122,6 +144,42 @@ func TestHTTPParamHeadersMirrored(t *testing.T) {
 	if h.Get("Mcp-Param-Region") != "us-west1" || h.Get("Mcp-Method") != "tools/call" || h.Get("Mcp-Name") != "sql" ||
 		h.Get("MCP-Protocol-Version") != "2026-07-28" || h.Get("Mcp-Session-Id") != "" {
 		t.Errorf("headers %v", h)
+	}
+}
+
+// A modern Streamable HTTP request is cancelled by closing its stream: no
+// notifications/cancelled is POSTed (the 2026-07-28 binding defines none).
+func TestHTTPModernCancelClosesTheStream(t *testing.T) {
+	fake := &modernHTTPServer{hangDone: make(chan struct{})}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	c, err := Connect(context.Background(), "web", ServerConfig{URL: srv.URL}, Options{HTTPClient: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.Discover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	short, stop := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer stop()
+	if _, err := c.CallTool(short, "hang", `{}`); err == nil {
+		t.Fatal("hang returned")
+	}
+	select {
+	case <-fake.hangDone: // the server saw its request end
+	case <-time.After(5 * time.Second):
+		t.Fatal("the hanging request's stream was not closed")
+	}
+	if _, err := c.CallTool(ctx, "sql", `{}`); err != nil { // a later request flushes the writer queue
+		t.Fatal(err)
+	}
+	fake.mu.Lock()
+	defer fake.mu.Unlock()
+	if len(fake.notified) != 0 {
+		t.Errorf("notifications POSTed: %v", fake.notified)
 	}
 }
 
