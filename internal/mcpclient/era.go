@@ -30,31 +30,37 @@ var modernVersions = []string{ModernProtocolVersion}
 // answer marks the server as modern (it must not be probed into the legacy
 // handshake).
 const (
-	CodeHeaderMismatch              = -32020
-	CodeMissingClientCapability     = -32021
-	CodeUnsupportedProtocolVersion  = -32022
-	maxSupportedVersionsQuoted      = 16
-	maxVersionLen                   = 64
-	defaultDiscoverBytes            = 256 << 10
-	metaProtocolVersion             = "io.modelcontextprotocol/protocolVersion"
-	metaClientCapabilities          = "io.modelcontextprotocol/clientCapabilities"
-	metaClientInfo                  = "io.modelcontextprotocol/clientInfo"
-	metaProgressToken               = "progressToken"
-	resultTypeComplete              = "complete"
-	resultTypeInputRequired         = "input_required"
-	methodDiscover                  = "server/discover"
-	methodInitialize                = "initialize"
-	methodInitializedNotification   = "notifications/initialized"
-	methodProgressNotification      = "notifications/progress"
-	methodCancelledNotification     = "notifications/cancelled"
-	methodResourcesRead             = "resources/read"
-	methodToolsCall                 = "tools/call"
-	methodToolsList                 = "tools/list"
-	methodElicitationCreate         = "elicitation/create"
-	capabilityElicitation           = "elicitation"
-	capabilityResources             = "resources"
-	capabilityTools                 = "tools"
-	errUnknownResultTypeMessageSize = 64
+	CodeHeaderMismatch             = -32020
+	CodeMissingClientCapability    = -32021
+	CodeUnsupportedProtocolVersion = -32022
+)
+
+// Bounds of what the eras add.
+const (
+	maxSupportedVersionsQuoted      = 16        // versions quoted in one error
+	maxVersionLen                   = 64        // runes of one quoted version
+	defaultDiscoverBytes            = 256 << 10 // a DiscoverResult, whatever max_response_bytes says
+	errUnknownResultTypeMessageSize = 64        // runes of an unknown resultType quoted
+)
+
+// Wire names.
+const (
+	metaProtocolVersion           = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities        = "io.modelcontextprotocol/clientCapabilities"
+	metaClientInfo                = "io.modelcontextprotocol/clientInfo"
+	metaProgressToken             = "progressToken"
+	resultTypeComplete            = "complete"
+	resultTypeInputRequired       = "input_required"
+	methodDiscover                = "server/discover"
+	methodInitialize              = "initialize"
+	methodInitializedNotification = "notifications/initialized"
+	methodProgressNotification    = "notifications/progress"
+	methodResourcesRead           = "resources/read"
+	methodToolsCall               = "tools/call"
+	methodToolsList               = "tools/list"
+	methodElicitationCreate       = "elicitation/create"
+	capabilityElicitation         = "elicitation"
+	capabilityResources           = "resources"
 )
 
 // isModernCode reports whether code is one only a modern server sends.
