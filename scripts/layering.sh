@@ -34,7 +34,9 @@ declare -A allowed=(
   [proc]="sandbox"
   [mcpclient]="artifact errclass untrusted redact proc sandbox"
   [approval]="mcpclient errclass untrusted atomicfile"
-  [subagent]="artifact budget errclass events llm risk untrusted proc"
+  [subagent]="subagent/wire artifact budget events risk untrusted proc"
+  [subagent/wire]="artifact errclass llm untrusted"
+  [subagent/childside]="subagent/wire artifact budget events untrusted"
 )
 # entry is the allowed[] key of an internal package: its own, else its top
 # directory's.
