@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Enforces docs/ARCHITECTURE.md: which internal package may import which.
 # Leaf packages import no other internal package; only cmd/odek wires all.
+# A nested package (subagent/wire) has its own entry; one without an entry
+# is checked as part of its top directory's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mod=github.com/odek-run/odek/internal
@@ -32,25 +34,32 @@ declare -A allowed=(
   [proc]="sandbox"
   [mcpclient]="artifact errclass untrusted redact proc sandbox risk"
   [approval]="mcpclient errclass untrusted atomicfile"
-  [subagent]="artifact budget errclass events llm risk untrusted proc"
+  [subagent]="subagent/wire artifact budget events risk untrusted proc"
+  [subagent/wire]="artifact errclass llm untrusted"
+  [subagent/childside]="subagent/wire artifact budget events untrusted"
 )
+# entry is the allowed[] key of an internal package: its own, else its top
+# directory's.
+entry() {
+  if [ -n "${allowed[$1]+x}" ]; then echo "$1"; else echo "${1%%/*}"; fi
+}
+listing=$(go list -f '{{.ImportPath}} {{join .Imports " "}}' ./internal/... | sed "s#^$mod/##")
 fail=0
-for pkg in "${!allowed[@]}"; do
-  [ -d "internal/$pkg" ] || continue
-  deps=$(go list -f '{{join .Imports "\n"}}' "./internal/$pkg/..." 2>/dev/null | grep "^$mod/" | sed "s#^$mod/##" | cut -d/ -f1 | sort -u || true)
-  for d in $deps; do
-    [ "$d" = "$pkg" ] && continue
-    if ! grep -qw -- "$d" <<<"${allowed[$pkg]}"; then
+while read -r pkg imports; do
+  key=$(entry "$pkg")
+  if [ -z "${allowed[$key]+x}" ]; then
+    echo "layering: internal/$pkg has no entry in scripts/layering.sh"
+    fail=1
+    continue
+  fi
+  for imp in $imports; do
+    case "$imp" in "$mod"/*) ;; *) continue ;; esac
+    d=$(entry "${imp#"$mod"/}")
+    [ "$d" = "$key" ] && continue
+    if [[ " ${allowed[$key]} " != *" $d "* ]]; then
       echo "layering: internal/$pkg must not import internal/$d (see docs/ARCHITECTURE.md)"
       fail=1
     fi
   done
-done
-for dir in internal/*/; do
-  pkg=$(basename "$dir")
-  if [ -z "${allowed[$pkg]+x}" ]; then
-    echo "layering: internal/$pkg has no entry in scripts/layering.sh"
-    fail=1
-  fi
-done
+done <<<"$listing"
 exit $fail

@@ -15,7 +15,7 @@ import (
 	"github.com/odek-run/odek/internal/mcpclient"
 	"github.com/odek-run/odek/internal/redact"
 	"github.com/odek-run/odek/internal/risk"
-	"github.com/odek-run/odek/internal/subagent"
+	"github.com/odek-run/odek/internal/subagent/wire"
 	"github.com/spf13/cobra"
 )
 
@@ -179,7 +179,7 @@ func (c *cassetteState) childArgs(goal string) []string {
 		return nil
 	}
 	c.mu.Lock()
-	h := subagent.GoalHash(goal)[:12]
+	h := wire.GoalHash(goal)[:12]
 	c.childN[h]++
 	name := fmt.Sprintf("sub-%s-%d", h, c.childN[h])
 	c.mu.Unlock()

@@ -8,6 +8,8 @@ import (
 	"github.com/odek-run/odek/internal/artifact"
 	"github.com/odek-run/odek/internal/redact"
 	"github.com/odek-run/odek/internal/subagent"
+	"github.com/odek-run/odek/internal/subagent/childside"
+	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
 // The process-wide sub-agent semaphore (docs/SUBAGENTS.md): one per process,
@@ -25,7 +27,7 @@ var (
 // from its timeout, mcpInterruptGrace is each step of stopping the MCP
 // servers after an interrupt (0 = mcpclient's 250 ms).
 var (
-	softDeadline      = subagent.SoftDeadline
+	softDeadline      = childside.SoftDeadline
 	mcpInterruptGrace time.Duration
 )
 
@@ -76,7 +78,7 @@ func (s *runState) delegateTool(ios *IOStreams, store *artifact.Store) *subagent
 		LLM:          llmSettings(s.cfg),
 		// Children relay their events only when this run writes them somewhere.
 		ForwardEvents: s.sink != nil || s.relay,
-		OnLine:        func(task int, l *subagent.Line) { s.view.subagentLine(task, l) },
+		OnLine:        func(task int, l *wire.Line) { s.view.subagentLine(task, l) },
 		ChildArgs:     s.cas.childArgs,
 	})
 }

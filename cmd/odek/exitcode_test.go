@@ -17,7 +17,7 @@ import (
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/mcpclient"
-	"github.com/odek-run/odek/internal/subagent"
+	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
 // classed is an error of a given class, for the classes no package here
@@ -77,7 +77,7 @@ func TestExitCodeOfRealErrors(t *testing.T) {
 	}
 	_, storeErr := approval.OpenStore(badStore)
 	_, _, startErr := mcpclient.Start(quiet, mcpclient.StartOptions{}) // no Gate
-	_, taskErr := subagent.ParseTask([]byte("{"))
+	_, taskErr := wire.ParseTask([]byte("{"))
 	cfg := &config.Config{BaseURL: "https://api.example.com/v1"}
 	keyErr := cfg.RequireAPIKey()
 	tests := []struct {

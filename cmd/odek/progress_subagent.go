@@ -3,24 +3,24 @@ package main
 import (
 	"fmt"
 
-	"github.com/odek-run/odek/internal/subagent"
+	"github.com/odek-run/odek/internal/subagent/wire"
 	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // subagentLine shows what a sub-agent reports while it runs: its start, the
 // tools it calls and how it finished. The names come from the child, so they
 // are shown on one bounded line.
-func (v *progressView) subagentLine(task int, l *subagent.Line) {
+func (v *progressView) subagentLine(task int, l *wire.Line) {
 	if v == nil {
 		return
 	}
 	var s string
 	switch l.Type {
-	case subagent.LineStarted:
+	case wire.LineStarted:
 		s = fmt.Sprintf("started (pid %d, depth %d)", l.PID, l.Depth)
-	case subagent.LineToolCall:
+	case wire.LineToolCall:
 		s = "→ " + untrusted.OneLine(l.Name, 64)
-	case subagent.LineFinished:
+	case wire.LineFinished:
 		s = fmt.Sprintf("finished: %s · %d iteration(s) · %.1fs", untrusted.OneLine(l.Status, 32), l.Iterations, l.DurationS)
 	default:
 		return

@@ -12,7 +12,7 @@ import (
 	"github.com/odek-run/odek/internal/mcpclient"
 	procs "github.com/odek-run/odek/internal/proc"
 	"github.com/odek-run/odek/internal/sandbox"
-	"github.com/odek-run/odek/internal/subagent"
+	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
 // probeSandbox asks the kernel what it offers; a var so tests can pretend
@@ -212,17 +212,17 @@ func (s *runState) shellTmpEnv(env []string) []string {
 
 // taskSandbox is this run's sandbox as a task file carries it to a
 // sub-agent: the widest the child may use.
-func (s *runState) taskSandbox() *subagent.TaskSandbox {
+func (s *runState) taskSandbox() *wire.TaskSandbox {
 	p := s.sandbox.policy
 	if p == nil {
 		return nil
 	}
-	return &subagent.TaskSandbox{Mode: p.Mode, Network: p.Network, Workspace: p.Workspace,
+	return &wire.TaskSandbox{Mode: p.Mode, Network: p.Network, Workspace: p.Workspace,
 		Writable: p.Writable, Readable: p.Readable, Protected: p.Protected}
 }
 
 // sandboxLimitOf is a parent's sandbox from the task file (nil: none).
-func sandboxLimitOf(t *subagent.TaskSandbox) *sandbox.Policy {
+func sandboxLimitOf(t *wire.TaskSandbox) *sandbox.Policy {
 	if t == nil {
 		return nil
 	}

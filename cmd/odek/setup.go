@@ -21,7 +21,7 @@ import (
 	"github.com/odek-run/odek/internal/plan"
 	"github.com/odek-run/odek/internal/redact"
 	"github.com/odek-run/odek/internal/session"
-	"github.com/odek-run/odek/internal/subagent"
+	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
 // runState is everything one run wires together; close releases it.
@@ -75,7 +75,7 @@ type runState struct {
 	relay bool // this run's events are relayed to its parent
 	// parentPolicy is a sub-agent's parent's risk policy, a second gate of
 	// every call (nil for a top-level run).
-	parentPolicy *subagent.Policy
+	parentPolicy *wire.Policy
 	// parentSession files a sub-agent's own sub-agents' artifacts under its
 	// parent's session.
 	parentSession string
@@ -129,7 +129,7 @@ func printWarnings(ios *IOStreams, warnings []string) {
 // setUp builds the run. On error, whatever was started is released and the
 // partial state is returned for the setup report.
 func setUp(ctx context.Context, ios *IOStreams, o runOptions) (s *runState, err error) {
-	s = &runState{start: ios.Now(), runID: events.NewRunID(), errOut: ios.ErrOut, depth: subagent.ParseDepth(ios.env(subagent.EnvDepth))}
+	s = &runState{start: ios.Now(), runID: events.NewRunID(), errOut: ios.ErrOut, depth: wire.ParseDepth(ios.env(wire.EnvDepth))}
 	defer func() {
 		if err != nil {
 			s.close()

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/odek-run/odek/internal/config"
-	"github.com/odek-run/odek/internal/subagent"
+	"github.com/odek-run/odek/internal/subagent/wire"
 	"github.com/spf13/cobra"
 )
 
@@ -100,11 +100,11 @@ func flagError(err error) error {
 // {"status":"error","error":…} on stdout, so a parent always gets JSON, and
 // returns it as a setup error (exit 3).
 func childSetupError(ios *IOStreams, err error) error {
-	writeChildResult(ios, &subagent.Result{Status: subagent.StatusError, Error: err.Error(), Usage: &subagent.Usage{}})
+	writeChildResult(ios, &wire.Result{Status: wire.StatusError, Error: err.Error(), Usage: &wire.Usage{}})
 	return asSetup(err)
 }
 
-func writeChildResult(ios *IOStreams, r *subagent.Result) {
+func writeChildResult(ios *IOStreams, r *wire.Result) {
 	b, _ := json.Marshal(r)
 	fmt.Fprintf(ios.Out, "%s\n", b)
 }
@@ -133,7 +133,7 @@ func runSubagent(ctx context.Context, ios *IOStreams, o subagentOptions) error {
 	}
 	res, runErr := c.run()
 	c.close() // drains the relayed events before the result line
-	c.out.Send(subagent.Line{Type: subagent.LineFinished, Status: res.Status, Iterations: res.Iterations,
+	c.out.Send(wire.Line{Type: wire.LineFinished, Status: res.Status, Iterations: res.Iterations,
 		DurationS: res.DurationSeconds, TokensUsed: res.TokensUsed, CostUSD: res.CostUSD, Artifacts: len(res.Artifacts)})
 	c.out.Result(res)
 	return runErr

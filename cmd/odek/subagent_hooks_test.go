@@ -11,7 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/odek-run/odek/internal/subagent"
+	"github.com/odek-run/odek/internal/subagent/childside"
+	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
 // testOdek is the test binary's "odek": odek itself, with test seams.
@@ -48,7 +49,7 @@ func testHooks() {
 	}
 	if ms, err := strconv.ParseInt(os.Getenv("ODEK_TEST_SOFT_DEADLINE_MS"), 10, 64); err == nil {
 		softDeadline = func(secs int) (int64, int64) {
-			_, hard := subagent.SoftDeadline(secs)
+			_, hard := childside.SoftDeadline(secs)
 			return min(ms, hard), hard
 		}
 	}
@@ -88,11 +89,11 @@ func childHook(taskFile string) {
 	if err != nil {
 		return
 	}
-	task, err := subagent.ParseTask(data)
+	task, err := wire.ParseTask(data)
 	if err != nil {
 		return
 	}
-	stage := filepath.Join(subagent.StageDir, task.TaskID)
+	stage := filepath.Join(childside.StageDir, task.TaskID)
 	switch {
 	case strings.Contains(task.Goal, "[crash]"):
 		panic("sub-agent test crash")
@@ -131,8 +132,8 @@ func tamperAfterResult() int {
 		sc.Buffer(make([]byte, 1<<20), 16<<20)
 		for sc.Scan() {
 			line := sc.Bytes()
-			var l subagent.Line
-			if json.Unmarshal(line, &l) == nil && l.Type == subagent.LineResult && l.Result != nil && len(l.Result.Artifacts) > 0 {
+			var l wire.Line
+			if json.Unmarshal(line, &l) == nil && l.Type == wire.LineResult && l.Result != nil && len(l.Result.Artifacts) > 0 {
 				if u, err := url.Parse(l.Result.Artifacts[0].URI); err == nil {
 					if f, err := os.OpenFile(u.Path, os.O_WRONLY|os.O_APPEND, 0); err == nil {
 						_, _ = f.WriteString("tampered\n")

@@ -11,7 +11,8 @@ import (
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/policy"
-	"github.com/odek-run/odek/internal/subagent"
+	"github.com/odek-run/odek/internal/subagent/childside"
+	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
 // The narrowing of a child by its parent's run (issue 18): the task file
@@ -35,8 +36,8 @@ func (s *runState) offeredToolNames() []string {
 
 // parentPolicy is this run's effective risk policy, as a child must honour
 // it.
-func parentPolicy(d config.Dangerous) *subagent.Policy {
-	return &subagent.Policy{
+func parentPolicy(d config.Dangerous) *wire.Policy {
+	return &wire.Policy{
 		Classes: d.Classes, Allowlist: slices.Clone(d.Allowlist), Denylist: slices.Clone(d.Denylist),
 	}
 }
@@ -68,7 +69,7 @@ func llmSettings(cfg *config.Config) map[string]string {
 
 // applyLLMSettings records the task file's llm settings as flags would be.
 func applyLLMSettings(o *config.Overrides, m map[string]string) error {
-	for _, key := range subagent.LLMSettingKeys {
+	for _, key := range wire.LLMSettingKeys {
 		v, ok := m[key]
 		if !ok {
 			continue
@@ -86,12 +87,12 @@ func applyLLMSettings(o *config.Overrides, m map[string]string) error {
 // parent's denylist added. The parent's gate (below) makes its denials
 // final even against the child's allowlist.
 func (c *child) narrowToParent() {
-	c.cfg.ToolsEnabled = subagent.IntersectTools(c.cfg.ToolsEnabled, c.task.ParentTools)
+	c.cfg.ToolsEnabled = childside.IntersectTools(c.cfg.ToolsEnabled, c.task.ParentTools)
 	p := c.task.ParentPolicy
 	if p == nil {
 		return
 	}
-	c.cfg.Dangerous.Classes = subagent.StricterClasses(c.cfg.Dangerous.Classes, p)
+	c.cfg.Dangerous.Classes = childside.StricterClasses(c.cfg.Dangerous.Classes, p)
 	for _, d := range p.Denylist {
 		if !slices.Contains(c.cfg.Dangerous.Denylist, d) {
 			c.cfg.Dangerous.Denylist = append(c.cfg.Dangerous.Denylist, d)
@@ -103,7 +104,7 @@ func (c *child) narrowToParent() {
 // denies (a class, the denylist) is denied whatever the child's own
 // allowlist says; what it would ask about is left to the child's policy.
 // Nil without a parent policy.
-func (s *runState) parentGate(p *subagent.Policy) (loop.Gate, error) {
+func (s *runState) parentGate(p *wire.Policy) (loop.Gate, error) {
 	if p == nil {
 		return nil, nil
 	}

@@ -10,22 +10,22 @@ import (
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/risk"
-	"github.com/odek-run/odek/internal/subagent"
+	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
 // Every key a task file's llm object may carry is a setting the child can
 // take as a flag, and a parent's resolved settings apply without error.
 func TestLLMSettingsRoundTrip(t *testing.T) {
-	for _, key := range subagent.LLMSettingKeys {
+	for _, key := range wire.LLMSettingKeys {
 		if s, ok := config.Lookup(key); !ok || !s.Supported {
 			t.Errorf("llm key %q is not a supported setting", key)
 		}
 	}
 	// A new llm.* setting must reach sub-agents too (issue 26): add it to
-	// subagent.LLMSettingKeys and llmSettings.
+	// wire.LLMSettingKeys and llmSettings.
 	for _, st := range config.Settings() {
-		if strings.HasPrefix(st.Key, "llm.") && st.Supported && !slices.Contains(subagent.LLMSettingKeys, st.Key) {
-			t.Errorf("setting %q does not reach sub-agents: add it to subagent.LLMSettingKeys and llmSettings", st.Key)
+		if strings.HasPrefix(st.Key, "llm.") && st.Supported && !slices.Contains(wire.LLMSettingKeys, st.Key) {
+			t.Errorf("setting %q does not reach sub-agents: add it to wire.LLMSettingKeys and llmSettings", st.Key)
 		}
 	}
 	cfg := &config.Config{Model: "m", Stream: false, Thinking: "low", ReasoningEffort: "high", ContextWindow: 8192,
@@ -52,7 +52,7 @@ func TestLLMSettingsRoundTrip(t *testing.T) {
 // child.
 func TestParentGate(t *testing.T) {
 	s := &runState{warn: func(string) {}}
-	g, err := s.parentGate(&subagent.Policy{Classes: map[string]string{"local_write": "deny", "code_execution": "prompt"}})
+	g, err := s.parentGate(&wire.Policy{Classes: map[string]string{"local_write": "deny", "code_execution": "prompt"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,8 @@ import (
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/prompt"
 	"github.com/odek-run/odek/internal/redact"
-	"github.com/odek-run/odek/internal/subagent"
+	"github.com/odek-run/odek/internal/subagent/childside"
+	"github.com/odek-run/odek/internal/subagent/wire"
 	"github.com/odek-run/odek/internal/untrusted"
 )
 
@@ -31,15 +32,15 @@ var (
 
 // run drives the child's loop under its deadlines and returns the result and
 // the error that carries the exit code (docs/SUBAGENTS.md).
-func (c *child) run() (*subagent.Result, error) {
-	c.out.Send(subagent.Line{Type: subagent.LineStarted, PID: os.Getpid(), Depth: c.depth,
+func (c *child) run() (*wire.Result, error) {
+	c.out.Send(wire.Line{Type: wire.LineStarted, PID: os.Getpid(), Depth: c.depth,
 		TimeoutS: int(c.timeout.Seconds()), MaxIter: c.maxIter})
 	hctx, hcancel := context.WithDeadlineCause(c.ctx, c.start.Add(c.timeout), errHardDeadline)
 	defer hcancel()
 	sctx, scancel := context.WithDeadlineCause(hctx, c.start.Add(c.soft), errSoftDeadline)
 	defer scancel()
 	opts := c.childLoopOptions()
-	res, err := loop.Run(sctx, opts, subagent.UserMessage(c.task, c.trust == subagent.Trusted, untrusted.NewNonce()))
+	res, err := loop.Run(sctx, opts, childside.UserMessage(c.task, c.trust == wire.Trusted, untrusted.NewNonce()))
 	if errors.Is(err, errSoftDeadline) {
 		_, err = loop.PartialSummary(hctx, opts, res, loop.TimeBudgetMarker)
 		if err != nil && hctx.Err() != nil {
@@ -55,7 +56,7 @@ func (c *child) run() (*subagent.Result, error) {
 // prompt with the numbers it runs under, its iteration cap, and progress
 // that also goes out as stream lines.
 func (c *child) childLoopOptions() loop.Options {
-	cons := subagent.Constraints{
+	cons := childside.Constraints{
 		TimeoutSeconds: int(c.timeout.Seconds()), SoftSeconds: int(c.soft.Seconds()), MaxIterations: c.maxIter,
 		Depth: c.depth, MaxDepth: c.sc.Settings.MaxDepth,
 	}
@@ -63,8 +64,8 @@ func (c *child) childLoopOptions() loop.Options {
 		cons.MaxRuntime, cons.MaxToolCalls, cons.MaxInputTokens, cons.MaxOutputTok, cons.MaxCostUSD =
 			l.MaxRuntimeSeconds, l.MaxToolCalls, l.MaxInputTokens, l.MaxOutputTokens, l.MaxCostUSD
 	}
-	role := prompt.SubAgent(subagent.SystemPrompt, c.promptOptions(0, budget.Limits{}))
-	system := c.schema.system(role + subagent.ConstraintsBlock(cons))
+	role := prompt.SubAgent(childside.SystemPrompt, c.promptOptions(0, budget.Limits{}))
+	system := c.schema.system(role + childside.ConstraintsBlock(cons))
 	opts := loop.Options{
 		Model: c.model, ModelName: c.cfg.Model, Tools: c.tools, System: system,
 		StartedData:   startedData(c.servers),
@@ -82,18 +83,18 @@ func (c *child) progress(p loop.Progress) {
 	c.view.update(p)
 	switch p.Kind {
 	case loop.ProgressToolStart:
-		c.out.Send(subagent.Line{Type: subagent.LineToolCall, Name: p.Tool})
+		c.out.Send(wire.Line{Type: wire.LineToolCall, Name: p.Tool})
 	case loop.ProgressToolDone:
-		c.out.Send(subagent.Line{Type: subagent.LineToolResult, Name: p.Tool, Data: map[string]any{
+		c.out.Send(wire.Line{Type: wire.LineToolResult, Name: p.Tool, Data: map[string]any{
 			"failed": p.Failed, "denied": p.Denied, "duration_ms": p.Duration.Milliseconds()}})
 	case loop.ProgressIterationDone:
-		c.out.Send(subagent.Line{Type: subagent.LineProgress, Step: p.Iteration})
+		c.out.Send(wire.Line{Type: wire.LineProgress, Step: p.Iteration})
 	}
 }
 
 // result builds the result object from how the run ended.
-func (c *child) result(res *loop.Result, err error) *subagent.Result {
-	r := &subagent.Result{Status: subagent.StatusSuccess, ParentSession: c.parentSession}
+func (c *child) result(res *loop.Result, err error) *wire.Result {
+	r := &wire.Result{Status: wire.StatusSuccess, ParentSession: c.parentSession}
 	answer := ""
 	if res != nil {
 		answer = res.Answer
@@ -101,25 +102,25 @@ func (c *child) result(res *loop.Result, err error) *subagent.Result {
 	var be *budget.Error
 	switch {
 	case err == nil && res.Stop == loop.StopEarly: // the soft deadline's summary
-		r.Status, r.PartialReason = subagent.StatusPartial, subagent.ReasonTime
+		r.Status, r.PartialReason = wire.StatusPartial, wire.ReasonTime
 	case err == nil && res.Stop == loop.StopMaxTokens:
-		r.Status = subagent.StatusPartial // the answer was cut at the provider's limit
+		r.Status = wire.StatusPartial // the answer was cut at the provider's limit
 	case err == nil && res.Stop == loop.StopMaxIterations:
-		r.Status, r.PartialReason = subagent.StatusPartial, subagent.ReasonIteration
+		r.Status, r.PartialReason = wire.StatusPartial, wire.ReasonIteration
 	case errors.As(err, &be):
-		r.Status, r.PartialReason, r.Error = subagent.StatusBudgetExhausted, subagent.ReasonExecution, be.Error()
+		r.Status, r.PartialReason, r.Error = wire.StatusBudgetExhausted, wire.ReasonExecution, be.Error()
 	case errors.Is(err, errHardDeadline):
-		r.Status, r.Error, answer = subagent.StatusError, fmt.Sprintf("timeout after %s", c.timeout), ""
+		r.Status, r.Error, answer = wire.StatusError, fmt.Sprintf("timeout after %s", c.timeout), ""
 	case c.ctxSig.Err() != nil:
-		r.Status, r.Error, answer = subagent.StatusError, "interrupted", ""
+		r.Status, r.Error, answer = wire.StatusError, "interrupted", ""
 	case err != nil:
-		r.Status, r.Error, answer = subagent.StatusError, redact.String(err.Error()), ""
+		r.Status, r.Error, answer = wire.StatusError, redact.String(err.Error()), ""
 	}
 	var hist []llm.Message
 	if res != nil {
 		hist = res.History
 	}
-	subagent.FromHistory(r, hist, answer)
+	wire.FromHistory(r, hist, answer)
 	if res != nil {
 		// iterations means what it means for run and --max-iter: model
 		// turns, the final answer's included (not only turns with calls).
@@ -136,10 +137,10 @@ func (c *child) result(res *loop.Result, err error) *subagent.Result {
 
 // account fills what the child spent, its sub-agents included, as its
 // tracker counted it (provider-reported tokens, DECISION 8).
-func (c *child) account(r *subagent.Result) {
+func (c *child) account(r *wire.Result) {
 	s := c.tracker.Snapshot()
 	r.TokensUsed = s.InputTokens + s.OutputTokens
-	r.Usage = &subagent.Usage{InputTokens: s.InputTokens, OutputTokens: s.OutputTokens, ToolCalls: s.ToolCalls}
+	r.Usage = &wire.Usage{InputTokens: s.InputTokens, OutputTokens: s.OutputTokens, ToolCalls: s.ToolCalls}
 	if s.Priced || s.Child.CostMicroUSD > 0 {
 		cost := s.CostUSD()
 		r.CostUSD = &cost
@@ -149,11 +150,11 @@ func (c *child) account(r *subagent.Result) {
 
 // collectArtifacts moves what the child staged into the task's artifact
 // root; problems are noted at the end of the summary.
-func (c *child) collectArtifacts(r *subagent.Result) {
+func (c *child) collectArtifacts(r *wire.Result) {
 	if c.task.TaskID == "" {
 		return
 	}
-	got := subagent.CollectArtifacts(c.wd, c.task.TaskID, c.task.ArtifactRoot)
+	got := childside.CollectArtifacts(c.wd, c.task.TaskID, c.task.ArtifactRoot)
 	r.Artifacts = got.Refs
 	if len(got.Problems) > 0 {
 		r.Summary = strings.TrimSpace(r.Summary + "\n" + strings.Join(got.Problems, "\n"))
@@ -163,7 +164,7 @@ func (c *child) collectArtifacts(r *subagent.Result) {
 // exitError maps the result to the exit code: 0 success or an iteration
 // partial, 2 a timeout or time-budget partial, 4 budget, 130 interrupt,
 // else 1.
-func (c *child) exitError(r *subagent.Result, err error) error {
+func (c *child) exitError(r *wire.Result, err error) error {
 	if c.ctxSig.Err() != nil && !budget.IsBudget(err) {
 		return err // exitCode: 130
 	}

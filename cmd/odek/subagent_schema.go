@@ -8,7 +8,7 @@ import (
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/outschema"
 	"github.com/odek-run/odek/internal/redact"
-	"github.com/odek-run/odek/internal/subagent"
+	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
 // childSchema compiles a sub-agent's output schema: --output-schema (a file,
@@ -17,7 +17,7 @@ import (
 // the answer of the run the operator started, so it never applies to a
 // sub-agent: every child of such a run would have to answer its parent in
 // the parent's schema. A schema that does not compile is a setup error.
-func childSchema(file string, t *subagent.Task, cfg *config.Config) (*outputSchema, error) {
+func childSchema(file string, t *wire.Task, cfg *config.Config) (*outputSchema, error) {
 	var s *outschema.Schema
 	var err error
 	switch {
@@ -46,7 +46,7 @@ func taskSchemaError(err error) error {
 	if se.Pointer != "" {
 		reason = "at " + strconv.Quote(se.Pointer) + ": " + se.Msg
 	}
-	return &subagent.TaskError{Field: "output_schema", Reason: reason}
+	return &wire.TaskError{Field: "output_schema", Reason: reason}
 }
 
 // redactedJSON masks secrets in a result's JSON value as the summary's are

@@ -14,6 +14,8 @@ import (
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/redact"
 	"github.com/odek-run/odek/internal/subagent"
+	"github.com/odek-run/odek/internal/subagent/childside"
+	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
 // child is one `odek subagent` run: a run whose task, trust, limits and
@@ -21,8 +23,8 @@ import (
 type child struct {
 	*runState
 	o       subagentOptions
-	task    *subagent.Task
-	out     *subagent.LineWriter
+	task    *wire.Task
+	out     *childside.LineWriter
 	wd      string
 	timeout time.Duration
 	soft    time.Duration
@@ -44,8 +46,8 @@ func setUpChild(ctx context.Context, ios *IOStreams, o subagentOptions) (c *chil
 	if c.task, err = loadTask(o); err != nil {
 		return c, asSetup(err)
 	}
-	c.out = subagent.NewLineWriter(ios.Out, c.task.TaskID, o.stream && c.task.EffectiveProtocol() == subagent.Protocol)
-	c.depth = subagent.ParseDepth(ios.env(subagent.EnvDepth))
+	c.out = childside.NewLineWriter(ios.Out, c.task.TaskID, o.stream && c.task.EffectiveProtocol() == wire.Protocol)
+	c.depth = wire.ParseDepth(ios.env(wire.EnvDepth))
 	cios, err := withHandedKey(ios)
 	if err != nil {
 		return c, asSetup(err)
@@ -83,9 +85,9 @@ func setUpChild(ctx context.Context, ios *IOStreams, o subagentOptions) (c *chil
 }
 
 // loadTask reads --task strictly, or builds the task of --goal.
-func loadTask(o subagentOptions) (*subagent.Task, error) {
+func loadTask(o subagentOptions) (*wire.Task, error) {
 	if o.taskFile == "" {
-		t := &subagent.Task{Protocol: subagent.Protocol, Goal: o.goal, Context: o.context, ParentSession: o.parentSession}
+		t := &wire.Task{Protocol: wire.Protocol, Goal: o.goal, Context: o.context, ParentSession: o.parentSession}
 		return t, t.Validate()
 	}
 	f, err := os.Open(o.taskFile)
@@ -93,22 +95,22 @@ func loadTask(o subagentOptions) (*subagent.Task, error) {
 		return nil, fmt.Errorf("task file: %w", err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, subagent.MaxTaskFileBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, wire.MaxTaskFileBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("task file: %w", err)
 	}
-	return subagent.ParseTask(data)
+	return wire.ParseTask(data)
 }
 
 // withHandedKey reads the API key a parent handed over on fd 3 and makes it
 // the ODEK_API_KEY of this process's config, without putting it into any
 // environment: what this child starts gets its own descriptor, or nothing.
 func withHandedKey(ios *IOStreams) (*IOStreams, error) {
-	v, ok := ios.LookupEnv(subagent.EnvAPIKeyFD)
+	v, ok := ios.LookupEnv(wire.EnvAPIKeyFD)
 	if !ok {
 		return ios, nil
 	}
-	key, err := subagent.ReadKeyFD(v, func(fd uintptr) *os.File { return os.NewFile(fd, "odek-api-key") })
+	key, err := wire.ReadKeyFD(v, func(fd uintptr) *os.File { return os.NewFile(fd, "odek-api-key") })
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +120,7 @@ func withHandedKey(ios *IOStreams) (*IOStreams, error) {
 		switch name {
 		case "ODEK_API_KEY":
 			return key, true
-		case subagent.EnvAPIKeyFD:
+		case wire.EnvAPIKeyFD:
 			return "", false
 		}
 		return ios.LookupEnv(name)
@@ -131,7 +133,7 @@ func withHandedKey(ios *IOStreams) (*IOStreams, error) {
 // task file names them like flags would. The command line's own -c (and
 // --timeout, --max-iter) come first; a -c model or base_url given there
 // wins over the task file's.
-func childOverrides(t *subagent.Task, flags config.Overrides) (config.Overrides, error) {
+func childOverrides(t *wire.Task, flags config.Overrides) (config.Overrides, error) {
 	o := flags
 	if t.Model != "" && !flags.Has("model") {
 		if err := o.Set("model", t.Model, "task file model"); err != nil {
@@ -175,12 +177,12 @@ func (c *child) applyPolicy() error {
 	}
 	c.trust = c.task.Trust()
 	c.sandboxLimit = sandboxLimitOf(c.task.Sandbox) // its commands' sandbox is never wider than the parent's
-	c.noMCP = c.trust != subagent.Trusted
-	c.cfg.Dangerous = childDangerous(c.cfg.Dangerous, c.trust == subagent.Trusted, c.task.MaxRisk, prof)
+	c.noMCP = c.trust != wire.Trusted
+	c.cfg.Dangerous = childDangerous(c.cfg.Dangerous, c.trust == wire.Trusted, c.task.MaxRisk, prof)
 	c.narrowToParent()
 	c.parentPolicy = c.task.ParentPolicy
 	c.cfg.System = "" // --system and ODEK_SYSTEM never apply to a sub-agent
-	limits, err := subagent.ChildLimits(c.cfg.Limits, c.task.Budget)
+	limits, err := childside.Limits(c.cfg.Limits, c.task.Budget)
 	if err != nil {
 		return err
 	}
@@ -221,9 +223,9 @@ func (c *child) openChildEvents(ios *IOStreams) {
 func (c *child) failSetup(ios *IOStreams, err error) error {
 	// Nothing was spent before the first model call: the zero usage tells
 	// the parent so (a result without usage is charged its reservation).
-	r := &subagent.Result{Status: subagent.StatusError, Error: redact.String(err.Error()), Usage: &subagent.Usage{}}
+	r := &wire.Result{Status: wire.StatusError, Error: redact.String(err.Error()), Usage: &wire.Usage{}}
 	if budget.IsBudget(err) {
-		r.Status, r.PartialReason = subagent.StatusBudgetExhausted, subagent.ReasonExecution
+		r.Status, r.PartialReason = wire.StatusBudgetExhausted, wire.ReasonExecution
 	}
 	if c != nil && c.out != nil {
 		c.out.Result(r)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
 // TaskSpec is one task of a delegate_tasks call, as the model wrote it.
@@ -18,43 +20,43 @@ type TaskSpec struct {
 	Profile    string `json:"profile,omitempty"`
 }
 
-// Args are the arguments of delegate_tasks.
-type Args struct {
+// args are the arguments of delegate_tasks.
+type args struct {
 	Tasks       []TaskSpec `json:"tasks"`
 	Description string     `json:"description,omitempty"`
 }
 
-// ErrorText renders a result-text error of docs/SUBAGENTS.md: {"error":"<msg>"}.
-func ErrorText(msg string) string {
+// errorText renders a result-text error of docs/SUBAGENTS.md: {"error":"<msg>"}.
+func errorText(msg string) string {
 	b, _ := json.Marshal(map[string]string{"error": msg})
 	return string(b)
 }
 
-// DepthLimitText is the exact refusal at the delegation depth limit.
-func DepthLimitText(depth, maxDepth int) string {
-	return ErrorText(fmt.Sprintf("delegation depth limit reached (depth %d, max %d); do this work yourself instead of delegating", depth, maxDepth))
+// depthLimitText is the exact refusal at the delegation depth limit.
+func depthLimitText(depth, maxDepth int) string {
+	return errorText(fmt.Sprintf("delegation depth limit reached (depth %d, max %d); do this work yourself instead of delegating", depth, maxDepth))
 }
 
-// ParseArgs decodes delegate_tasks arguments. Its error is the result text
+// parseArgs decodes delegate_tasks arguments. Its error is the result text
 // the model sees: {"error":"parse failed: …"}, {"error":"no tasks provided"}
 // or {"error":"max 8 tasks per call"}. Unknown fields are ignored (models
 // add them), but every known field is checked.
-func ParseArgs(raw json.RawMessage) (*Args, string) {
-	var a Args
+func parseArgs(raw json.RawMessage) (*args, string) {
+	var a args
 	if len(bytes.TrimSpace(raw)) > 0 {
 		if err := json.Unmarshal(raw, &a); err != nil {
-			return nil, ErrorText("parse failed: " + cleanJSONError(err).Error())
+			return nil, errorText("parse failed: " + wire.CleanJSONError(err).Error())
 		}
 	}
 	switch {
 	case len(a.Tasks) == 0:
-		return nil, ErrorText("no tasks provided")
-	case len(a.Tasks) > MaxTasks:
-		return nil, ErrorText(fmt.Sprintf("max %d tasks per call", MaxTasks))
+		return nil, errorText("no tasks provided")
+	case len(a.Tasks) > maxTasks:
+		return nil, errorText(fmt.Sprintf("max %d tasks per call", maxTasks))
 	}
 	for i := range a.Tasks {
 		if err := a.Tasks[i].check(); err != nil {
-			return nil, ErrorText(fmt.Sprintf("parse failed: tasks[%d]: %v", i, err))
+			return nil, errorText(fmt.Sprintf("parse failed: tasks[%d]: %v", i, err))
 		}
 	}
 	return &a, ""
@@ -64,10 +66,10 @@ func (t *TaskSpec) check() error {
 	t.TrustLevel = strings.TrimSpace(t.TrustLevel)
 	t.MaxRisk = strings.TrimSpace(t.MaxRisk)
 	t.Profile = strings.TrimSpace(t.Profile)
-	tf := Task{Goal: t.Goal, Context: t.Context, Guidance: t.Guidance,
+	tf := wire.Task{Goal: t.Goal, Context: t.Context, Guidance: t.Guidance,
 		TrustLevel: t.TrustLevel, MaxRisk: t.MaxRisk, Profile: t.Profile}
 	if err := tf.Validate(); err != nil {
-		var te *TaskError
+		var te *wire.TaskError
 		if errors.As(err, &te) {
 			return fmt.Errorf("%s %s", te.Field, te.Reason)
 		}
@@ -76,8 +78,8 @@ func (t *TaskSpec) check() error {
 	return nil
 }
 
-// Schema is the JSON schema of delegate_tasks' arguments.
-func Schema() json.RawMessage {
+// schema is the JSON schema of delegate_tasks' arguments.
+func schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"tasks":{"type":"array","minItems":1,"maxItems":8,"description":"independent tasks, run in parallel by isolated sub-agents","items":{"type":"object","properties":{` +
 		`"goal":{"type":"string","description":"what the sub-agent must achieve, self-contained"},` +

@@ -14,11 +14,11 @@ import (
 	"github.com/odek-run/odek/internal/untrusted"
 )
 
-// Inlining limits of docs/SUBAGENTS.md: text artifacts up to MaxInlineBytes are
-// shown in full, largest first, until MaxInlineTotal bytes per call.
+// Inlining limits of docs/SUBAGENTS.md: text artifacts up to maxInlineBytes are
+// shown in full, largest first, until maxInlineTotal bytes per call.
 const (
-	MaxInlineBytes = 32 << 10
-	MaxInlineTotal = 128 << 10
+	maxInlineBytes = 32 << 10
+	maxInlineTotal = 128 << 10
 )
 
 // Registrar makes a validated artifact readable by id (artifact.Store).
@@ -26,8 +26,8 @@ type Registrar interface {
 	Register(v artifact.Verified, id string) error
 }
 
-// TaskArtifacts are the refs one child returned and the root they must lie in.
-type TaskArtifacts struct {
+// taskArtifacts are the refs one child returned and the root they must lie in.
+type taskArtifacts struct {
 	Index int    // 1-based task number
 	Root  string // the task's artifact directory, created by the parent
 	Refs  []artifact.Ref
@@ -41,13 +41,13 @@ type delivered struct {
 	content []byte // set when inlined
 }
 
-// DeliverArtifacts validates every ref fail closed against its own task's
+// deliverArtifacts validates every ref fail closed against its own task's
 // root, gives each a unique id (the first keeps it, a later one from task K
 // becomes "<id>.tK"), inlines small text artifacts after re-hashing them,
 // registers the rest with reg for artifact_read, and returns the rendered
 // lines per task index. A ref that fails anywhere is dropped with
 // `  [artifact] dropped "<id>": <why>` — never with its path.
-func DeliverArtifacts(tasks []TaskArtifacts, reg Registrar) map[int][]string {
+func deliverArtifacts(tasks []taskArtifacts, reg Registrar) map[int][]string {
 	lines := map[int][]string{}
 	used := map[string]bool{}
 	var ok []*delivered
@@ -83,7 +83,7 @@ func DeliverArtifacts(tasks []TaskArtifacts, reg Registrar) map[int][]string {
 }
 
 // validateRef checks one ref against its task's root and picks its id.
-func validateRef(ref artifact.Ref, t TaskArtifacts, used map[string]bool) (*delivered, string) {
+func validateRef(ref artifact.Ref, t taskArtifacts, used map[string]bool) (*delivered, string) {
 	if t.Root == "" {
 		return nil, "the task has no artifact root"
 	}
@@ -106,21 +106,21 @@ func validateRef(ref artifact.Ref, t TaskArtifacts, used map[string]bool) (*deli
 	return &delivered{task: t.Index, id: id, v: v}, ""
 }
 
-// inline picks text artifacts of at most MaxInlineBytes, largest first,
-// within MaxInlineTotal, and reads them again the way Validate reached them;
+// inline picks text artifacts of at most maxInlineBytes, largest first,
+// within maxInlineTotal, and reads them again the way Validate reached them;
 // one that is no longer the validated file, or whose bytes no longer match
 // its hash, loses its Verified (and is then dropped).
 func inline(ds []*delivered) {
 	var cand []*delivered
 	for _, d := range ds {
-		if strings.HasPrefix(d.v.Ref.MediaType, "text/") && d.v.Size <= MaxInlineBytes {
+		if strings.HasPrefix(d.v.Ref.MediaType, "text/") && d.v.Size <= maxInlineBytes {
 			cand = append(cand, d)
 		}
 	}
 	sort.SliceStable(cand, func(i, j int) bool { return cand[i].v.Size > cand[j].v.Size })
 	var total int64
 	for _, d := range cand {
-		if total+d.v.Size > MaxInlineTotal {
+		if total+d.v.Size > maxInlineTotal {
 			continue
 		}
 		data, err := rehash(d.v)
@@ -142,7 +142,7 @@ func rehash(v *artifact.Verified) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxInlineBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, maxInlineBytes+1))
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,9 @@
-// Package subagent is odek's sub-agent machinery: the delegate_tasks tool a
-// parent run offers its model, the protocol-2 task file and result stream it
-// exchanges with each child `odek subagent` process, the runner that starts
-// children, and the result artifacts children hand back.
+// Package subagent is the parent's side of odek's sub-agents: the
+// delegate_tasks tool a run offers its model, the runner that starts each
+// child `odek subagent` process, the semaphore that bounds them, and the
+// rendering and delivery of what they hand back. The protocol both ends
+// share (task file, stream lines, result, key handover) is package
+// subagent/wire; what the child itself uses is package subagent/childside.
 //
 // Invariants:
 //   - A child never gets more than its parent: trust is the minimum of the
@@ -29,46 +31,22 @@
 // without touching delegate_tasks.
 package subagent
 
-// Protocol is the task-file protocol this package writes. Protocol 2 adds the
-// typed --stream lines; protocol 1 (or none) gets one JSON result object.
-const Protocol = 2
-
 // Limits of docs/SUBAGENTS.md and docs/SECURITY.md.
 const (
-	// MaxTasks is the most tasks one delegate_tasks call may carry.
-	MaxTasks = 8
+	// maxTasks is the most tasks one delegate_tasks call may carry.
+	maxTasks = 8
 	// MaxTimeoutSeconds caps a child's timeout.
 	MaxTimeoutSeconds = 1800
-	// DefaultTimeoutSeconds applies when subagent.timeout_seconds is unset.
-	DefaultTimeoutSeconds = 1800
+	// defaultTimeoutSeconds applies when subagent.timeout_seconds is unset.
+	defaultTimeoutSeconds = 1800
 	// MaxIterations caps a child's loop iterations.
 	MaxIterations = 100
-	// DefaultIterations applies when subagent.max_iterations is unset.
-	DefaultIterations = 15
-	// DefaultMaxDepth applies when subagent.max_depth is unset.
-	DefaultMaxDepth = 2
-	// MaxDepthCap caps subagent.max_depth.
-	MaxDepthCap = 8
-	// MaxConcurrency caps the semaphore.
-	MaxConcurrency = 8
-	// MaxSummaryRunes caps a child's summary; longer ones end with "…".
-	MaxSummaryRunes = 2048
-)
-
-// Caps on the child's stdout (docs/SUBAGENTS.md): a line longer than MaxLineBytes,
-// more than MaxLines lines or more than MaxStreamBytes in total is a flood.
-const (
-	MaxLineBytes   = 10 << 20
-	MaxLines       = 100000
-	MaxStreamBytes = 100 << 20
-)
-
-// Environment variables of the parent-child contract.
-const (
-	// EnvDepth carries the child's delegation depth (the parent's + 1).
-	EnvDepth = "ODEK_SUBAGENT_DEPTH"
-	// EnvAPIKeyFD names the file descriptor the API key can be read from.
-	EnvAPIKeyFD = "ODEK_API_KEY_FD"
-	// KeyFD is the only descriptor EnvAPIKeyFD may name.
-	KeyFD = 3
+	// defaultIterations applies when subagent.max_iterations is unset.
+	defaultIterations = 15
+	// defaultMaxDepth applies when subagent.max_depth is unset.
+	defaultMaxDepth = 2
+	// maxDepthCap caps subagent.max_depth.
+	maxDepthCap = 8
+	// maxConcurrency caps the semaphore.
+	maxConcurrency = 8
 )

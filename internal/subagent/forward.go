@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
 // forwardedEvent decodes an event a child relayed and checks it is one of
@@ -19,7 +20,7 @@ func forwardedEvent(raw json.RawMessage, parentRunID, taskID string) *events.Eve
 	if json.Unmarshal(raw, &ev) != nil {
 		return nil
 	}
-	if ev.Schema != events.Schema || !isLowerHex(ev.RunID, 32) || ev.RunID == parentRunID || !isEventType(string(ev.Type)) || ev.Timestamp.IsZero() {
+	if ev.Schema != events.Schema || !wire.IsRunID(ev.RunID) || ev.RunID == parentRunID || !isEventType(string(ev.Type)) || ev.Timestamp.IsZero() {
 		return nil
 	}
 	if ev.ParentRunID == "" {

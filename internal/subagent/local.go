@@ -14,9 +14,9 @@ import (
 	"github.com/odek-run/odek/internal/untrusted"
 )
 
-// DefaultGrace is how long a cancelled child gets between SIGTERM and
+// defaultGrace is how long a cancelled child gets between SIGTERM and
 // SIGKILL to write its result.
-const DefaultGrace = 3 * time.Second
+const defaultGrace = 3 * time.Second
 
 // How much of a child's stderr is kept for error messages: its start and
 // its end.
@@ -31,7 +31,7 @@ type LocalRunner struct {
 	// Path is the odek executable; "" means os.Executable().
 	Path string
 	// Grace is the time between SIGTERM and SIGKILL on cancellation; 0
-	// means DefaultGrace.
+	// means defaultGrace.
 	Grace time.Duration
 }
 
@@ -50,7 +50,7 @@ func (r *LocalRunner) Start(ctx context.Context, spec Spec) (Process, error) {
 	}
 	grace := r.Grace
 	if grace <= 0 {
-		grace = DefaultGrace
+		grace = defaultGrace
 	}
 	args := append([]string{"subagent", "--task", spec.TaskFile, "--quiet", "--stream"}, spec.Args...)
 	var extra []*os.File

@@ -12,6 +12,7 @@ import (
 
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
 // childScript stands in for `odek subagent`: MODE picks its behaviour.
@@ -99,7 +100,7 @@ func newTestTool(t *testing.T, mode string, mutate func(*Options)) (*Tool, *reco
 	if _, err := os.Stat("/proc/self/environ"); err != nil {
 		t.Skip("needs /proc")
 	}
-	mark := "ODEK_TEST_MARK=" + NewTaskID()
+	mark := "ODEK_TEST_MARK=" + wire.NewTaskID()
 	sink := &recordSink{}
 	em := events.NewEmitter(events.Options{Sinks: []events.Sink{sink}})
 	t.Cleanup(func() { _ = em.Close(context.Background()) })
@@ -148,7 +149,7 @@ func TestToolResultAndEvents(t *testing.T) {
 		}
 	}
 	for _, ev := range sink.evs {
-		if ev.Type == events.SubagentSpawned && ev.Data["goal_sha256"] != GoalHash("one") && ev.Data["goal_sha256"] != GoalHash("two") {
+		if ev.Type == events.SubagentSpawned && ev.Data["goal_sha256"] != wire.GoalHash("one") && ev.Data["goal_sha256"] != wire.GoalHash("two") {
 			t.Fatalf("spawned: %v", ev.Data)
 		}
 		if b, _ := json.Marshal(ev); strings.Contains(string(b), `"one"`) || strings.Contains(string(b), `"two"`) {
@@ -220,7 +221,7 @@ func TestToolKeyOnlyOnFD3(t *testing.T) {
 func TestToolDepthLimit(t *testing.T) {
 	tool, _, flush := newTestTool(t, "result", func(o *Options) { o.Depth = 2 })
 	out := call(t, tool, context.Background(), `{"tasks":[{"goal":"g"}]}`)
-	if out != DepthLimitText(2, 2) {
+	if out != depthLimitText(2, 2) {
 		t.Fatalf("out = %s", out)
 	}
 	if types := flush(); len(types) != 0 {
@@ -233,7 +234,7 @@ func TestToolShareBudget(t *testing.T) {
 	tr := budget.New(budget.Options{Limits: budget.Limits{MaxToolCalls: 10, MaxRuntimeSeconds: 600, MaxCostUSD: 1},
 		Prices: budget.Prices{InputPerMillionUSD: 1, OutputPerMillionUSD: 1}, Start: start})
 	_ = tr.CheckToolBatch(1) // the delegate_tasks call itself
-	tool, _, _ := newTestTool(t, "budget", func(o *Options) { o.Budget, o.Settings.BudgetInherit = tr, InheritShare })
+	tool, _, _ := newTestTool(t, "budget", func(o *Options) { o.Budget, o.Settings.BudgetInherit = tr, inheritShare })
 	out := unwrap(t, call(t, tool, context.Background(), `{"tasks":[{"goal":"b"}]}`))
 	if !strings.Contains(out, "summary: 'budget':{'max_runtime_seconds':") || !strings.Contains(out, "'max_tool_calls':9,'max_cost_usd':1,'input_cost_per_million_usd':1,'output_cost_per_million_usd':1}") {
 		t.Fatalf("the task file does not carry the parent's remaining budget:\n%s", out)
@@ -291,7 +292,7 @@ func TestToolChargesASilentChildItsReservation(t *testing.T) {
 func TestToolShareRefusesWhenExhausted(t *testing.T) {
 	tr := budget.New(budget.Options{Limits: budget.Limits{MaxToolCalls: 1}, Start: time.Now()})
 	_ = tr.CheckToolBatch(1)
-	tool, _, flush := newTestTool(t, "result", func(o *Options) { o.Budget, o.Settings.BudgetInherit = tr, InheritShare })
+	tool, _, flush := newTestTool(t, "result", func(o *Options) { o.Budget, o.Settings.BudgetInherit = tr, inheritShare })
 	_, err := tool.Call(context.Background(), json.RawMessage(`{"tasks":[{"goal":"g"}]}`))
 	if !budget.IsBudget(err) || err.Error() != "subagent not spawned: execution budget exceeded: tool_calls observed 1 call (limit 1 call)" {
 		t.Fatalf("err = %v", err)

@@ -6,46 +6,47 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/odek-run/odek/internal/subagent/wire"
 	"github.com/odek-run/odek/internal/untrusted"
 )
 
-// Render limits of the results block.
+// Render limits of the results block (a file name and a denial reason are
+// shown at most as long as wire lets a result carry them).
 const (
-	maxGoalRunes     = 60
-	maxErrorRunes    = 500
-	maxFilesShown    = 20
-	maxFileRunes     = 256
-	maxDenialsShown  = 3
-	maxDenialRunes   = 200
-	maxReportedFiles = 100 // files_changed entries a child may report
+	maxGoalRunes    = 60
+	maxErrorRunes   = 500
+	maxFilesShown   = 20
+	maxFileRunes    = 256
+	maxDenialsShown = 3
+	maxDenialRunes  = 200
 )
 
-// Report is one task's section of the results block.
-type Report struct {
+// report is one task's section of the results block.
+type report struct {
 	Index     int // 1-based
 	Goal      string
-	Result    *Result
+	Result    *wire.Result
 	Artifacts []string // rendered artifact lines (already indented)
 	// Tainted: the task asked for trusted and ran untrusted because this
 	// run had already ingested untrusted content.
 	Tainted bool
 }
 
-// TaintedNote follows the status line of a task that asked for trusted and
+// taintedNote follows the status line of a task that asked for trusted and
 // ran untrusted because of the taint.
-const TaintedNote = "trust: untrusted (trusted was asked for, but this conversation already holds untrusted content)"
+const taintedNote = "trust: untrusted (trusted was asked for, but this conversation already holds untrusted content)"
 
-// ResultsHeader opens the block the model sees.
-const ResultsHeader = "📋 Sub-agent results:"
+// resultsHeader opens the block the model sees.
+const resultsHeader = "📋 Sub-agent results:"
 
-// RenderResults renders the delegate_tasks result text, wrapped as
+// renderResults renders the delegate_tasks result text, wrapped as
 // untrusted content (source delegate_tasks): everything in it came from
 // children. Every field is bounded; multi-line text is indented after its
 // first line, so no child text can start a line that looks like a task
 // header or a status line.
-func RenderResults(reports []Report) string {
+func renderResults(reports []report) string {
 	var b strings.Builder
-	b.WriteString(ResultsHeader)
+	b.WriteString(resultsHeader)
 	for _, r := range reports {
 		b.WriteString("\n")
 		renderTask(&b, r)
@@ -53,15 +54,15 @@ func RenderResults(reports []Report) string {
 	return untrusted.Wrap("delegate_tasks", b.String())
 }
 
-func renderTask(b *strings.Builder, r Report) {
+func renderTask(b *strings.Builder, r report) {
 	res := r.Result
 	if res == nil {
-		res = &Result{Status: StatusNoResult}
+		res = &wire.Result{Status: wire.StatusNoResult}
 	}
 	fmt.Fprintf(b, "─── Task %d: %s ───\n", r.Index, untrusted.OneLine(r.Goal, maxGoalRunes))
 	b.WriteString(statusLine(res) + "\n")
 	if r.Tainted {
-		b.WriteString(TaintedNote + "\n")
+		b.WriteString(taintedNote + "\n")
 	}
 	if res.Error != "" {
 		b.WriteString("error: " + untrusted.OneLine(res.Error, maxErrorRunes) + "\n")
@@ -88,19 +89,19 @@ func renderTask(b *strings.Builder, r Report) {
 
 // renderSummary writes the summary, cut at MaxSummaryRunes, and says so
 // when it (or the child) cut it.
-func renderSummary(b *strings.Builder, res *Result) {
-	summary, cut := cutRunes(res.Summary, MaxSummaryRunes)
+func renderSummary(b *strings.Builder, res *wire.Result) {
+	summary, cut := wire.CutSummary(res.Summary)
 	b.WriteString("summary: " + indentBlock(summary, "  ") + "\n")
 	if !cut && !res.SummaryTruncated {
 		return
 	}
-	shown := min(utf8.RuneCountInString(res.Summary), MaxSummaryRunes)
+	shown := min(utf8.RuneCountInString(res.Summary), wire.MaxSummaryRunes)
 	total := max(res.SummaryRunes, utf8.RuneCountInString(res.Summary))
 	fmt.Fprintf(b, "headline truncated (%d of %d runes shown) — the rest was not kept; ask for long output as an artifact\n", shown, total)
 }
 
 // statusLine is `status: <s>[ (<reason>)][ · N iterations][ · X.Xs][ · ~N tokens]`.
-func statusLine(r *Result) string {
+func statusLine(r *wire.Result) string {
 	s := "status: " + untrusted.OneLine(r.Status, 32)
 	if r.PartialReason != "" {
 		s += " (" + untrusted.OneLine(r.PartialReason, 32) + ")"
@@ -134,7 +135,7 @@ func filesLine(files []string) string {
 }
 
 // denialsLine is `denials (k of N): tool/class — reason; …`.
-func denialsLine(r *Result) string {
+func denialsLine(r *wire.Result) string {
 	if len(r.Denials) == 0 {
 		return ""
 	}
@@ -149,21 +150,6 @@ func denialsLine(r *Result) string {
 		parts[i] = who + " — " + untrusted.OneLine(d.Reason, maxDenialRunes)
 	}
 	return fmt.Sprintf("denials (%d of %d): %s", len(shown), total, strings.Join(parts, "; "))
-}
-
-// cutRunes keeps the first n runes of s, reporting whether it cut.
-func cutRunes(s string, n int) (string, bool) {
-	if len(s) <= n {
-		return s, false
-	}
-	count := 0
-	for i := range s {
-		if count == n {
-			return s[:i] + "…", true
-		}
-		count++
-	}
-	return s, false
 }
 
 // indentBlock cleans multi-line text (hidden and control runes become

@@ -11,7 +11,7 @@ type Spec struct {
 	TaskID   string
 	TaskFile string   // path of the task file the child reads (--task)
 	Args     []string // further flags after "subagent --task <file> --quiet --stream"
-	Env      []string // the whole child environment (ChildEnv)
+	Env      []string // the whole child environment (childEnv)
 	Dir      string   // working directory (the parent's workspace)
 	// KeyFile, when set, becomes the child's file descriptor 3 (KeyFile()).
 	KeyFile *os.File

@@ -18,10 +18,10 @@ type Semaphore struct {
 	now    func() time.Time
 }
 
-// NewSemaphore returns a semaphore of n slots (n < 1 is 1, n > MaxConcurrency
-// is MaxConcurrency). notice <= 0 means DefaultWaitNotice.
+// NewSemaphore returns a semaphore of n slots (n < 1 is 1, n > maxConcurrency
+// is maxConcurrency). notice <= 0 means DefaultWaitNotice.
 func NewSemaphore(n int, notice time.Duration) *Semaphore {
-	n = min(max(n, 1), MaxConcurrency)
+	n = min(max(n, 1), maxConcurrency)
 	if notice <= 0 {
 		notice = DefaultWaitNotice
 	}

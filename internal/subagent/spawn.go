@@ -11,29 +11,26 @@ import (
 
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/events"
-	"github.com/odek-run/odek/internal/untrusted"
+	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
-// DefaultKillMargin is how long after its own timeout a child may take to
+// defaultKillMargin is how long after its own timeout a child may take to
 // report before the parent stops it.
-const DefaultKillMargin = 5 * time.Second
-
-// maxReportedDenials bounds the denials a child may report.
-const maxReportedDenials = 20
+const defaultKillMargin = 5 * time.Second
 
 // runTask runs one task to its end and returns the result the model sees and
 // the refs to deliver. It never fails: every problem becomes a status.
-func (t *Tool) runTask(ctx context.Context, index int, spec TaskSpec, grants budget.Grants, parentTrust string) (*Result, TaskArtifacts) {
+func (t *Tool) runTask(ctx context.Context, index int, spec TaskSpec, grants budget.Grants, parentTrust string) (*wire.Result, taskArtifacts) {
 	share := grants.Shares[index]
-	res, ta := t.runReserved(ctx, index, spec, BudgetFor(grants, index), parentTrust)
+	res, ta := t.runReserved(ctx, index, spec, budgetFor(grants, index), parentTrust)
 	t.settle(share, res)
 	return res, ta
 }
 
 // runReserved is runTask within the child's reservation.
-func (t *Tool) runReserved(ctx context.Context, index int, spec TaskSpec, share *Budget, parentTrust string) (*Result, TaskArtifacts) {
-	taskID := NewTaskID()
-	ta := TaskArtifacts{Index: index + 1}
+func (t *Tool) runReserved(ctx context.Context, index int, spec TaskSpec, share *wire.Budget, parentTrust string) (*wire.Result, taskArtifacts) {
+	taskID := wire.NewTaskID()
+	ta := taskArtifacts{Index: index + 1}
 	session := t.session()
 	root, err := t.artifactRoot(session, taskID)
 	if err != nil {
@@ -44,11 +41,11 @@ func (t *Tool) runReserved(ctx context.Context, index int, spec TaskSpec, share 
 		t.emit(events.SubagentConcurrencyWait, map[string]any{"task_index": index, "waited_ms": waited.Milliseconds()})
 	})
 	if err != nil {
-		return &Result{Status: StatusCancelled, Error: "sub-agent cancelled", Usage: &Usage{}}, ta
+		return &wire.Result{Status: wire.StatusCancelled, Error: "sub-agent cancelled", Usage: &wire.Usage{}}, ta
 	}
 	defer t.o.Semaphore.Release()
-	task := &Task{
-		TaskID: taskID, Protocol: Protocol, Goal: spec.Goal, Context: spec.Context, Guidance: spec.Guidance,
+	task := &wire.Task{
+		TaskID: taskID, Protocol: wire.Protocol, Goal: spec.Goal, Context: spec.Context, Guidance: spec.Guidance,
 		TrustLevel: spec.TrustLevel, MaxRisk: spec.MaxRisk, Profile: spec.Profile, Budget: share,
 		ParentTrust: parentTrust, ArtifactRoot: root, Provider: t.o.Provider, Model: t.o.Model,
 		BaseURL: t.o.BaseURL, ParentRunID: t.o.Events.RunID(), ParentSession: session,
@@ -64,7 +61,7 @@ func (t *Tool) runReserved(ctx context.Context, index int, spec TaskSpec, share 
 	if res.DurationSeconds == 0 {
 		res.DurationSeconds = t.o.Now().Sub(start).Seconds()
 	}
-	bound(res)
+	res.Bound()
 	t.completed(index, taskID, res)
 	ta.Refs = res.Artifacts
 	return res, ta
@@ -76,10 +73,10 @@ func (t *Tool) runReserved(ctx context.Context, index int, spec TaskSpec, share 
 func (t *Tool) parentTrust() (trust string, tainted bool) {
 	trust = t.o.ParentTrust
 	if trust == "" {
-		trust = Trusted
+		trust = wire.Trusted
 	}
-	if trust == Trusted && t.o.Tainted != nil && t.o.Tainted() {
-		return Untrusted, true
+	if trust == wire.Trusted && t.o.Tainted != nil && t.o.Tainted() {
+		return wire.Untrusted, true
 	}
 	return trust, false
 }
@@ -88,7 +85,7 @@ func (t *Tool) session() string {
 	if t.o.Session == nil {
 		return ""
 	}
-	if id := t.o.Session(); isName(id) {
+	if id := t.o.Session(); wire.IsName(id) {
 		return id
 	}
 	return ""
@@ -101,7 +98,7 @@ func (t *Tool) artifactRoot(session, taskID string) (string, error) {
 		return "", errors.New("no artifacts directory")
 	}
 	if session == "" {
-		session = Unfiled
+		session = unfiled
 	}
 	dir := filepath.Join(t.o.ArtifactsHome, session)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -116,7 +113,7 @@ func (t *Tool) artifactRoot(session, taskID string) (string, error) {
 
 // spawn writes the task file, starts the child, reads its stream and maps
 // how it ended to a result.
-func (t *Tool) spawn(ctx context.Context, index int, task *Task) *Result {
+func (t *Tool) spawn(ctx context.Context, index int, task *wire.Task) *wire.Result {
 	s := t.o.Settings
 	file, err := t.writeTaskFile(task)
 	if err != nil {
@@ -125,7 +122,7 @@ func (t *Tool) spawn(ctx context.Context, index int, task *Task) *Result {
 	defer os.Remove(file)
 	var key *os.File
 	if t.o.APIKey != "" {
-		if key, err = KeyFile(t.o.TempDir, t.o.APIKey); err != nil {
+		if key, err = wire.KeyFile(t.o.TempDir, t.o.APIKey); err != nil {
 			return notSpawned(err)
 		}
 		defer key.Close()
@@ -136,7 +133,7 @@ func (t *Tool) spawn(ctx context.Context, index int, task *Task) *Result {
 	proc, err := t.o.Runner.Start(cctx, Spec{
 		TaskID: task.TaskID, TaskFile: file, Dir: t.o.Workspace, KeyFile: key,
 		Args: append([]string{"--timeout", strconv.Itoa(s.TimeoutSeconds), "--max-iter", strconv.Itoa(s.MaxIterations)}, t.childArgs(task)...),
-		Env:  ChildEnv(t.o.Env, t.o.SecretNames, t.o.Secret, t.o.Depth+1, key != nil),
+		Env:  childEnv(t.o.Env, t.o.SecretNames, t.o.Secret, t.o.Depth+1, key != nil),
 	})
 	if err != nil {
 		return notSpawned(err)
@@ -146,14 +143,14 @@ func (t *Tool) spawn(ctx context.Context, index int, task *Task) *Result {
 	}
 	t.emit(events.SubagentSpawned, map[string]any{
 		"task_id": task.TaskID, "pid": proc.PID(), "depth": t.o.Depth + 1,
-		"timeout_seconds": s.TimeoutSeconds, "goal_sha256": GoalHash(task.Goal), "trust": task.Trust(),
+		"timeout_seconds": s.TimeoutSeconds, "goal_sha256": wire.GoalHash(task.Goal), "trust": task.Trust(),
 	})
-	stream, rerr := ReadStream(proc.Stdout(), StreamLimits{}, func(l *Line) { t.onLine(index, task.TaskID, l) })
+	stream, rerr := wire.ReadStream(proc.Stdout(), wire.StreamLimits{}, func(l *wire.Line) { t.onLine(index, task.TaskID, l) })
 	if rerr != nil {
 		proc.Kill()
 	}
 	werr := proc.Wait()
-	return Outcome{
+	return outcome{
 		Stream: stream, ReadErr: rerr, WaitErr: werr, Timeout: timeout,
 		TimedOut:  errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil,
 		Cancelled: ctx.Err() != nil, Stderr: proc.StderrTail(),
@@ -161,7 +158,7 @@ func (t *Tool) spawn(ctx context.Context, index int, task *Task) *Result {
 }
 
 // writeTaskFile writes the task as a fresh 0600 file in TempDir.
-func (t *Tool) writeTaskFile(task *Task) (string, error) {
+func (t *Tool) writeTaskFile(task *wire.Task) (string, error) {
 	data, err := task.Encode()
 	if err != nil {
 		return "", err
@@ -182,8 +179,8 @@ func (t *Tool) writeTaskFile(task *Task) (string, error) {
 }
 
 // onLine relays a child's forwarded events and hands the rest to OnLine.
-func (t *Tool) onLine(index int, taskID string, l *Line) {
-	if l.Type == LineEvent {
+func (t *Tool) onLine(index int, taskID string, l *wire.Line) {
+	if l.Type == wire.LineEvent {
 		if ev := forwardedEvent(l.Event, t.o.Events.RunID(), taskID); ev != nil {
 			t.o.Events.Forward(ev)
 		}
@@ -196,7 +193,7 @@ func (t *Tool) onLine(index int, taskID string, l *Line) {
 
 // completed emits subagent_completed and one subagent_denied per reported
 // denial, and charges the child's use to the parent's budget.
-func (t *Tool) completed(index int, taskID string, r *Result) {
+func (t *Tool) completed(index int, taskID string, r *wire.Result) {
 	d := map[string]any{"task_id": taskID, "status": r.Status}
 	if r.Iterations > 0 {
 		d["iterations"] = r.Iterations
@@ -218,13 +215,13 @@ func (t *Tool) completed(index int, taskID string, r *Result) {
 
 // notSpawned is the result of a task whose child never started: it spent
 // nothing.
-func notSpawned(err error) *Result {
-	return &Result{Status: StatusError, Error: "subagent not spawned: " + err.Error(), Usage: &Usage{}}
+func notSpawned(err error) *wire.Result {
+	return &wire.Result{Status: wire.StatusError, Error: "subagent not spawned: " + err.Error(), Usage: &wire.Usage{}}
 }
 
 // settle releases the child's reservation and charges what it spent; when
 // that takes the run past a limit, OnOverrun stops the run at once.
-func (t *Tool) settle(share budget.Reservation, r *Result) {
+func (t *Tool) settle(share budget.Reservation, r *wire.Result) {
 	if err := t.o.Budget.Settle(share, chargeOf(r, share)); err != nil && t.o.OnOverrun != nil {
 		t.o.OnOverrun(err)
 	}
@@ -235,7 +232,7 @@ func (t *Tool) settle(share budget.Reservation, r *Result) {
 // parent made it up: the child was killed, timed out or printed none)
 // says nothing of what was spent, so the child is charged at least its
 // whole reservation.
-func chargeOf(r *Result, share budget.Reservation) budget.ChildUsage {
+func chargeOf(r *wire.Result, share budget.Reservation) budget.ChildUsage {
 	u := budget.ChildUsage{InputTokens: r.TokensUsed}
 	if r.Usage != nil {
 		u = budget.ChildUsage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens, ToolCalls: r.Usage.ToolCalls}
@@ -252,33 +249,8 @@ func chargeOf(r *Result, share budget.Reservation) budget.ChildUsage {
 	return u
 }
 
-// bound caps what a child reported, field by field: it is untrusted.
-func bound(r *Result) {
-	if len(r.FilesChanged) > maxReportedFiles {
-		r.FilesChanged = r.FilesChanged[:maxReportedFiles]
-	}
-	if len(r.Denials) > maxReportedDenials {
-		r.Denials = r.Denials[:maxReportedDenials]
-	}
-	for i := range r.Denials {
-		r.Denials[i].Tool = untrusted.OneLine(r.Denials[i].Tool, 64)
-		r.Denials[i].Class = untrusted.OneLine(r.Denials[i].Class, 32)
-		r.Denials[i].Reason = untrusted.OneLine(r.Denials[i].Reason, maxDenialRunes)
-	}
-	if r.TokensUsed < 0 {
-		r.TokensUsed = 0
-	}
-	if r.Iterations < 0 {
-		r.Iterations = 0
-	}
-	if !(r.DurationSeconds >= 0) {
-		r.DurationSeconds = 0
-	}
-	r.Summary, _ = cutRunes(r.Summary, MaxSummaryRunes)
-}
-
 // childArgs are Options.ChildArgs for task, if set.
-func (t *Tool) childArgs(task *Task) []string {
+func (t *Tool) childArgs(task *wire.Task) []string {
 	if t.o.ChildArgs == nil {
 		return nil
 	}

@@ -3,11 +3,13 @@ package subagent
 import (
 	"errors"
 	"time"
+
+	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
-// Outcome is everything the parent learned about one child once it ended.
-type Outcome struct {
-	Stream    *Stream       // what stdout held (may be nil if nothing was read)
+// outcome is everything the parent learned about one child once it ended.
+type outcome struct {
+	Stream    *wire.Stream  // what stdout held (may be nil if nothing was read)
 	ReadErr   error         // a *FloodError, or a read failure
 	WaitErr   error         // the process's exit error (nil for exit 0)
 	TimedOut  bool          // the parent's deadline for the child expired
@@ -21,10 +23,10 @@ type Outcome struct {
 // child printed is taken as is, except that a child the parent stopped is
 // timeout or cancelled whatever it said; a child without a result is
 // timeout, cancelled, error (it exited non-zero or by a signal) or no_result.
-func (o Outcome) Resolve() *Result {
-	var fe *FloodError
+func (o outcome) Resolve() *wire.Result {
+	var fe *wire.FloodError
 	if errors.As(o.ReadErr, &fe) {
-		return &Result{Status: StatusKilledFlood, Error: fe.Error()}
+		return &wire.Result{Status: wire.StatusKilledFlood, Error: fe.Error()}
 	}
 	if o.Stream != nil && o.Stream.Result != nil {
 		r := o.Stream.Result
@@ -32,9 +34,9 @@ func (o Outcome) Resolve() *Result {
 		// use are kept), but the status says why it ended.
 		switch {
 		case o.TimedOut:
-			r.Status, r.PartialReason, r.Error = StatusTimeout, "", "timeout after "+o.Timeout.String()
+			r.Status, r.PartialReason, r.Error = wire.StatusTimeout, "", "timeout after "+o.Timeout.String()
 		case o.Cancelled:
-			r.Status, r.PartialReason, r.Error = StatusCancelled, "", "sub-agent cancelled"
+			r.Status, r.PartialReason, r.Error = wire.StatusCancelled, "", "sub-agent cancelled"
 		}
 		return r
 	}
@@ -44,17 +46,17 @@ func (o Outcome) Resolve() *Result {
 	}
 	switch {
 	case o.TimedOut:
-		return &Result{Status: StatusTimeout, Error: "timeout after " + o.Timeout.String(), Raw: raw}
+		return &wire.Result{Status: wire.StatusTimeout, Error: "timeout after " + o.Timeout.String(), Raw: raw}
 	case o.Cancelled:
-		return &Result{Status: StatusCancelled, Error: "sub-agent cancelled", Raw: raw}
+		return &wire.Result{Status: wire.StatusCancelled, Error: "sub-agent cancelled", Raw: raw}
 	case o.WaitErr != nil:
 		msg := "exit: " + o.WaitErr.Error()
 		if o.Stderr != "" {
 			msg += ": " + o.Stderr
 		}
-		return &Result{Status: StatusError, Error: msg, Raw: raw}
+		return &wire.Result{Status: wire.StatusError, Error: msg, Raw: raw}
 	case o.ReadErr != nil:
-		return &Result{Status: StatusError, Error: "reading child output: " + o.ReadErr.Error(), Raw: raw}
+		return &wire.Result{Status: wire.StatusError, Error: "reading child output: " + o.ReadErr.Error(), Raw: raw}
 	}
-	return &Result{Status: StatusNoResult, Error: "the sub-agent exited without a result", Raw: raw}
+	return &wire.Result{Status: wire.StatusNoResult, Error: "the sub-agent exited without a result", Raw: raw}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
 // Once the run is tainted, every task's file says parent_trust untrusted, so
@@ -24,8 +25,8 @@ func TestToolTaintedParentPassesUntrusted(t *testing.T) {
 		{"no taint query", "", nil, "trusted", "trusted", false},
 		{"not tainted", "", func() bool { return false }, "trusted", "trusted", false},
 		{"tainted", "", func() bool { return true }, "untrusted", "untrusted", true},
-		{"untrusted process", Untrusted, func() bool { return false }, "untrusted", "untrusted", false},
-		{"untrusted process, tainted", Untrusted, func() bool { return true }, "untrusted", "untrusted", false},
+		{"untrusted process", wire.Untrusted, func() bool { return false }, "untrusted", "untrusted", false},
+		{"untrusted process, tainted", wire.Untrusted, func() bool { return true }, "untrusted", "untrusted", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -42,7 +43,7 @@ func TestToolTaintedParentPassesUntrusted(t *testing.T) {
 				!strings.Contains(second, "summary: parent_trust:"+c.wantParent+" no trust_level\n") {
 				t.Fatalf("task files do not say parent_trust %s:\n%s", c.wantParent, out)
 			}
-			if strings.Contains(first, TaintedNote) != c.wantNote || strings.Contains(second, TaintedNote) {
+			if strings.Contains(first, taintedNote) != c.wantNote || strings.Contains(second, taintedNote) {
 				t.Fatalf("taint note: want it on task 1 = %v:\n%s", c.wantNote, out)
 			}
 			if reads > 1 {
@@ -55,11 +56,11 @@ func TestToolTaintedParentPassesUntrusted(t *testing.T) {
 					trusts[ev.Data["trust"].(string)]++
 				}
 			}
-			want := map[string]int{Untrusted: 2}
-			if c.wantTrust == Trusted {
-				want = map[string]int{Trusted: 1, Untrusted: 1}
+			want := map[string]int{wire.Untrusted: 2}
+			if c.wantTrust == wire.Trusted {
+				want = map[string]int{wire.Trusted: 1, wire.Untrusted: 1}
 			}
-			if len(trusts) != len(want) || trusts[Trusted] != want[Trusted] || trusts[Untrusted] != want[Untrusted] {
+			if len(trusts) != len(want) || trusts[wire.Trusted] != want[wire.Trusted] || trusts[wire.Untrusted] != want[wire.Untrusted] {
 				t.Fatalf("subagent_spawned trust counts = %v, want %v", trusts, want)
 			}
 		})

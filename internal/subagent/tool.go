@@ -10,38 +10,39 @@ import (
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/risk"
+	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
 // ToolName is the built-in tool's name.
 const ToolName = "delegate_tasks"
 
-// Unfiled is the artifacts directory of tasks of runs without a session.
-const Unfiled = "unfiled"
+// unfiled is the artifacts directory of tasks of runs without a session.
+const unfiled = "unfiled"
 
 // Settings are the operator's subagent.* settings, as config resolved them.
 type Settings struct {
-	MaxDepth       int    // 0 = no sub-agents; negative = DefaultMaxDepth; at most MaxDepthCap
-	TimeoutSeconds int    // 0 = DefaultTimeoutSeconds; at most MaxTimeoutSeconds
-	MaxIterations  int    // 0 = DefaultIterations; at most MaxIterations
-	BudgetInherit  string // InheritOperator (default) or InheritShare
+	MaxDepth       int    // 0 = no sub-agents; negative = defaultMaxDepth; at most maxDepthCap
+	TimeoutSeconds int    // 0 = defaultTimeoutSeconds; at most MaxTimeoutSeconds
+	MaxIterations  int    // 0 = defaultIterations; at most MaxIterations
+	BudgetInherit  string // inheritOperator (default) or inheritShare
 }
 
 // Normalized applies the defaults and caps of docs/CONFIG.md (subagent.*).
 func (s Settings) Normalized() Settings {
 	if s.MaxDepth < 0 {
-		s.MaxDepth = DefaultMaxDepth
+		s.MaxDepth = defaultMaxDepth
 	}
 	if s.TimeoutSeconds <= 0 {
-		s.TimeoutSeconds = DefaultTimeoutSeconds
+		s.TimeoutSeconds = defaultTimeoutSeconds
 	}
 	if s.MaxIterations <= 0 {
-		s.MaxIterations = DefaultIterations
+		s.MaxIterations = defaultIterations
 	}
-	s.MaxDepth = min(s.MaxDepth, MaxDepthCap)
+	s.MaxDepth = min(s.MaxDepth, maxDepthCap)
 	s.TimeoutSeconds = min(s.TimeoutSeconds, MaxTimeoutSeconds)
 	s.MaxIterations = min(s.MaxIterations, MaxIterations)
-	if s.BudgetInherit != InheritShare {
-		s.BudgetInherit = InheritOperator
+	if s.BudgetInherit != inheritShare {
+		s.BudgetInherit = inheritOperator
 	}
 	return s
 }
@@ -50,7 +51,7 @@ func (s Settings) Normalized() Settings {
 type Options struct {
 	// Sandbox is written into every task file: the parent's sandbox, the
 	// widest a child may use (nil: the parent has none).
-	Sandbox   *TaskSandbox
+	Sandbox   *wire.TaskSandbox
 	Runner    Runner
 	Semaphore *Semaphore // process-wide: one per process, shared by every call
 	Settings  Settings
@@ -91,7 +92,7 @@ type Options struct {
 	ParentTools func() []string
 	// ParentPolicy is this run's effective risk policy; every call of a
 	// child must pass it as well as the child's own. nil = none passed.
-	ParentPolicy *Policy
+	ParentPolicy *wire.Policy
 	// LLM are this run's resolved LLM settings (keys of LLMSettingKeys),
 	// which the children take as flags.
 	LLM map[string]string
@@ -106,9 +107,9 @@ type Options struct {
 	ChildArgs func(goal string) []string
 	// OnLine receives each child's telemetry lines (task index from 0), for
 	// a progress display. It is called from the reading goroutines.
-	OnLine func(task int, l *Line)
+	OnLine func(task int, l *wire.Line)
 	// KillMargin is how long past its timeout a child may take to report
-	// before it is stopped; 0 means DefaultKillMargin.
+	// before it is stopped; 0 means defaultKillMargin.
 	KillMargin time.Duration
 	Now        func() time.Time
 }
@@ -126,7 +127,7 @@ func NewTool(o Options) *Tool {
 		o.Now = time.Now
 	}
 	if o.KillMargin <= 0 {
-		o.KillMargin = DefaultKillMargin
+		o.KillMargin = defaultKillMargin
 	}
 	if o.TempDir == "" {
 		o.TempDir = os.TempDir()
@@ -147,7 +148,7 @@ func (t *Tool) Description() string {
 }
 
 // Schema implements the loop's Tool.
-func (t *Tool) Schema() json.RawMessage { return Schema() }
+func (t *Tool) Schema() json.RawMessage { return schema() }
 
 // ProducesArtifacts reports that delegate_tasks hands back artifacts, so
 // artifact_read is offered beside it.
@@ -174,37 +175,37 @@ func (t *Tool) AssessRisk(json.RawMessage) (risk.Assessment, error) {
 // the depth limit are result texts ({"error":…}); an exhausted shared
 // budget fails the call with a *SpawnRefusedError before any child starts.
 func (t *Tool) Call(ctx context.Context, raw json.RawMessage) (string, error) {
-	args, errText := ParseArgs(raw)
+	args, errText := parseArgs(raw)
 	if errText != "" {
 		return errText, nil
 	}
 	s := t.o.Settings
 	if t.o.Depth >= s.MaxDepth {
-		return DepthLimitText(t.o.Depth, s.MaxDepth), nil
+		return depthLimitText(t.o.Depth, s.MaxDepth), nil
 	}
 	grants, err := t.o.Budget.Reserve(len(args.Tasks), t.o.Now())
 	if err != nil {
 		return "", &SpawnRefusedError{Err: err}
 	}
 	parent, tainted := t.parentTrust()
-	reports := make([]Report, len(args.Tasks))
-	arts := make([]TaskArtifacts, len(args.Tasks))
+	reports := make([]report, len(args.Tasks))
+	arts := make([]taskArtifacts, len(args.Tasks))
 	var wg sync.WaitGroup
 	for i, spec := range args.Tasks {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			res, ta := t.runTask(ctx, i, spec, grants, parent)
-			reports[i] = Report{Index: i + 1, Goal: spec.Goal, Result: res, Tainted: tainted && spec.TrustLevel == Trusted}
+			reports[i] = report{Index: i + 1, Goal: spec.Goal, Result: res, Tainted: tainted && spec.TrustLevel == wire.Trusted}
 			arts[i] = ta
 		}()
 	}
 	wg.Wait()
-	lines := DeliverArtifacts(arts, t.o.Store)
+	lines := deliverArtifacts(arts, t.o.Store)
 	for i := range reports {
 		reports[i].Artifacts = lines[i+1]
 	}
-	return RenderResults(reports), nil
+	return renderResults(reports), nil
 }
 
 func (t *Tool) emit(typ events.Type, data map[string]any) {

@@ -1,4 +1,4 @@
-package subagent
+package childside
 
 import (
 	"net/http"
@@ -21,10 +21,10 @@ var mediaTypes = map[string]string{
 	".gz": "application/gzip", ".tar": "application/x-tar",
 }
 
-// MediaType names a staged file's type: by extension from a fixed table,
+// mediaType names a staged file's type: by extension from a fixed table,
 // else by sniffing its first 512 bytes (text becomes text/plain, anything
 // else application/octet-stream).
-func MediaType(name, path string) string {
+func mediaType(name, path string) string {
 	if t, ok := mediaTypes[strings.ToLower(filepath.Ext(name))]; ok {
 		return t
 	}

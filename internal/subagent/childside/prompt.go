@@ -1,8 +1,10 @@
-package subagent
+package childside
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
 // SystemPrompt is every child's fixed system prompt. It is a constant on
@@ -79,7 +81,7 @@ const inputMarker = "untrusted_input"
 // the context. An untrusted task is fenced with the nonce (the literal tag
 // name inside is neutralised so the body cannot close the fence); the
 // artifact note, written by the runtime, stays outside the fence.
-func UserMessage(t *Task, trusted bool, nonce string) string {
+func UserMessage(t *wire.Task, trusted bool, nonce string) string {
 	var body strings.Builder
 	body.WriteString("Task: " + t.Goal)
 	if t.Guidance != "" {
@@ -94,13 +96,13 @@ func UserMessage(t *Task, trusted bool, nonce string) string {
 		msg = untrustedPreamble + "\n\n<" + inputMarker + "_" + nonce + ">\n" + msg + "\n</" + inputMarker + "_" + nonce + ">"
 	}
 	if t.TaskID != "" && t.ArtifactRoot != "" {
-		msg += "\n\n" + ArtifactNote(t.TaskID)
+		msg += "\n\n" + artifactNote(t.TaskID)
 	}
 	return msg
 }
 
-// ArtifactNote tells the child where to stage files it hands back.
-func ArtifactNote(taskID string) string {
+// artifactNote tells the child where to stage files it hands back.
+func artifactNote(taskID string) string {
 	return "To hand back files (reports, logs, data), write them flat (no subdirectories) into " +
 		StageDir + "/" + taskID + "/ in the working directory. Each file becomes an artifact the orchestrator can read; its name without the extension is its id."
 }

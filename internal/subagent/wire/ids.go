@@ -1,4 +1,4 @@
-package subagent
+package wire
 
 import (
 	"crypto/rand"
@@ -37,3 +37,7 @@ func ParseDepth(v string) int {
 	}
 	return n
 }
+
+// IsRunID reports whether id has the form of an odek.event/v1 run id: 32
+// lowercase hex digits.
+func IsRunID(id string) bool { return isLowerHex(id, 32) }

@@ -9,11 +9,12 @@ import (
 	"testing"
 
 	"github.com/odek-run/odek/internal/artifact"
+	"github.com/odek-run/odek/internal/subagent/childside"
 )
 
 func stageFiles(t *testing.T, ws, taskID string, files map[string]string) {
 	t.Helper()
-	dir := filepath.Join(ws, StageDir, taskID)
+	dir := filepath.Join(ws, childside.StageDir, taskID)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -29,60 +30,6 @@ func sum(s string) string {
 	return hex.EncodeToString(h[:])
 }
 
-func TestCollectArtifacts(t *testing.T) {
-	ws, root := t.TempDir(), t.TempDir()
-	const id = "task-00000000000000aa"
-	stageFiles(t, ws, id, map[string]string{"report.md": "# Report\n", "report.txt": "dup stem", "data.bin": "\x00\x01", "bad name!": "x"})
-	stage := filepath.Join(ws, StageDir, id)
-	os.MkdirAll(filepath.Join(stage, "nested"), 0o755)
-	os.WriteFile(filepath.Join(stage, "nested", "deep.txt"), []byte("deep"), 0o644)
-	os.Symlink("/etc/passwd", filepath.Join(stage, "link.txt"))
-
-	c := CollectArtifacts(ws, id, root)
-	var got []string
-	for _, r := range c.Refs {
-		got = append(got, r.ID+"|"+r.MediaType+"|"+r.URI)
-		if r.Schema != artifact.SchemaArtifactRef || r.SizeBytes == nil {
-			t.Fatalf("ref %+v", r)
-		}
-	}
-	want := []string{
-		"data|application/octet-stream|file://" + root + "/data.bin",
-		"report|text/markdown|file://" + root + "/report.md",
-		"report.txt|text/plain|file://" + root + "/report.txt",
-	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("refs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	if c.Refs[1].SHA256 != sum("# Report\n") || *c.Refs[1].SizeBytes != 9 {
-		t.Fatalf("measure: %+v", c.Refs[1])
-	}
-	problems := strings.Join(c.Problems, "\n")
-	for _, p := range []string{`[artifact] "bad name!" is not a valid artifact name`, `[artifact] "link.txt" is a symlink; discarded`, `[artifact] "nested" is a directory; nested files are discarded`} {
-		if !strings.Contains(problems, p) {
-			t.Errorf("problems lack %q:\n%s", p, problems)
-		}
-	}
-	if _, err := os.Lstat(filepath.Join(ws, StageDir)); !os.IsNotExist(err) {
-		t.Fatalf("staging directory left behind: %v", err)
-	}
-	if info, _ := os.Stat(filepath.Join(root, "report.md")); info.Mode().Perm() != 0o600 {
-		t.Fatalf("artifact mode %v", info.Mode())
-	}
-	// Every ref validates against the root it was moved into.
-	for _, r := range c.Refs {
-		if _, err := artifact.Validate(r, []string{root}); err != nil {
-			t.Fatalf("%s: %v", r.ID, err)
-		}
-	}
-}
-
-func TestCollectArtifactsNothingStaged(t *testing.T) {
-	if c := CollectArtifacts(t.TempDir(), "task-00000000000000aa", t.TempDir()); len(c.Refs)+len(c.Problems) != 0 {
-		t.Fatalf("%+v", c)
-	}
-}
-
 type fakeRegistry map[string]artifact.Verified
 
 func (f fakeRegistry) Register(v artifact.Verified, id string) error { f[id] = v; return nil }
@@ -93,22 +40,22 @@ func TestDeliverArtifacts(t *testing.T) {
 	root1, root2 := filepath.Join(base, "t1"), filepath.Join(base, "t2")
 	os.Mkdir(root1, 0o700)
 	os.Mkdir(root2, 0o700)
-	stageFiles(t, ws, "task-0000000000000001", map[string]string{"notes.txt": "hello\nworld\n", "big.txt": strings.Repeat("b", MaxInlineBytes+1)})
+	stageFiles(t, ws, "task-0000000000000001", map[string]string{"notes.txt": "hello\nworld\n", "big.txt": strings.Repeat("b", maxInlineBytes+1)})
 	stageFiles(t, ws, "task-0000000000000002", map[string]string{"notes.txt": "second", "img.png": "\x89PNG"})
-	c1 := CollectArtifacts(ws, "task-0000000000000001", root1)
-	c2 := CollectArtifacts(ws, "task-0000000000000002", root2)
+	c1 := childside.CollectArtifacts(ws, "task-0000000000000001", root1)
+	c2 := childside.CollectArtifacts(ws, "task-0000000000000002", root2)
 	// A child that points outside its own root, one that lies about a hash.
 	escape := c2.Refs[0]
 	escape.ID, escape.URI = "escape", "file://"+filepath.Join(root1, "notes.txt")
 	liar := c2.Refs[1]
 	liar.ID, liar.SHA256 = "liar", strings.Repeat("0", 64)
 	reg := fakeRegistry{}
-	lines := DeliverArtifacts([]TaskArtifacts{
+	lines := deliverArtifacts([]taskArtifacts{
 		{Index: 1, Root: root1, Refs: c1.Refs},
 		{Index: 2, Root: root2, Refs: append(c2.Refs, escape, liar)},
 	}, reg)
 	want1 := strings.Join([]string{
-		"  - big (text/plain, 32769 bytes, sha256:" + sum(strings.Repeat("b", MaxInlineBytes+1))[:12] + ", task 1)",
+		"  - big (text/plain, 32769 bytes, sha256:" + sum(strings.Repeat("b", maxInlineBytes+1))[:12] + ", task 1)",
 		"  - notes (text/plain, 12 bytes, sha256:" + sum("hello\nworld\n")[:12] + ", task 1)",
 		"  --- artifact: notes ---", "    hello\n    world", "  --- end artifact ---",
 	}, "\n")
@@ -148,8 +95,8 @@ func TestDeliverArtifactsInlineBudget(t *testing.T) {
 	}
 	files["small.txt"] = "s"
 	stageFiles(t, ws, "task-0000000000000003", files)
-	c := CollectArtifacts(ws, "task-0000000000000003", root)
-	lines := strings.Join(DeliverArtifacts([]TaskArtifacts{{Index: 1, Root: root, Refs: c.Refs}}, nil)[1], "\n")
+	c := childside.CollectArtifacts(ws, "task-0000000000000003", root)
+	lines := strings.Join(deliverArtifacts([]taskArtifacts{{Index: 1, Root: root, Refs: c.Refs}}, nil)[1], "\n")
 	if n := strings.Count(lines, "--- artifact: "); n != 5 { // four big ones, then the small one still fits
 		t.Fatalf("%d inlined:\n%.500s", n, lines)
 	}
@@ -161,7 +108,7 @@ func TestDeliverArtifactsInlineBudget(t *testing.T) {
 func TestDeliverArtifactsTamperedAfterValidation(t *testing.T) {
 	ws, root := t.TempDir(), t.TempDir()
 	stageFiles(t, ws, "task-0000000000000004", map[string]string{"r.txt": "original"})
-	c := CollectArtifacts(ws, "task-0000000000000004", root)
+	c := childside.CollectArtifacts(ws, "task-0000000000000004", root)
 	v, err := artifact.Validate(c.Refs[0], []string{root})
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +124,7 @@ func TestDeliverArtifactsTamperedAfterValidation(t *testing.T) {
 func TestDeliverArtifactsReplacedAfterValidation(t *testing.T) {
 	ws, root := t.TempDir(), t.TempDir()
 	stageFiles(t, ws, "task-0000000000000005", map[string]string{"r.txt": "original"})
-	c := CollectArtifacts(ws, "task-0000000000000005", root)
+	c := childside.CollectArtifacts(ws, "task-0000000000000005", root)
 	v, err := artifact.Validate(c.Refs[0], []string{root})
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package subagent
+package wire
 
 import (
 	"bytes"
@@ -45,12 +45,12 @@ func TestReadStreamLegacyAndRaw(t *testing.T) {
 }
 
 func TestReadStreamRawCap(t *testing.T) {
-	big := strings.Repeat("é", MaxRawBytes) // 2 bytes each: twice the cap
+	big := strings.Repeat("é", maxRawBytes) // 2 bytes each: twice the cap
 	s, err := ReadStream(strings.NewReader(big+"\n"), StreamLimits{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasSuffix(s.Raw, "\n"+RawTruncatedMarker) || len(s.Raw) > MaxRawBytes+len(RawTruncatedMarker)+1 {
+	if !strings.HasSuffix(s.Raw, "\n"+rawTruncatedMarker) || len(s.Raw) > maxRawBytes+len(rawTruncatedMarker)+1 {
 		t.Fatalf("raw is %d bytes, ends %q", len(s.Raw), s.Raw[len(s.Raw)-40:])
 	}
 	if strings.ContainsRune(s.Raw, '\uFFFD') {
@@ -107,7 +107,7 @@ func (e endless) Read(p []byte) (int, error) {
 func TestReadStreamStopsAnEndlessChild(t *testing.T) {
 	_, err := ReadStream(endless{[]byte("y\n")}, StreamLimits{}, nil)
 	var fe *FloodError
-	if !errors.As(err, &fe) || fe.What != "lines" || fe.Limit != MaxLines {
+	if !errors.As(err, &fe) || fe.What != "lines" || fe.Limit != maxLines {
 		t.Fatalf("err = %v", err)
 	}
 	if fe.Error() != "child output flood: more than 100000 lines" {
@@ -120,20 +120,20 @@ func TestParseLineKinds(t *testing.T) {
 		in   string
 		kind int
 	}{
-		{"", KindBlank}, {"  \r", KindBlank}, {"hello", KindRaw}, {"{not json", KindRaw},
-		{`{"type":"tool_call","name":"x"}`, KindTelemetry},
-		{`{"type":"result","result":{"status":"partial"}}`, KindResult},
-		{`{"type":"result","result":null}`, KindIgnored},
-		{`{"type":"result","result":{"summary":"no status"}}`, KindIgnored},
-		{`{"type":"result","result":"text"}`, KindIgnored},
-		{`{"status":"success","summary":"s"}`, KindLegacyResult},
-		{`{"status":7}`, KindRaw},
-		{`{"other":1}`, KindIgnored},
-		{`{"type":3}`, KindRaw},
+		{"", kindBlank}, {"  \r", kindBlank}, {"hello", kindRaw}, {"{not json", kindRaw},
+		{`{"type":"tool_call","name":"x"}`, kindTelemetry},
+		{`{"type":"result","result":{"status":"partial"}}`, kindResult},
+		{`{"type":"result","result":null}`, kindIgnored},
+		{`{"type":"result","result":{"summary":"no status"}}`, kindIgnored},
+		{`{"type":"result","result":"text"}`, kindIgnored},
+		{`{"status":"success","summary":"s"}`, kindLegacyResult},
+		{`{"status":7}`, kindRaw},
+		{`{"other":1}`, kindIgnored},
+		{`{"type":3}`, kindRaw},
 	}
 	for _, tc := range tests {
-		if kind, _, _ := ParseLine([]byte(tc.in)); kind != tc.kind {
-			t.Errorf("ParseLine(%q) = kind %d, want %d", tc.in, kind, tc.kind)
+		if kind, _, _ := parseLine([]byte(tc.in)); kind != tc.kind {
+			t.Errorf("parseLine(%q) = kind %d, want %d", tc.in, kind, tc.kind)
 		}
 	}
 }
@@ -145,13 +145,13 @@ func FuzzParseLine(f *testing.F) {
 	f.Add([]byte(`{"status":"error","denials":[{"tool":"t"}]}`))
 	f.Add([]byte(`{"type":"event","event":{"schema":"odek.event/v1"}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		kind, l, res := ParseLine(line)
+		kind, l, res := parseLine(line)
 		switch kind {
-		case KindResult, KindLegacyResult:
-			if res == nil || res.Status == "" && kind == KindResult {
+		case kindResult, kindLegacyResult:
+			if res == nil || res.Status == "" && kind == kindResult {
 				t.Fatalf("kind %d without a usable result", kind)
 			}
-		case KindTelemetry:
+		case kindTelemetry:
 			if l == nil || l.Result != nil {
 				t.Fatal("telemetry line carries a result")
 			}
@@ -173,7 +173,7 @@ func FuzzReadStream(f *testing.F) {
 			}
 			return
 		}
-		if s.Bytes != int64(len(data)) || s.Lines > 8 || len(s.Raw) > MaxRawBytes+len(RawTruncatedMarker)+1 {
+		if s.Bytes != int64(len(data)) || s.Lines > 8 || len(s.Raw) > maxRawBytes+len(rawTruncatedMarker)+1 {
 			t.Fatalf("bytes %d/%d lines %d raw %d", s.Bytes, len(data), s.Lines, len(s.Raw))
 		}
 	})

@@ -1,4 +1,4 @@
-package subagent
+package wire
 
 import (
 	"bufio"
@@ -9,7 +9,7 @@ import (
 )
 
 // StreamLimits are the caps on a child's stdout; zero fields take the
-// defaults MaxLineBytes, MaxLines and MaxStreamBytes.
+// defaults maxLineBytes, maxLines and maxStreamBytes.
 type StreamLimits struct {
 	MaxLine  int64
 	MaxLines int64
@@ -18,30 +18,30 @@ type StreamLimits struct {
 
 func (l StreamLimits) withDefaults() StreamLimits {
 	if l.MaxLine <= 0 {
-		l.MaxLine = MaxLineBytes
+		l.MaxLine = maxLineBytes
 	}
 	if l.MaxLines <= 0 {
-		l.MaxLines = MaxLines
+		l.MaxLines = maxLines
 	}
 	if l.MaxBytes <= 0 {
-		l.MaxBytes = MaxStreamBytes
+		l.MaxBytes = maxStreamBytes
 	}
 	return l
 }
 
-// MaxRawBytes caps the unparseable output kept for the model.
-const MaxRawBytes = 100 << 10
+// maxRawBytes caps the unparseable output kept for the model.
+const maxRawBytes = 100 << 10
 
-// RawTruncatedMarker ends raw output that was cut at MaxRawBytes.
-const RawTruncatedMarker = "... [result truncated]"
+// rawTruncatedMarker ends raw output that was cut at maxRawBytes.
+const rawTruncatedMarker = "... [result truncated]"
 
 // Stream is what a child's stdout held.
 type Stream struct {
 	// Result is the framed result line, or else the last untyped JSON object
 	// with a status (a legacy result); nil when there was none.
 	Result *Result
-	// Raw is output that was not JSON, at most MaxRawBytes and then
-	// RawTruncatedMarker, for a child that printed no result.
+	// Raw is output that was not JSON, at most maxRawBytes and then
+	// rawTruncatedMarker, for a child that printed no result.
 	Raw          string
 	Lines, Bytes int64
 }
@@ -89,16 +89,16 @@ func ReadStream(r io.Reader, lim StreamLimits, onLine func(*Line)) (*Stream, err
 
 // take files one complete line.
 func (s *Stream) take(line []byte, raw *bytes.Buffer, onLine func(*Line)) {
-	kind, l, res := ParseLine(line)
+	kind, l, res := parseLine(line)
 	switch kind {
-	case KindResult, KindLegacyResult:
+	case kindResult, kindLegacyResult:
 		s.Result = res
-	case KindTelemetry:
+	case kindTelemetry:
 		if onLine != nil {
 			onLine(l)
 		}
-	case KindRaw:
-		if raw.Len() <= MaxRawBytes {
+	case kindRaw:
+		if raw.Len() <= maxRawBytes {
 			raw.Write(line)
 		}
 	}
@@ -109,35 +109,35 @@ func rawText(b *bytes.Buffer) string {
 		return ""
 	}
 	data := bytes.TrimRight(b.Bytes(), "\r\n")
-	if len(data) <= MaxRawBytes {
+	if len(data) <= maxRawBytes {
 		return string(bytes.ToValidUTF8(data, []byte("\uFFFD")))
 	}
-	cut := MaxRawBytes
+	cut := maxRawBytes
 	for cut > 0 && data[cut]&0xC0 == 0x80 { // do not split a UTF-8 sequence
 		cut--
 	}
-	return string(bytes.ToValidUTF8(data[:cut], []byte("\uFFFD"))) + "\n" + RawTruncatedMarker
+	return string(bytes.ToValidUTF8(data[:cut], []byte("\uFFFD"))) + "\n" + rawTruncatedMarker
 }
 
-// Kinds of stream line ParseLine tells apart.
+// Kinds of stream line parseLine tells apart.
 const (
-	KindBlank        = iota // empty or white space
-	KindRaw                 // not a JSON object
-	KindTelemetry           // a typed line other than the result
-	KindResult              // {"type":"result","result":{…}}
-	KindLegacyResult        // an untyped object with a status
-	KindIgnored             // JSON that is neither (e.g. a result line without a result)
+	kindBlank        = iota // empty or white space
+	kindRaw                 // not a JSON object
+	kindTelemetry           // a typed line other than the result
+	kindResult              // {"type":"result","result":{…}}
+	kindLegacyResult        // an untyped object with a status
+	kindIgnored             // JSON that is neither (e.g. a result line without a result)
 )
 
-// ParseLine classifies one stdout line of a child. It never fails: bytes
-// that are not a usable line are KindRaw or KindIgnored.
-func ParseLine(line []byte) (kind int, l *Line, res *Result) {
+// parseLine classifies one stdout line of a child. It never fails: bytes
+// that are not a usable line are kindRaw or kindIgnored.
+func parseLine(line []byte) (kind int, l *Line, res *Result) {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
-		return KindBlank, nil, nil
+		return kindBlank, nil, nil
 	}
 	if line[0] != '{' {
-		return KindRaw, nil, nil
+		return kindRaw, nil, nil
 	}
 	var probe struct {
 		Type   *string         `json:"type"`
@@ -145,28 +145,28 @@ func ParseLine(line []byte) (kind int, l *Line, res *Result) {
 		Status *string         `json:"status"`
 	}
 	if json.Unmarshal(line, &probe) != nil {
-		return KindRaw, nil, nil
+		return kindRaw, nil, nil
 	}
 	switch {
 	case probe.Type == nil && probe.Status != nil:
 		var r Result
 		if json.Unmarshal(line, &r) != nil {
-			return KindIgnored, nil, nil
+			return kindIgnored, nil, nil
 		}
-		return KindLegacyResult, nil, &r
+		return kindLegacyResult, nil, &r
 	case probe.Type == nil:
-		return KindIgnored, nil, nil
+		return kindIgnored, nil, nil
 	case *probe.Type == LineResult:
 		var r Result
 		if len(probe.Result) == 0 || json.Unmarshal(probe.Result, &r) != nil || r.Status == "" {
-			return KindIgnored, nil, nil
+			return kindIgnored, nil, nil
 		}
-		return KindResult, nil, &r
+		return kindResult, nil, &r
 	}
 	var tl Line
 	if json.Unmarshal(line, &tl) != nil {
-		return KindIgnored, nil, nil
+		return kindIgnored, nil, nil
 	}
 	tl.Result = nil
-	return KindTelemetry, &tl, nil
+	return kindTelemetry, &tl, nil
 }

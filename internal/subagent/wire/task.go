@@ -1,4 +1,4 @@
-package subagent
+package wire
 
 import (
 	"bytes"
@@ -18,8 +18,8 @@ const (
 	Untrusted = "untrusted"
 )
 
-// RiskClasses are the max_risk values a task may name, lowest first.
-var RiskClasses = []string{
+// riskClasses are the max_risk values a task may name, lowest first.
+var riskClasses = []string{
 	"safe", "local_write", "system_write", "destructive", "code_execution",
 	"network_egress", "install", "blocked",
 }
@@ -27,14 +27,14 @@ var RiskClasses = []string{
 // Size limits of task fields, in bytes. The task file as a whole is capped by
 // MaxTaskFileBytes.
 const (
-	MaxGoalBytes     = 64 << 10
-	MaxGuidanceBytes = 64 << 10
-	MaxContextBytes  = 1 << 20
+	maxGoalBytes     = 64 << 10
+	maxGuidanceBytes = 64 << 10
+	maxContextBytes  = 1 << 20
 	MaxTaskFileBytes = 4 << 20
-	// MaxOutputSchemaBytes caps the task's output_schema object; it equals
+	// maxOutputSchemaBytes caps the task's output_schema object; it equals
 	// outschema.MaxFileBytes, the cap of an --output-schema file (subagent
 	// does not import outschema: the child compiles the schema).
-	MaxOutputSchemaBytes = 1 << 20
+	maxOutputSchemaBytes = 1 << 20
 )
 
 // Task is the protocol-2 task file the parent writes for one child
@@ -125,12 +125,12 @@ func ParseTask(data []byte) (*Task, error) {
 func (t *Task) Validate() error {
 	checks := []func() error{
 		func() error { return checkProtocol(t.Protocol) },
-		func() error { return checkText("goal", t.Goal, MaxGoalBytes, true) },
-		func() error { return checkText("context", t.Context, MaxContextBytes, false) },
-		func() error { return checkText("guidance", t.Guidance, MaxGuidanceBytes, false) },
+		func() error { return checkText("goal", t.Goal, maxGoalBytes, true) },
+		func() error { return checkText("context", t.Context, maxContextBytes, false) },
+		func() error { return checkText("guidance", t.Guidance, maxGuidanceBytes, false) },
 		func() error { return checkEnum("trust_level", t.TrustLevel, []string{Trusted, Untrusted}) },
 		func() error { return checkEnum("parent_trust", t.ParentTrust, []string{Trusted, Untrusted}) },
-		func() error { return checkEnum("max_risk", t.MaxRisk, RiskClasses) },
+		func() error { return checkEnum("max_risk", t.MaxRisk, riskClasses) },
 		func() error { return checkTaskID(t.TaskID) },
 		func() error { return checkName("profile", t.Profile) },
 		func() error { return checkName("parent_session", t.ParentSession) },
@@ -166,11 +166,11 @@ func (t *Task) EffectiveProtocol() int {
 
 // Trust is the child's trust: the lower of the parent's and the task's. An
 // omitted task trust is untrusted; an omitted parent trust is trusted.
-func (t *Task) Trust() string { return MinTrust(t.ParentTrust, t.TrustLevel) }
+func (t *Task) Trust() string { return minTrust(t.ParentTrust, t.TrustLevel) }
 
-// MinTrust returns untrusted unless the parent is trusted (or unset) and the
+// minTrust returns untrusted unless the parent is trusted (or unset) and the
 // task asks for trusted.
-func MinTrust(parent, task string) string {
+func minTrust(parent, task string) string {
 	if (parent == "" || parent == Trusted) && task == Trusted {
 		return Trusted
 	}
@@ -228,7 +228,7 @@ func checkTaskID(id string) error {
 // checkName accepts ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$ (profile and session
 // names).
 func checkName(field, v string) error {
-	if v != "" && !isName(v) {
+	if v != "" && !IsName(v) {
 		return taskErr(field, "%q must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$", untrusted.OneLine(v, 64))
 	}
 	return nil
@@ -247,13 +247,13 @@ func checkRoot(root string) error {
 }
 
 // checkSchemaObject accepts an absent output_schema or a JSON object of at
-// most MaxOutputSchemaBytes; compiling it is the child's job.
+// most maxOutputSchemaBytes; compiling it is the child's job.
 func checkSchemaObject(raw json.RawMessage) error {
 	switch {
 	case raw == nil:
 		return nil
-	case len(raw) > MaxOutputSchemaBytes:
-		return taskErr("output_schema", "is %d bytes, exceeding the limit of %d", len(raw), MaxOutputSchemaBytes)
+	case len(raw) > maxOutputSchemaBytes:
+		return taskErr("output_schema", "is %d bytes, exceeding the limit of %d", len(raw), maxOutputSchemaBytes)
 	case len(bytes.TrimLeft(raw, " \t\r\n")) == 0 || bytes.TrimLeft(raw, " \t\r\n")[0] != '{':
 		return taskErr("output_schema", "must be a JSON object (a JSON Schema)")
 	}
@@ -296,8 +296,9 @@ func (b *Budget) validate() error {
 	return nil
 }
 
-// isName reports ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$.
-func isName(s string) bool {
+// IsName reports whether s is a profile, session or artifact name:
+// ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$.
+func IsName(s string) bool {
 	if s == "" || len(s) > 128 || !isAlnum(s[0]) {
 		return false
 	}

@@ -1,4 +1,4 @@
-package subagent
+package childside
 
 import (
 	"crypto/sha256"
@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/odek-run/odek/internal/artifact"
+	"github.com/odek-run/odek/internal/subagent/wire"
 	"github.com/odek-run/odek/internal/untrusted"
 )
 
@@ -36,7 +37,7 @@ type Collected struct {
 // staging directory is removed afterwards (and .odek-artifacts when empty).
 func CollectArtifacts(workspace, taskID, root string) Collected {
 	var c Collected
-	if !IsTaskID(taskID) {
+	if !wire.IsTaskID(taskID) {
 		return c
 	}
 	stageParent := filepath.Join(workspace, StageDir)
@@ -88,7 +89,7 @@ func (c *Collected) take(stage, root string, e fs.DirEntry, ids map[string]bool)
 	case !e.Type().IsRegular():
 		c.problem("%q is not a regular file; discarded", shown)
 		return
-	case !isName(name):
+	case !wire.IsName(name):
 		c.problem("%q is not a valid artifact name (want ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$); discarded", shown)
 		return
 	case len(c.Refs) >= artifact.MaxRefs:
@@ -110,7 +111,7 @@ func (c *Collected) take(stage, root string, e fs.DirEntry, ids map[string]bool)
 	c.Refs = append(c.Refs, artifact.Ref{
 		Schema: artifact.SchemaArtifactRef, ID: id,
 		URI:       (&url.URL{Scheme: "file", Path: dst}).String(),
-		MediaType: MediaType(name, dst), SHA256: sum, SizeBytes: &size,
+		MediaType: mediaType(name, dst), SHA256: sum, SizeBytes: &size,
 	})
 }
 

@@ -1,4 +1,4 @@
-package subagent
+package wire
 
 import (
 	"encoding/json"
@@ -52,14 +52,14 @@ func TestParseTaskRejects(t *testing.T) {
 		name, in, want string
 	}{
 		{"not json", `goal`, "task file: invalid JSON at byte 1"},
-		{"array", `[]`, "task file: field (top level): want subagent.Task, got array"},
+		{"array", `[]`, "task file: field (top level): want wire.Task, got array"},
 		{"unknown field", `{"goal":"g","gaol":"x"}`, `task file: unknown field "gaol"`},
 		{"duplicate key", `{"goal":"a","goal":"b"}`, `task file: duplicate key "goal"`},
 		{"duplicate nested key", `{"goal":"a","budget":{"max_tool_calls":1,"max_tool_calls":2}}`, `task file: duplicate key "max_tool_calls"`},
 		{"trailing data", `{"goal":"g"} {}`, "task file: unexpected data after the JSON object"},
 		{"no goal", `{}`, "task file: goal is required"},
 		{"blank goal", `{"goal":"  \n"}`, "task file: goal is required"},
-		{"goal too long", `{"goal":"` + strings.Repeat("a", MaxGoalBytes+1) + `"}`, "task file: goal is 65537 bytes, exceeding the limit of 65536"},
+		{"goal too long", `{"goal":"` + strings.Repeat("a", maxGoalBytes+1) + `"}`, "task file: goal is 65537 bytes, exceeding the limit of 65536"},
 		{"nul in goal", `{"goal":"a\u0000b"}`, "task file: goal contains a NUL byte"},
 		{"bad utf8", "{\"goal\":\"a\xffb\"}", "task file: not valid UTF-8"},
 		{"protocol", `{"goal":"g","protocol":3}`, "task file: protocol unsupported protocol 3 (want 1 or 2)"},
@@ -78,7 +78,7 @@ func TestParseTaskRejects(t *testing.T) {
 		{"fraction", `{"goal":"g","protocol":2.5}`, "task file: field protocol: want int, got number 2.5"},
 		{"schema not an object", `{"goal":"g","output_schema":true}`, "task file: output_schema must be a JSON object (a JSON Schema)"},
 		{"schema null", `{"goal":"g","output_schema":null}`, "task file: output_schema must be a JSON object (a JSON Schema)"},
-		{"schema too big", `{"goal":"g","output_schema":{"description":"` + strings.Repeat("d", MaxOutputSchemaBytes) + `"}}`,
+		{"schema too big", `{"goal":"g","output_schema":{"description":"` + strings.Repeat("d", maxOutputSchemaBytes) + `"}}`,
 			"task file: output_schema is 1048594 bytes, exceeding the limit of 1048576"},
 		{"schema duplicate key", `{"goal":"g","output_schema":{"type":"object","type":"string"}}`, `task file: duplicate key "type"`},
 		{"negative price", `{"goal":"g","budget":{"input_cost_per_million_usd":-1}}`, "task file: budget.input_cost_per_million_usd must be a non-negative number, got -1"},
@@ -128,8 +128,8 @@ func TestMinTrust(t *testing.T) {
 		{Untrusted, Trusted, Untrusted}, {Trusted, Untrusted, Untrusted}, {Trusted, "", Untrusted},
 	}
 	for _, tc := range tests {
-		if got := MinTrust(tc.parent, tc.task); got != tc.want {
-			t.Errorf("MinTrust(%q, %q) = %q, want %q", tc.parent, tc.task, got, tc.want)
+		if got := minTrust(tc.parent, tc.task); got != tc.want {
+			t.Errorf("minTrust(%q, %q) = %q, want %q", tc.parent, tc.task, got, tc.want)
 		}
 	}
 }

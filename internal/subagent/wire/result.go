@@ -1,9 +1,10 @@
-package subagent
+package wire
 
 import (
 	"encoding/json"
 
 	"github.com/odek-run/odek/internal/artifact"
+	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // Statuses a child reports, and the ones the parent adds when a child ends
@@ -18,6 +19,15 @@ const (
 	StatusTimeout     = "timeout"
 	StatusCancelled   = "cancelled"
 	StatusNoResult    = "no_result"
+)
+
+// Caps of a result's lists and entries: what a child may report and what
+// Bound keeps of it.
+const (
+	maxReportedFiles   = 100 // files_changed entries
+	maxReportedDenials = 20
+	maxFileRunes       = 256
+	maxDenialRunes     = 200
 )
 
 // Partial reasons.
@@ -124,4 +134,49 @@ func (r *Result) ExitCode(hardTimeout bool) int {
 		return 0
 	}
 	return 1
+}
+
+// Bound caps what a child reported, field by field, as the parent must:
+// the result is untrusted.
+func (r *Result) Bound() {
+	if len(r.FilesChanged) > maxReportedFiles {
+		r.FilesChanged = r.FilesChanged[:maxReportedFiles]
+	}
+	if len(r.Denials) > maxReportedDenials {
+		r.Denials = r.Denials[:maxReportedDenials]
+	}
+	for i := range r.Denials {
+		r.Denials[i].Tool = untrusted.OneLine(r.Denials[i].Tool, 64)
+		r.Denials[i].Class = untrusted.OneLine(r.Denials[i].Class, 32)
+		r.Denials[i].Reason = untrusted.OneLine(r.Denials[i].Reason, maxDenialRunes)
+	}
+	if r.TokensUsed < 0 {
+		r.TokensUsed = 0
+	}
+	if r.Iterations < 0 {
+		r.Iterations = 0
+	}
+	if !(r.DurationSeconds >= 0) {
+		r.DurationSeconds = 0
+	}
+	r.Summary, _ = cutRunes(r.Summary, MaxSummaryRunes)
+}
+
+// CutSummary shortens a summary to MaxSummaryRunes runes and "…",
+// reporting whether it cut.
+func CutSummary(s string) (string, bool) { return cutRunes(s, MaxSummaryRunes) }
+
+// cutRunes keeps the first n runes of s, reporting whether it cut.
+func cutRunes(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	count := 0
+	for i := range s {
+		if count == n {
+			return s[:i] + "…", true
+		}
+		count++
+	}
+	return s, false
 }

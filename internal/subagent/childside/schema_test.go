@@ -1,10 +1,11 @@
-package subagent
+package childside
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/odek-run/odek/internal/subagent/wire"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -14,22 +15,22 @@ import (
 func TestPublishedSchema(t *testing.T) {
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
-	sch, err := c.Compile("../../docs/schema/subagent.schema.json")
+	sch, err := c.Compile("../../../docs/schema/subagent.schema.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	cost := 0.25
-	ok := &Result{Status: StatusSuccess, Summary: "done", TokensUsed: 12, Iterations: 1, DurationSeconds: 0.5,
-		CostUSD: &cost, Usage: &Usage{InputTokens: 10, OutputTokens: 2, ToolCalls: 1},
+	ok := &wire.Result{Status: wire.StatusSuccess, Summary: "done", TokensUsed: 12, Iterations: 1, DurationSeconds: 0.5,
+		CostUSD: &cost, Usage: &wire.Usage{InputTokens: 10, OutputTokens: 2, ToolCalls: 1},
 		Output: json.RawMessage(`{"todos":3}`), FilesChanged: []string{"a.go"},
-		Denials: []Denial{{Tool: "shell", Class: "network_egress", Reason: "operation denied by configuration: curl"}}, DenialsTotal: 1}
+		Denials: []wire.Denial{{Tool: "shell", Class: "network_egress", Reason: "operation denied by configuration: curl"}}, DenialsTotal: 1}
 	var out strings.Builder
 	w := NewLineWriter(&out, "task-0123456789abcdef", true)
-	w.Send(Line{Type: LineStarted, PID: 42, Depth: 1, TimeoutS: 60, MaxIter: 5})
-	w.Send(Line{Type: LineToolCall, Name: "read_file"})
-	w.Send(Line{Type: LineFinished, Status: StatusSuccess, Iterations: 1, TokensUsed: 12})
+	w.Send(wire.Line{Type: wire.LineStarted, PID: 42, Depth: 1, TimeoutS: 60, MaxIter: 5})
+	w.Send(wire.Line{Type: wire.LineToolCall, Name: "read_file"})
+	w.Send(wire.Line{Type: wire.LineFinished, Status: wire.StatusSuccess, Iterations: 1, TokensUsed: 12})
 	w.Result(ok)
-	NewLineWriter(&out, "", false).Result(&Result{Status: StatusError, Error: "either --goal or --task is required"})
+	NewLineWriter(&out, "", false).Result(&wire.Result{Status: wire.StatusError, Error: "either --goal or --task is required"})
 	for i, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
 		if err := sch.Validate(decode(t, line)); err != nil {
 			t.Errorf("line %d %s: %v", i+1, line, err)

@@ -1,4 +1,4 @@
-package subagent
+package wire
 
 import (
 	"fmt"
@@ -9,8 +9,8 @@ import (
 	"github.com/odek-run/odek/internal/untrusted"
 )
 
-// MaxKeyBytes bounds the API key read from the descriptor.
-const MaxKeyBytes = 64 << 10
+// maxKeyBytes bounds the API key read from the descriptor.
+const maxKeyBytes = 64 << 10
 
 // KeyFile returns an unlinked temporary file in dir ("" = the default temp
 // dir) holding key, positioned at its start, to be passed to one child as
@@ -37,7 +37,7 @@ func KeyFile(dir, key string) (*os.File, error) {
 // ReadKeyFD reads the key a parent handed over. value is ODEK_API_KEY_FD,
 // which must be "3"; open opens that descriptor (os.NewFile in the CLI). The
 // descriptor is closed afterwards, so nothing the child starts inherits it.
-// At most MaxKeyBytes are read; a trailing newline is dropped.
+// At most maxKeyBytes are read; a trailing newline is dropped.
 func ReadKeyFD(value string, open func(fd uintptr) *os.File) (string, error) {
 	if strings.TrimSpace(value) != "3" {
 		return "", fmt.Errorf("%w: %s=%q: only descriptor 3 is supported", ErrKeyFD, EnvAPIKeyFD, untrusted.OneLine(value, 16))
@@ -47,12 +47,12 @@ func ReadKeyFD(value string, open func(fd uintptr) *os.File) (string, error) {
 		return "", fmt.Errorf("%w: descriptor 3 is not open", ErrKeyFD)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxKeyBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, maxKeyBytes+1))
 	if err != nil {
 		return "", fmt.Errorf("%w: read descriptor 3: %v", ErrKeyFD, err)
 	}
-	if len(data) > MaxKeyBytes {
-		return "", fmt.Errorf("%w: descriptor 3 holds more than %d bytes", ErrKeyFD, MaxKeyBytes)
+	if len(data) > maxKeyBytes {
+		return "", fmt.Errorf("%w: descriptor 3 holds more than %d bytes", ErrKeyFD, maxKeyBytes)
 	}
 	key := strings.TrimRight(string(data), "\r\n")
 	if key == "" {

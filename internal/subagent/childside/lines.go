@@ -1,4 +1,4 @@
-package subagent
+package childside
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
 // LineWriter is the child's side of the stream: typed lines (with
@@ -29,7 +30,7 @@ func NewLineWriter(w io.Writer, taskID string, stream bool) *LineWriter {
 func (lw *LineWriter) Streaming() bool { return lw != nil && lw.stream }
 
 // Send writes one typed line (only when streaming).
-func (lw *LineWriter) Send(l Line) {
+func (lw *LineWriter) Send(l wire.Line) {
 	if !lw.Streaming() {
 		return
 	}
@@ -39,12 +40,12 @@ func (lw *LineWriter) Send(l Line) {
 
 // Result writes the result: framed as a "result" line when streaming, else
 // the bare object.
-func (lw *LineWriter) Result(r *Result) {
+func (lw *LineWriter) Result(r *wire.Result) {
 	if lw == nil {
 		return
 	}
 	if lw.stream {
-		lw.write(Line{Type: LineResult, TaskID: lw.taskID, Result: r})
+		lw.write(wire.Line{Type: wire.LineResult, TaskID: lw.taskID, Result: r})
 		return
 	}
 	lw.write(r)
@@ -56,7 +57,7 @@ func (lw *LineWriter) Write(ev *events.Event) error {
 	if err != nil {
 		return err
 	}
-	lw.Send(Line{Type: LineEvent, Event: raw})
+	lw.Send(wire.Line{Type: wire.LineEvent, Event: raw})
 	return nil
 }
 

@@ -1,4 +1,4 @@
-package subagent
+package wire
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ func decodeStrict(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return cleanJSONError(err)
+		return CleanJSONError(err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return errors.New("unexpected data after the JSON object")
@@ -42,7 +42,7 @@ func checkDuplicateKeys(data []byte) error {
 			return nil
 		}
 		if err != nil {
-			return cleanJSONError(err)
+			return CleanJSONError(err)
 		}
 		var top *frame
 		if n := len(stack); n > 0 {
@@ -76,8 +76,9 @@ func checkDuplicateKeys(data []byte) error {
 	}
 }
 
-// cleanJSONError drops the "json: " prefix so messages read as one sentence.
-func cleanJSONError(err error) error {
+// CleanJSONError restates an encoding/json error as one sentence, without
+// the "json: " prefix (for delegate_tasks arguments as for the task file).
+func CleanJSONError(err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		return fmt.Errorf("invalid JSON at byte %d: %s", se.Offset, trimJSON(se.Error()))

@@ -1,0 +1,30 @@
+package subagent
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestForwardedEvent(t *testing.T) {
+	parent := strings.Repeat("b", 32)
+	ok := `{"schema":"odek.event/v1","type":"run_started","run_id":"` + strings.Repeat("a", 32) + `","timestamp":"2026-01-01T00:00:00Z"}`
+	ev := forwardedEvent([]byte(ok), parent, "task-0123456789abcdef")
+	if ev == nil || ev.ParentRunID != parent || ev.TaskID != "task-0123456789abcdef" {
+		t.Fatalf("%+v", ev)
+	}
+	deeper := strings.Replace(ok, `"timestamp"`, `"parent_run_id":"`+strings.Repeat("c", 32)+`","task_id":"task-1111111111111111","timestamp"`, 1)
+	if ev := forwardedEvent([]byte(deeper), parent, "task-0123456789abcdef"); ev == nil || ev.ParentRunID != strings.Repeat("c", 32) || ev.TaskID != "task-1111111111111111" {
+		t.Fatalf("grandchild event re-parented: %+v", ev)
+	}
+	for _, bad := range []string{
+		`{}`, `not json`,
+		strings.Replace(ok, "odek.event/v1", "odek.event/v2", 1),
+		strings.Replace(ok, strings.Repeat("a", 32), parent, 1), // claims to be the parent
+		strings.Replace(ok, "run_started", "Run Started", 1),
+		strings.Replace(ok, `,"timestamp":"2026-01-01T00:00:00Z"`, "", 1),
+	} {
+		if forwardedEvent([]byte(bad), parent, "t") != nil {
+			t.Errorf("accepted %s", bad)
+		}
+	}
+}
