@@ -129,3 +129,32 @@ func TestTerminalLastLine(t *testing.T) {
 		t.Fatalf("end of input does not end the prompt line: %q", out.String())
 	}
 }
+
+// An empty (or blank) allowlist entry allows nothing: a call that names no
+// invocation is not on the list.
+func TestEmptyAllowlistEntryAllowsNothing(t *testing.T) {
+	p := mustNew(t, Options{Config: Config{Allowlist: []string{"", "  "}}})
+	err := p.Check(context.Background(), call("mcp_tool", "", false, risk.NetworkEgress))
+	var de *DeniedError
+	if !errors.As(err, &de) || de.Class != risk.NetworkEgress {
+		t.Fatalf("Check = %v, want the network_egress denial", err)
+	}
+}
+
+// The trust answer trusts the class for the rest of the run: the next call
+// of it is not asked about.
+func TestTrustAnswerTrustsTheClass(t *testing.T) {
+	ask := &scripted{answers: []Answer{AnswerTrustClass}}
+	p := mustNew(t, Options{Asker: ask})
+	for range 2 {
+		if err := p.Check(context.Background(), call("shell", "curl x", false, risk.NetworkEgress)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(ask.asked) != 1 {
+		t.Fatalf("asked %d times, want once", len(ask.asked))
+	}
+	if err := p.Check(context.Background(), call("shell", "sudo ls", false, risk.SystemWrite)); err == nil {
+		t.Fatal("trusting network_egress trusted system_write")
+	}
+}

@@ -119,6 +119,38 @@ func TestEveryListedProgram(t *testing.T) {
 	}
 }
 
+// The lists themselves are pinned by name: a test that walked the lists
+// would not notice an entry removed from them.
+func TestListedByName(t *testing.T) {
+	c := apart(t)
+	for want, cmds := range map[Class][]string{
+		Destructive: {"mkfs x", "mke2fs x", "mkswap x", "mkdosfs x", "mkntfs x", "wipefs x", "fdisk x", "sfdisk x",
+			"cfdisk x", "gdisk x", "sgdisk x", "parted x", "blkdiscard x", "shutdown", "reboot", "halt", "poweroff",
+			"telinit 0", "init 0", "hdparm x", "nvme x", "zpool x", "zfs x", "diskutil x"},
+		SystemWrite: {"mount x", "umount x", "swapoff -a", "useradd x", "userdel x", "usermod x", "passwd", "visudo",
+			"iptables -F", "nft flush ruleset", "ufw disable", "modprobe x", "insmod x", "rmmod x", "chattr +i x",
+			"setfacl -m u:x:r f", "ldconfig", "service x stop", "pkill x", "killall x", "fsck x", "losetup x",
+			"cryptsetup x", "lvremove x", "mdadm x", "apt-get remove x", "setcap x f", "at now"},
+		CodeExecution: {"BASH_ENV=x ls", "ENV=x ls", "PROMPT_COMMAND=x ls", "PS4=x ls", "PYTHONPATH=x ls",
+			"NODE_OPTIONS=x ls", "PERL5OPT=x ls", "GIT_SSH_COMMAND=x ls", "LD_PRELOAD=x ls", "DYLD_INSERT_LIBRARIES=x ls",
+			"GIT_CONFIG_GLOBAL=x ls", "npm_config_script_shell=x ls", "GOFLAGS=x ls", "EDITOR=x ls", "PAGER=x ls"},
+		Blocked: {"echo x > /dev/sda", "echo x > /dev/hda", "echo x > /dev/vda", "echo x > /dev/xvda", "echo x > /dev/nvme0n1",
+			"echo x > /dev/mmcblk0", "echo x > /dev/disk0", "echo x > /dev/mapper/x", "echo x > /dev/dm-0",
+			"echo x > /dev/loop0", "echo x > /dev/md0", "echo x > /dev/sr0", "echo x > /dev/nbd0", "echo x > /dev/rbd0",
+			"echo x > /dev/zram0", "echo x > /dev/mem", "echo x > /dev/kmem", "echo x > /dev/port",
+			"echo x > /dev/block/x", "echo x > /dev/rdisk0", "echo c > /proc/sysrq-trigger", "cat /proc/kcore > /dev/sda"},
+	} {
+		for _, cmd := range cmds {
+			if a := c.Shell(cmd); a.Class != want {
+				t.Errorf("Shell(%q) = %s (%s), want %s", cmd, a.Class, a.Reason, want)
+			}
+		}
+	}
+	if a, _ := c.Path(Read, "/proc/kcore"); a.Class != Blocked {
+		t.Errorf("Path(Read, /proc/kcore) = %s", a.Class)
+	}
+}
+
 // A command past maxCommandBytes, or nested past maxNesting, is unknown.
 func TestClassifierBounds(t *testing.T) {
 	c := apart(t)
