@@ -60,8 +60,8 @@ func main() {
 	if dirs := flag.Args(); len(dirs) > 0 {
 		ms = slices.DeleteFunc(ms, func(m mutation) bool { return !slices.Contains(dirs, m.dir()) })
 		if len(ms) == 0 {
-			fmt.Fprintf(os.Stderr, "handmutate: no mutation of %v in %s\n", dirs, *list)
-			os.Exit(2)
+			fmt.Printf("handmutate: %s lists no mutation of %v\n", *list, dirs)
+			return
 		}
 	}
 	tmp, err := os.MkdirTemp("", "odek-handmutate-")
