@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -235,5 +236,18 @@ func TestUnknownArgumentRefused(t *testing.T) {
 		if _, err := tools[name].AssessRisk(json.RawMessage(args)); err == nil || !strings.Contains(err.Error(), "unknown field") {
 			t.Errorf("%s %s: %v", name, args, err)
 		}
+	}
+}
+
+// read_file refuses what is not a regular file: a FIFO in the workspace
+// would otherwise read as an empty file (or block with a writer).
+func TestReadFileRefusesFIFO(t *testing.T) {
+	tools, root := strengthTools(t)
+	if err := syscall.Mkfifo(filepath.Join(root, "pipe"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := call(t, tools["read_file"], `{"path":"pipe"}`)
+	if !errors.Is(err, ErrNotRegular) {
+		t.Fatalf("read_file on a FIFO = %v, want ErrNotRegular", err)
 	}
 }
