@@ -2,6 +2,7 @@ package risk
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -188,5 +189,125 @@ func TestMergeKeepsTheWorstReason(t *testing.T) {
 	}
 	if _, ok := Approved(context.Background()); ok {
 		t.Error("Approved on a bare context")
+	}
+}
+
+// Exactly maxNesting levels of sh -c are still classified.
+func TestNestingAtTheBound(t *testing.T) {
+	c := apart(t)
+	cmd := "rm -rf /"
+	for range maxNesting {
+		cmd = "sh -c " + sq(cmd)
+	}
+	if a := c.Shell(cmd); a.Class != Destructive {
+		t.Errorf("nested %d deep = %s (%s), want destructive", maxNesting, a.Class, a.Reason)
+	}
+}
+
+// $IFS is read as a word break only when it is the whole variable name.
+func TestReplaceIFSNameBoundaries(t *testing.T) {
+	for in, want := range map[string]string{
+		"rm$IFS-rf": "rm -rf", "rm$IFS": "rm ", "rm${IFS}x": "rm x", "rm${IFS:0:1}x": "rm x", "rm${IFS": "rm${IFS",
+		"$IFSa": "$IFSa", "$IFSz": "$IFSz", "$IFSA": "$IFSA", "$IFSZ": "$IFSZ", "$IFS0": "$IFS0", "$IFS9": "$IFS9",
+		"$IFS_": "$IFS_", "$IFS-": " -", "$IFS@": " @", "$IFS`": " `", "$IFS{": " {", "$IFS[": " [", "$IFS/": " /", "$IFS:": " :",
+	} {
+		if got := replaceIFS(in); got != want {
+			t.Errorf("replaceIFS(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A home given through a symlink is resolved, so "~" and its real path
+// are the same place.
+func TestHomeThroughASymlink(t *testing.T) {
+	tmp := t.TempDir()
+	root, real := filepath.Join(tmp, "ws"), filepath.Join(tmp, "realhome")
+	for _, d := range []string{root, real} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(tmp, "homelink")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(Options{Dir: root, Home: link})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"rm -rf ~", "rm -rf " + real, "rm -rf " + link + "/"} {
+		if a := c.Shell(cmd); a.Class != Destructive {
+			t.Errorf("Shell(%q) = %s (%s)", cmd, a.Class, a.Reason)
+		}
+	}
+	if _, r := c.Path(Write, "~/x"); r != filepath.Join(real, "x") {
+		t.Errorf("~/x resolves to %q", r)
+	}
+}
+
+// Class names and sets stay within the known classes.
+func TestClassAndSetBounds(t *testing.T) {
+	n := Class(len(classNames))
+	if got := n.String(); got != "unknown" {
+		t.Errorf("Class(%d).String() = %q", n, got)
+	}
+	if got := Class(len(classNames) - 1).String(); got != classNames[len(classNames)-1] {
+		t.Errorf("the last class is %q", got)
+	}
+	stray := Set(1) << len(classNames)
+	if stray.Max() != Safe || len(stray.List()) != 0 {
+		t.Errorf("a set with only an unknown bit: max %s, list %v", stray.Max(), stray.List())
+	}
+	if s := Of(Blocked) | stray; s.Max() != Blocked || len(s.List()) != 1 {
+		t.Errorf("max %s, list %v", s.Max(), s.List())
+	}
+}
+
+// A symlink chain of maxLinkHops links resolves; one more is a loop, and
+// the path cannot be resolved (never inside).
+func TestLinkHopBound(t *testing.T) {
+	c := apart(t)
+	root := c.Root()
+	chain := func(prefix string, n int) string {
+		if err := os.WriteFile(filepath.Join(root, prefix+"target"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		prev := prefix + "target"
+		for i := range n {
+			name := fmt.Sprintf("%s%d", prefix, i)
+			if err := os.Symlink(prev, filepath.Join(root, name)); err != nil {
+				t.Fatal(err)
+			}
+			prev = name
+		}
+		return prev
+	}
+	if a, _ := c.Path(Write, chain("a", maxLinkHops)); a.Class != LocalWrite {
+		t.Errorf("%d hops: %s (%s), want local_write", maxLinkHops, a.Class, a.Reason)
+	}
+	if a, _ := c.Path(Write, chain("b", maxLinkHops+1)); a.Class != SystemWrite {
+		t.Errorf("%d hops: %s (%s), want system_write", maxLinkHops+1, a.Class, a.Reason)
+	}
+}
+
+// A symlink in the workspace to a character device is judged by where it
+// points, not blocked; one to a block device is blocked.
+func TestSymlinkToDevices(t *testing.T) {
+	c := apart(t)
+	if err := os.Symlink("/dev/null", filepath.Join(c.Root(), "nul")); err != nil {
+		t.Fatal(err)
+	}
+	if a := c.Shell("echo x > nul"); a.Class == Blocked {
+		t.Errorf("a link to /dev/null is %s (%s)", a.Class, a.Reason)
+	}
+	st, err := os.Stat("/dev/loop0")
+	if err != nil || st.Mode()&os.ModeDevice == 0 || st.Mode()&os.ModeCharDevice != 0 {
+		t.Skip("no block device /dev/loop0 here")
+	}
+	if err := os.Symlink("/dev/loop0", filepath.Join(c.Root(), "disk")); err != nil {
+		t.Fatal(err)
+	}
+	if a := c.Shell("echo x > disk"); a.Class != Blocked {
+		t.Errorf("a link to a block device is %s (%s)", a.Class, a.Reason)
 	}
 }
