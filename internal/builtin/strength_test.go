@@ -174,6 +174,7 @@ func TestPatchCap(t *testing.T) {
 		{MaxWriteBytes - 1, "X", "YY", true},
 		{MaxWriteBytes, "X", "YY", false},
 		{MaxWriteBytes + 1, "X", "Y", false},
+		{MaxWriteBytes + 1, "Xa", "", false}, // the result would fit: the file itself is refused
 	} {
 		if err := os.WriteFile(p, []byte("X"+strings.Repeat("a", tc.size-1)), 0o644); err != nil {
 			t.Fatal(err)
@@ -249,5 +250,22 @@ func TestReadFileRefusesFIFO(t *testing.T) {
 	_, err := call(t, tools["read_file"], `{"path":"pipe"}`)
 	if !errors.Is(err, ErrNotRegular) {
 		t.Fatalf("read_file on a FIFO = %v, want ErrNotRegular", err)
+	}
+}
+
+// The caps are the documented figures, not just whatever the constants say.
+func TestCapsAreTheDocumentedFigures(t *testing.T) {
+	if MaxReadBytes != 128*1024 || MaxWriteBytes != 10*1024*1024 || MaxShellTimeout != 600*time.Second || DefaultShellTimeout != 120*time.Second {
+		t.Fatalf("caps: read %d, write %d, shell timeout %v (default %v)", MaxReadBytes, MaxWriteBytes, MaxShellTimeout, DefaultShellTimeout)
+	}
+	_, d, err := (&shellTool{}).parse(json.RawMessage(`{"command":"true","description":"x","timeout":601}`))
+	if err != nil || d != 600*time.Second {
+		t.Fatalf("timeout 601: %v, %v; want 10m0s", d, err)
+	}
+	for name, want := range map[string]string{"read_file": "At most 128 KiB", "write_file": "At most 10 MiB", "shell": "at most 600"} {
+		tools, _ := strengthTools(t)
+		if !strings.Contains(tools[name].Description(), want) {
+			t.Errorf("%s's description does not say %q", name, want)
+		}
 	}
 }
