@@ -57,6 +57,9 @@ func TestSyntaxErrorPosition(t *testing.T) {
 	for in, want := range map[string]string{
 		`{"a":1 x}`: "at line 1, column 8", "[1,\n 2 x]": "at line 2, column 4", `{"a" 1}`: "at line 1, column 6",
 		`[1 2]`: "at line 1, column 4", `x`: "at line 1, column 1", `{"a":1}}`: "at line 1, column 8",
+		`[x]`: "at line 1, column 2", `"\x01"`: "at line 1, column 3", `[1,]`: "at line 1, column 4",
+		`{"a":1,}`: "at line 1, column 8", `{"a":"b"x}`: "at line 1, column 9", `tru`: "at line 1, column 4",
+		`{"a":1,x}`: "at line 1, column 8",
 	} {
 		if _, _, err := ParseAnswer(in); err == nil || !strings.HasSuffix(err.Error(), want) {
 			t.Errorf("ParseAnswer(%q) = %v, want it to end %q", in, err, want)
