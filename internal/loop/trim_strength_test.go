@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/odek-run/odek/internal/llm"
+	"github.com/odek-run/odek/internal/msgkind"
 )
 
 // These tests close survivors of hand mutation (scripts/hand-mutate.sh) of
@@ -18,7 +19,7 @@ import (
 func TestProactiveKeepsTheProtectedGroups(t *testing.T) {
 	big := strings.Repeat("b", 4000)
 	h := historyOf(3, big)
-	h.upsertPinned(PlanPrefix, PlanPrefix+" v1 — 0/1 done.]")
+	h.upsertPinned(msgkind.Plan, planPrefix+" v1 — 0/1 done.]")
 	h.Append(llm.Message{Role: llm.RoleAssistant, Content: "first answer"})
 	h.Append(userMsg("next task"))
 	for i := range 4 {
@@ -36,7 +37,7 @@ func TestProactiveKeepsTheProtectedGroups(t *testing.T) {
 		got = append(got, m.Content)
 	}
 	joined := strings.Join(got, "\n")
-	for _, want := range []string{"You are odek.", "the task", PlanPrefix + " v1", "next task", "step n2", "step n3"} {
+	for _, want := range []string{"You are odek.", "the task", planPrefix + " v1", "next task", "step n2", "step n3"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("%q was dropped: %q", want, contents(v))
 		}
