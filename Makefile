@@ -4,7 +4,7 @@ BIN     := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: build test test-short bench demo lint fuzz mutate interop-deps clean
+.PHONY: build test test-short bench demo lint fuzz mutate hand-mutate interop-deps clean
 
 # CGO_ENABLED=0: a static binary is ~1.5 MB smaller, starts faster and has a
 # lower RSS (the pure-Go DNS resolver is all odek needs).
@@ -69,14 +69,30 @@ $(STATICCHECK):
 	mv $(BIN)/tools/staticcheck $@
 
 # Mutation testing of the security- and contract-critical packages, one at a
-# time, printing efficacy per package (slow: not part of make test).
-# MUTATE='internal/redact cmd/odek:exitcode.go' picks targets.
+# time, printing efficacy per package (slow: not part of make test): gremlins'
+# operator mutants, then the hand mutations; each package must kill 90% of
+# both. MUTATE='internal/redact cmd/odek:exitcode.go' (or MUTATE='risk loop')
+# picks targets.
 GREMLINS_VERSION := v0.6.0
 GREMLINS := $(BIN)/tools/gremlins-$(GREMLINS_VERSION)
 MUTATE ?=
 
 mutate: $(GREMLINS)
 	@GREMLINS=$(GREMLINS) scripts/mutate.sh $(MUTATE)
+	@scripts/hand-mutate.sh $(MUTATE)
+
+# One package alone, gremlins' mutants and the hand mutations of
+# scripts/hand-mutations.txt, same gate: make mutate-risk, make mutate-loop.
+mutate-%: $(GREMLINS)
+	@GREMLINS=$(GREMLINS) scripts/mutate.sh $*
+	@scripts/hand-mutate.sh $*
+
+# The hand mutations alone (fast): make hand-mutate, make hand-mutate-risk.
+hand-mutate:
+	@scripts/hand-mutate.sh $(MUTATE)
+
+hand-mutate-%:
+	@scripts/hand-mutate.sh $*
 
 $(GREMLINS):
 	@mkdir -p $(BIN)/tools

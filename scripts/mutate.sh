@@ -9,7 +9,8 @@
 #
 # Usage: scripts/mutate.sh [target ...]
 #   target = package dir, optionally with the only files to mutate:
-#   internal/redact  or  cmd/odek:exitcode.go
+#   internal/redact  or  cmd/odek:exitcode.go; or a default target's short
+#   name (risk, loop, odek)
 # Environment: GREMLINS (binary), MUTATE_WORKERS (default 1: the machine is
 # shared), MUTATE_THRESHOLD (adjusted efficacy each target must reach, default 90),
 # MUTATE_LOGS (a directory to keep gremlins' full output in), MUTATE_TIMEOUT
@@ -31,11 +32,30 @@ threshold=${MUTATE_THRESHOLD:-90}
 memory=${MUTATE_MEMORY_KIB:-8388608}
 equiv=scripts/mutate-equivalent.txt
 
+defaults=(internal/redact internal/artifact internal/budget internal/config
+  internal/mcpclient internal/approval internal/events
+  internal/risk internal/policy internal/builtin internal/session internal/subagent
+  internal/outschema internal/llm
+  internal/loop:loop.go,summary.go,answer.go,trim.go cmd/odek:exitcode.go)
 if [ $# -eq 0 ]; then
-  set -- internal/redact internal/artifact internal/budget internal/config \
-    internal/mcpclient internal/approval internal/events \
-    internal/loop:loop.go,summary.go,answer.go cmd/odek:exitcode.go
+  set -- "${defaults[@]}"
 fi
+# A short name (risk, loop, odek) is the default target of that package.
+targets=()
+for t in "$@"; do
+  case $t in
+  */* | *:*) targets+=("$t") ;;
+  *)
+    found=
+    for d in "${defaults[@]}"; do
+      base=${d%%:*}
+      if [ "${base##*/}" = "$t" ]; then found=$d; fi
+    done
+    [ -n "$found" ] || { echo "mutate: no default target is named $t"; exit 2; }
+    targets+=("$found") ;;
+  esac
+done
+set -- "${targets[@]}"
 
 if [ -n "${MUTATE_LOGS:-}" ]; then
   logdir=$MUTATE_LOGS

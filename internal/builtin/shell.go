@@ -65,7 +65,9 @@ func (t *shellTool) parse(args json.RawMessage) (shellArgs, time.Duration, error
 	}
 	d := DefaultShellTimeout
 	if a.Timeout > 0 {
-		d = min(time.Duration(a.Timeout)*time.Second, MaxShellTimeout)
+		// Clamp in seconds first: a huge timeout times time.Second overflows
+		// to a negative duration, which would kill the command at once.
+		d = time.Duration(min(a.Timeout, int(MaxShellTimeout/time.Second))) * time.Second
 	}
 	return a, d, nil
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/odek-run/odek/internal/atomicfile"
@@ -168,7 +169,9 @@ func (s *Store) Load(id string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	// O_NONBLOCK: a FIFO put in the file's place must be refused below,
+	// not block the open until a writer comes.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("session %s: %w", id, ErrNotFound)
 	} else if err != nil {
