@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/odek-run/odek/internal/budget"
+	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
 // These tests close survivors of mutation testing (scripts/hand-mutate.sh):
@@ -28,7 +29,7 @@ func costTracker(t *testing.T, spentTokens int64) *budget.Tracker {
 // carries its share of the cost the parent has left, and the parent's
 // prices; the charge-back counts what the children report.
 func TestShareModeChildGetsItsCostShare(t *testing.T) {
-	for _, mode := range []string{InheritShare, InheritOperator} {
+	for _, mode := range []string{inheritShare, inheritOperator} {
 		tr := costTracker(t, 400_000) // $0.40 spent, $0.60 left
 		tool, _, _ := newTestTool(t, "budget", func(o *Options) { o.Budget, o.Settings.BudgetInherit = tr, mode })
 		out := unwrap(t, call(t, tool, context.Background(), `{"tasks":[{"goal":"a"},{"goal":"b"}]}`))
@@ -46,7 +47,7 @@ func TestShareModeChildGetsItsCostShare(t *testing.T) {
 // (unlimited) cap.
 func TestShareModeExhaustedCostIsFlagged(t *testing.T) {
 	tr := costTracker(t, 999_999) // one micro-dollar left for two children
-	tool, _, _ := newTestTool(t, "budget", func(o *Options) { o.Budget, o.Settings.BudgetInherit = tr, InheritShare })
+	tool, _, _ := newTestTool(t, "budget", func(o *Options) { o.Budget, o.Settings.BudgetInherit = tr, inheritShare })
 	out := unwrap(t, call(t, tool, context.Background(), `{"tasks":[{"goal":"a"},{"goal":"b"}]}`))
 	if strings.Count(out, "'max_cost_usd':0.000001,") != 1 || strings.Count(out, "'cost_exhausted':true") != 1 {
 		t.Fatalf("want one child with $0.000001 and one flagged exhausted:\n%s", out)
@@ -56,61 +57,21 @@ func TestShareModeExhaustedCostIsFlagged(t *testing.T) {
 	}
 }
 
-// BudgetFor marks every limited dimension whose share is 0, and only those.
+// budgetFor marks every limited dimension whose share is 0, and only those.
 func TestBudgetForFlagsEachDimension(t *testing.T) {
 	g := budget.Grants{Shares: []budget.Reservation{{}}, Limits: budget.Limits{MaxToolCalls: 1, MaxInputTokens: 1, MaxOutputTokens: 1}, CostEnforced: true}
-	b := BudgetFor(g, 0)
+	b := budgetFor(g, 0)
 	if !b.ToolCallsExhausted || !b.InputTokensExhausted || !b.OutputTokensExhausted || !b.CostExhausted || b.RuntimeExhausted {
 		t.Fatalf("BudgetFor = %+v, want each limited dimension exhausted", b)
 	}
 	g.Shares[0] = budget.Reservation{ToolCalls: 2, InputTokens: 3, OutputTokens: 4, CostMicroUSD: 5}
 	g.Prices = budget.Prices{InputPerMillionUSD: 7, OutputPerMillionUSD: 8}
-	want := Budget{MaxToolCalls: 2, MaxInputTokens: 3, MaxOutputTokens: 4, MaxCostUSD: 0.000005, InputCostPerMillionUSD: 7, OutputCostPerMillionUSD: 8}
-	if b := BudgetFor(g, 0); *b != want {
+	want := wire.Budget{MaxToolCalls: 2, MaxInputTokens: 3, MaxOutputTokens: 4, MaxCostUSD: 0.000005, InputCostPerMillionUSD: 7, OutputCostPerMillionUSD: 8}
+	if b := budgetFor(g, 0); *b != want {
 		t.Fatalf("BudgetFor = %+v, want %+v", *b, want)
 	}
 	// A cost cap alone is a budget block.
-	if b := BudgetFor(budget.Grants{Shares: []budget.Reservation{{CostMicroUSD: 1}}, CostEnforced: true}, 0); b == nil || b.MaxCostUSD != 0.000001 {
+	if b := budgetFor(budget.Grants{Shares: []budget.Reservation{{CostMicroUSD: 1}}, CostEnforced: true}, 0); b == nil || b.MaxCostUSD != 0.000001 {
 		t.Fatalf("cost only: %+v", b)
 	}
-}
-
-// ChildLimits takes the lower of the operator's limit and the share in
-// every dimension (an operator 0 takes the share), and refuses each
-// exhausted dimension by name.
-func TestChildLimitsEveryDimension(t *testing.T) {
-	share := &Budget{MaxRuntimeSeconds: 10, MaxToolCalls: 3, MaxInputTokens: 30, MaxOutputTokens: 20, MaxCostUSD: 0.3}
-	for _, tc := range []struct {
-		name string
-		op   budget.Limits
-		want budget.Limits
-	}{
-		{"operator has none", budget.Limits{}, budget.Limits{MaxRuntimeSeconds: 10, MaxToolCalls: 3, MaxInputTokens: 30, MaxOutputTokens: 20, MaxCostUSD: 0.3}},
-		{"operator is higher", budget.Limits{MaxRuntimeSeconds: 99, MaxToolCalls: 99, MaxInputTokens: 99, MaxOutputTokens: 99, MaxCostUSD: 2},
-			budget.Limits{MaxRuntimeSeconds: 10, MaxToolCalls: 3, MaxInputTokens: 30, MaxOutputTokens: 20, MaxCostUSD: 0.3}},
-		{"operator is lower", budget.Limits{MaxRuntimeSeconds: 1, MaxToolCalls: 1, MaxInputTokens: 1, MaxOutputTokens: 1, MaxCostUSD: 0.1},
-			budget.Limits{MaxRuntimeSeconds: 1, MaxToolCalls: 1, MaxInputTokens: 1, MaxOutputTokens: 1, MaxCostUSD: 0.1}},
-	} {
-		got, err := ChildLimits(tc.op, share)
-		if err != nil || got != tc.want {
-			t.Errorf("%s: ChildLimits = %+v, %v; want %+v", tc.name, got, err, tc.want)
-		}
-	}
-	for name, b := range map[string]*Budget{
-		budget.LimitRuntime: {RuntimeExhausted: true}, budget.LimitToolCalls: {ToolCallsExhausted: true},
-		budget.LimitInputTokens: {InputTokensExhausted: true}, budget.LimitOutputTokens: {OutputTokensExhausted: true},
-		budget.LimitCostUSD: {CostExhausted: true},
-	} {
-		_, err := ChildLimits(budget.Limits{}, b)
-		var be *budget.Error
-		if !budget.IsBudget(err) || !asBudget(err, &be) || be.Limit != name {
-			t.Errorf("%s exhausted: ChildLimits error %v", name, err)
-		}
-	}
-}
-
-func asBudget(err error, be **budget.Error) bool {
-	e, ok := err.(*budget.Error)
-	*be = e
-	return ok
 }
