@@ -219,17 +219,7 @@ func BenchmarkVersionInit(b *testing.B) {
 	var clock float64
 	var heap, allocs int64
 	for b.Loop() {
-		cmd := exec.Command(odek, "version")
-		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
-		var trace strings.Builder
-		cmd.Stderr = &trace
-		if err := cmd.Run(); err != nil {
-			b.Fatalf("%v: %s", err, trace.String())
-		}
-		c, h, a, err := sumInitTrace(trace.String())
-		if err != nil {
-			b.Fatal(err)
-		}
+		c, h, a := versionInitTrace(b, odek)
 		clock, heap, allocs = clock+c, heap+h, allocs+a
 	}
 	n := float64(b.N)
@@ -259,4 +249,22 @@ func sumInitTrace(trace string) (clockMS float64, heap, allocs int64, err error)
 		return 0, 0, 0, fmt.Errorf("no inittrace lines in %q", trace)
 	}
 	return clockMS, heap, allocs, nil
+}
+
+// versionInitTrace runs `odek version` once under GODEBUG=inittrace=1 and
+// sums its package initializers: clock ms, heap bytes, allocations.
+func versionInitTrace(b *testing.B, odek string) (clock float64, heap, allocs int64) {
+	b.Helper()
+	cmd := exec.Command(odek, "version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	var trace strings.Builder
+	cmd.Stderr = &trace
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("%v: %s", err, trace.String())
+	}
+	c, h, a, err := sumInitTrace(trace.String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c, h, a
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/mcpclient"
 	"github.com/odek-run/odek/internal/redact"
-	"github.com/odek-run/odek/internal/risk"
 	"github.com/odek-run/odek/internal/subagent/wire"
 	"github.com/spf13/cobra"
 )
@@ -217,11 +216,8 @@ func (t *cassetteTool) Call(ctx context.Context, args json.RawMessage) (string, 
 	return out, err
 }
 
-// AssessRisk is the shell's own; ProducesArtifacts too, where it has one.
-func (t *cassetteTool) AssessRisk(args json.RawMessage) (risk.Assessment, error) {
-	return t.shellLike.AssessRisk(args)
-}
-
+// ProducesArtifacts is the shell's own (ArgsSummary and AssessRisk are
+// promoted from shellLike).
 func (t *cassetteTool) ProducesArtifacts() bool {
 	p, ok := t.shellLike.(interface{ ProducesArtifacts() bool })
 	return ok && p.ProducesArtifacts()

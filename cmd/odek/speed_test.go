@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -109,17 +108,7 @@ func perIteration(b *testing.B, argv []string, home string) (per, wall time.Dura
 }
 
 func initTrace(b *testing.B, odek string) float64 {
-	cmd := exec.Command(odek, "version")
-	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
-	var trace strings.Builder
-	cmd.Stderr = &trace
-	if err := cmd.Run(); err != nil {
-		b.Fatalf("%v: %s", err, trace.String())
-	}
-	c, _, _, err := sumInitTrace(trace.String())
-	if err != nil {
-		b.Fatal(err)
-	}
+	c, _, _ := versionInitTrace(b, odek)
 	return c
 }
 

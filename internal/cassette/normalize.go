@@ -68,6 +68,16 @@ func (n normalizer) llmRequest(raw []byte) (any, error) {
 	return n.walk(v), nil
 }
 
+// value is the comparable form of any other JSON value (a tool's arguments):
+// redacted, roots and ids masked, nothing dropped.
+func (n normalizer) value(raw []byte) (any, error) {
+	v, err := decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	return n.walk(v), nil
+}
+
 // mcpMessage is the comparable form of a JSON-RPC message odek sent.
 func (n normalizer) mcpMessage(raw []byte) (any, error) {
 	v, err := decode(raw)

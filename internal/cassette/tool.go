@@ -58,8 +58,8 @@ func (p *Player) PlayTool(tool string, args json.RawMessage) (string, error) {
 			Reason: fmt.Sprintf("the cassette holds %d calls", len(t.entries))}))
 	}
 	e := t.entries[t.next]
-	want, werr := p.rec.mcpMessage(e.Args)
-	got, gerr := p.live.mcpMessage(args)
+	want, werr := p.rec.value(e.Args)
+	got, gerr := p.live.value(args)
 	if werr != nil || gerr != nil {
 		return "", fmt.Errorf("%w: %w", ErrToolDeparted, p.depart(&DepartureError{Stream: t.name, What: what, Reason: "arguments are not JSON"}))
 	}
