@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // The first interrupt cancels the run; the second kills the MCP servers'
@@ -39,6 +41,54 @@ func TestOnInterrupt(t *testing.T) {
 	if killed != 1 || stderr.String() != "odek: interrupted again; exiting now; killed MCP servers: fx, wc\n" {
 		t.Fatalf("killed %d times; stderr %q", killed, stderr.String())
 	}
+}
+
+// lockedBuffer is a bytes.Buffer two goroutines may write.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// The second interrupt's kills end the first one's shutdown, which waits for
+// the same servers: that shutdown must not then report its own stop (nor
+// let the run go on to exit), or the user reads both accounts, and a
+// script's "! stderr 'stopped MCP servers'" failed about once in a busy
+// tree. Here the shutdown finishes inside the kill, the worst moment; it is
+// given 200 ms to (wrongly) print before the second interrupt exits.
+func TestSecondInterruptOwnsTheExit(t *testing.T) {
+	var stderr lockedBuffer
+	reported := make(chan struct{})
+	old := killServers
+	killServers = func() []string {
+		go func() { reportStopped(&stderr, []string{"fx"}); close(reported) }()
+		select {
+		case <-reported:
+		case <-time.After(200 * time.Millisecond):
+		}
+		return []string{"fx"}
+	}
+	defer func() { killServers = old }()
+	sigs := make(chan os.Signal, 2)
+	sigs <- os.Interrupt
+	sigs <- os.Interrupt
+	var atExit string
+	onInterrupt(sigs, func() {}, &stderr, func(int) { atExit = stderr.String() })
+	if want := "odek: interrupted again; exiting now; killed MCP servers: fx\n"; atExit != want {
+		t.Fatalf("stderr when exiting: %q, want %q", atExit, want)
+	}
+	<-reported // released once exit returned (only a test's exit does)
 }
 
 // A signal's cancellation reads "interrupted" however it was wrapped; it

@@ -7,7 +7,6 @@ import (
 	"github.com/odek-run/odek/internal/sandbox"
 	"io"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -378,7 +377,5 @@ func (s *runState) closeServers() {
 		names = append(names, c.Name())
 	}
 	_ = s.servers.CloseNow()
-	if len(names) > 0 && s.errOut != nil {
-		fmt.Fprintf(s.errOut, "odek: interrupted; stopped MCP servers: %s\n", strings.Join(names, ", "))
-	}
+	reportStopped(s.errOut, names)
 }
