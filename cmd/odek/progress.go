@@ -272,7 +272,7 @@ func (v *progressView) summary(res *loop.Result, err error) {
 		denied = fmt.Sprintf(" (%d denied)", n)
 	}
 	fmt.Fprintf(v.out, "odek: %s · %d iteration(s) · %s · %s in / %s out tokens · %d tool call(s)%s\n",
-		word, res.Iterations, roundDur(v.now().Sub(v.start)), kilo(u.InputTokens+u.CacheReadTokens+u.CacheCreationTokens), kilo(u.OutputTokens),
+		word, res.Iterations, roundDur(v.now().Sub(v.start)), kilo(u.Prompt()), kilo(u.OutputTokens),
 		res.ToolCalls.OK+res.ToolCalls.Failed, denied)
 }
 

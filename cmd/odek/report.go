@@ -135,7 +135,7 @@ func (s *runState) report(ctx context.Context, ios *IOStreams, res *loop.Result,
 	}
 	if res != nil {
 		rep.Answer, rep.Iterations = res.Answer, res.Iterations
-		rep.InputTokens = res.Usage.InputTokens + res.Usage.CacheReadTokens + res.Usage.CacheCreationTokens
+		rep.InputTokens = res.Usage.Prompt()
 		rep.OutputTokens = res.Usage.OutputTokens
 		rep.CachedTokens = res.Usage.CacheReadTokens
 		rep.ToolCalls = loopToolCounts{res.ToolCalls.OK, res.ToolCalls.Failed, res.ToolCalls.Denied}

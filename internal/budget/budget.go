@@ -47,6 +47,9 @@ type Usage struct {
 	CostReported bool
 }
 
+// Prompt is the whole prompt: uncached, cache read and cache written.
+func (u Usage) Prompt() int64 { return u.InputTokens + u.CacheReadTokens + u.CacheCreationTokens }
+
 // Options configures a Tracker built with New.
 type Options struct {
 	Limits Limits

@@ -275,7 +275,8 @@ func TestNonStreaming(t *testing.T) {
 	if !reflect.DeepEqual(resp.Message, want) {
 		t.Errorf("message = %+v", resp.Message)
 	}
-	if u := (llm.Usage{InputTokens: 100, OutputTokens: 20, CacheReadTokens: 64, Present: true}); resp.Usage != u {
+	// prompt_tokens 100 holds the 64 cached ones: 36 were not cached.
+	if u := (llm.Usage{InputTokens: 36, OutputTokens: 20, CacheReadTokens: 64, Present: true}); resp.Usage != u || u.Prompt() != 100 {
 		t.Errorf("usage = %+v, want %+v", resp.Usage, u)
 	}
 	if resp.FinishReason != "tool_calls" || resp.Timing.TimeToFirstToken != 0 || resp.Timing.Total <= 0 {
@@ -315,7 +316,8 @@ func TestUsage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := (llm.Usage{InputTokens: 50, OutputTokens: 5, CacheReadTokens: 40, Present: true}); resp.Usage != want {
+			// The 40 cached tokens are part of prompt_tokens' 50, not beside it.
+			if want := (llm.Usage{InputTokens: 10, OutputTokens: 5, CacheReadTokens: 40, Present: true}); resp.Usage != want || resp.Usage.Prompt() != 50 {
 				t.Errorf("usage = %+v, want %+v", resp.Usage, want)
 			}
 		})

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -52,6 +53,7 @@ type wireUsage struct {
 type wirePromptDetails struct {
 	openai.PromptTokensDetails
 	CacheCreationTokens int64 `json:"cache_creation_tokens"`
+	CacheWriteTokens    int64 `json:"cache_write_tokens"` // OpenRouter's name for cache creation
 }
 
 // plainExtras is the part of a non-streaming body go-openai drops:
@@ -89,7 +91,7 @@ func usageOf(u *wireUsage) Usage {
 	out := Usage{InputTokens: int64(u.PromptTokens), OutputTokens: int64(u.CompletionTokens), Present: true}
 	if d := u.PromptTokensDetails; d != nil {
 		out.CacheReadTokens = int64(d.CachedTokens)
-		out.CacheCreationTokens = d.CacheCreationTokens
+		out.CacheCreationTokens = cmp.Or(d.CacheCreationTokens, d.CacheWriteTokens)
 	}
 	if d := u.CompletionTokensDetails; d != nil {
 		out.ReasoningTokens = int64(d.ReasoningTokens)
@@ -102,6 +104,16 @@ func usageOf(u *wireUsage) Usage {
 	}
 	if u.Cost != nil && *u.Cost >= 0 {
 		out.CostUSD, out.CostReported = *u.Cost, true
+	}
+	// The OpenAI wire format counts cache reads and writes inside
+	// prompt_tokens (OpenAI, xAI, DeepSeek and OpenRouter document it);
+	// Usage keeps them apart, so they are taken out here, or the budget and
+	// the cost would count them twice. Cache counts over the prompt count can
+	// only come from an endpoint that counts them apart already (Anthropic's
+	// own convention, passed through by some proxies): prompt_tokens is then
+	// the uncached part as it is.
+	if cached := out.CacheReadTokens + out.CacheCreationTokens; cached > 0 && cached <= out.InputTokens {
+		out.InputTokens -= cached
 	}
 	return out
 }

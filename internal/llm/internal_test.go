@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -165,6 +166,37 @@ func TestAssemblerSplitNamesAndNewIDs(t *testing.T) {
 	}
 	if u := usageOf(a.usage); u != (Usage{InputTokens: 3, OutputTokens: 4, CacheReadTokens: 1, CacheCreationTokens: 9, Present: true}) {
 		t.Errorf("usage = %+v", u)
+	}
+}
+
+// Cache counts inside prompt_tokens (the OpenAI wire format's rule) are
+// taken out of InputTokens once; counts over the prompt mean an endpoint
+// that counted them apart already. Counting them twice made the input budget
+// stop runs early and the cost too high.
+func TestUsageCacheSplit(t *testing.T) {
+	cases := []struct {
+		name, body string
+		want       Usage
+	}{
+		{"openai", `{"prompt_tokens":2006,"completion_tokens":300,"prompt_tokens_details":{"cached_tokens":1920}}`,
+			Usage{InputTokens: 86, OutputTokens: 300, CacheReadTokens: 1920, Present: true}},
+		// OpenRouter's usage-accounting example: a cache write of 100 of 194.
+		{"openrouter write", `{"prompt_tokens":194,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":0,"cache_write_tokens":100},"cost":0.95}`,
+			Usage{InputTokens: 94, OutputTokens: 2, CacheCreationTokens: 100, CostUSD: 0.95, CostReported: true, Present: true}},
+		{"all cached", `{"prompt_tokens":128,"completion_tokens":1,"prompt_tokens_details":{"cached_tokens":128}}`,
+			Usage{InputTokens: 0, OutputTokens: 1, CacheReadTokens: 128, Present: true}},
+		{"counted apart", `{"prompt_tokens":50,"completion_tokens":1,"cache_read_input_tokens":8000}`,
+			Usage{InputTokens: 50, OutputTokens: 1, CacheReadTokens: 8000, Present: true}},
+		{"no cache", `{"prompt_tokens":7,"completion_tokens":1}`, Usage{InputTokens: 7, OutputTokens: 1, Present: true}},
+	}
+	for _, c := range cases {
+		var w wireUsage
+		if err := json.Unmarshal([]byte(c.body), &w); err != nil {
+			t.Fatal(err)
+		}
+		if got := usageOf(&w); got != c.want {
+			t.Errorf("%s: usage = %+v, want %+v", c.name, got, c.want)
+		}
 	}
 }
 

@@ -94,7 +94,8 @@ type ResponseFormat struct {
 }
 
 // Usage is what the provider reported for one call. Present is false when the
-// provider sent no usage at all (some local servers do not).
+// provider sent no usage at all (some local servers do not). InputTokens is
+// the prompt without the cache tokens; Prompt is the whole prompt.
 type Usage struct {
 	InputTokens         int64
 	OutputTokens        int64
@@ -107,6 +108,10 @@ type Usage struct {
 	CostReported bool
 	Present      bool
 }
+
+// Prompt is the whole prompt as the provider counted it: uncached, cache
+// read and cache written.
+func (u Usage) Prompt() int64 { return u.InputTokens + u.CacheReadTokens + u.CacheCreationTokens }
 
 // Timing is measured by the client for one call, retries excluded.
 type Timing struct {

@@ -111,7 +111,7 @@ func (r *runner) observe(resp *llm.Response) {
 	if !u.Present {
 		return
 	}
-	counted := u.InputTokens + u.CacheReadTokens + u.CacheCreationTokens
+	counted := u.Prompt()
 	if float64(counted) > strictAfter*float64(r.sentEstimate) {
 		r.trim.factor = trimFactorStrict
 	}

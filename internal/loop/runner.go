@@ -99,7 +99,7 @@ func (r *runner) iterationDone(i int, resp *llm.Response, tools int) {
 		return // building the event data is most of this function's cost
 	}
 	d := map[string]any{
-		"input_tokens": r.res.Usage.InputTokens, "output_tokens": r.res.Usage.OutputTokens,
+		"input_tokens": r.res.Usage.Prompt(), "output_tokens": r.res.Usage.OutputTokens,
 		"cached_tokens": r.res.Usage.CacheReadTokens, "tools_called": tools,
 	}
 	t := resp.Timing
@@ -107,7 +107,7 @@ func (r *runner) iterationDone(i int, resp *llm.Response, tools int) {
 	putMS(d, "ttft_ms", t.TimeToFirstToken)
 	putMS(d, "generation_ms", t.Generation)
 	if resp.Usage.Present {
-		d["call_input_tokens"] = resp.Usage.InputTokens
+		d["call_input_tokens"] = resp.Usage.Prompt()
 		d["call_output_tokens"] = resp.Usage.OutputTokens
 		d["call_cached_tokens"] = resp.Usage.CacheReadTokens // the provider's prompt cache hits
 		putRate(d, "tokens_per_second", resp.Usage.OutputTokens, t.Total)
@@ -144,7 +144,7 @@ func (r *runner) finish(err error) {
 		putRate(d, "tokens_per_second", r.llmOutput, r.res.LLMDuration)
 	}
 	if err == nil {
-		d["input_tokens"] = r.res.Usage.InputTokens
+		d["input_tokens"] = r.res.Usage.Prompt()
 		d["output_tokens"] = r.res.Usage.OutputTokens
 		d["cached_tokens"] = r.res.Usage.CacheReadTokens
 		if _, ok := d["llm_duration_ms"]; !ok {
