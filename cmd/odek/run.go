@@ -143,24 +143,24 @@ func registerRunOutputFlags(cmd *cobra.Command, o *runOptions) {
 // schema) and prints its system prompt instead of running it.
 func runPrintSystem(ctx context.Context, ios *IOStreams, o runOptions) error {
 	o.quiet = true
-	s, err := setUp(ctx, ios, o)
+	runCtx, s, err := setUp(ctx, ios, o)
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer s.close(runCtx)
 	return printSystem(ios, s)
 }
 
 // runRun is the whole of `odek run`: set up, run the loop, report.
 func runRun(ctx context.Context, ios *IOStreams, o runOptions) error {
-	s, err := setUp(ctx, ios, o)
+	runCtx, s, err := setUp(ctx, ios, o)
 	if err != nil {
 		if reportsJSON(o.output) {
 			writeSetupReport(ctx, ios, s, err)
 		}
 		return err
 	}
-	defer s.close()
+	defer s.close(runCtx)
 	if o.untrustedTask {
 		s.taint() // stdin and files are anyone's text, not the operator's
 	}
@@ -175,7 +175,7 @@ func runRun(ctx context.Context, ios *IOStreams, o runOptions) error {
 	}
 	s.sessionOptions(ios, &opts)
 	s.streamOptions(o, &opts)
-	res, runErr := loop.Continue(s.ctx, opts, h)
+	res, runErr := loop.Continue(runCtx, opts, h)
 	s.streamer.answer(res)
 	runErr = s.cas.finish(runErr)
 	runErr = s.failOnDenial(o, runErr)

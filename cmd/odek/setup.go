@@ -25,7 +25,6 @@ import (
 
 // runState is everything one run wires together; close releases it.
 type runState struct {
-	ctx      context.Context // the run's context: the signal context plus the runtime budget
 	cancel   context.CancelFunc
 	cfg      *config.Config
 	flags    config.Overrides // the command line's settings, for checks that name a flag
@@ -127,36 +126,36 @@ func printWarnings(ios *IOStreams, warnings []string) {
 
 // setUp builds the run. On error, whatever was started is released and the
 // partial state is returned for the setup report.
-func setUp(ctx context.Context, ios *IOStreams, o runOptions) (s *runState, err error) {
+func setUp(ctx context.Context, ios *IOStreams, o runOptions) (runCtx context.Context, s *runState, err error) {
 	s = &runState{start: ios.Now(), runID: events.NewRunID(), errOut: ios.ErrOut, depth: wire.ParseDepth(ios.env(wire.EnvDepth))}
 	defer func() {
 		if err != nil {
-			s.close()
+			s.close(runCtx)
 		}
 	}()
 	s.flags, s.fullAuto = o.overrides, o.fullAuto
 	if s.cfg, err = loadConfig(ios, o.overrides); err != nil {
-		return s, err
+		return runCtx, s, err
 	}
 	if s.cas, err = s.openCassette(ios, o.cassette); err != nil {
-		return s, err
+		return runCtx, s, err
 	}
 	if err = checkRunnable(s.cfg, s.cas.replaying()); err != nil && !o.printSystem { // showing the prompt calls no model
-		return s, err
+		return runCtx, s, err
 	}
 	// Before anything starts: a bad schema must not cost a server or a call.
 	if s.schema, err = loadOutputSchema(s.cfg); err != nil {
-		return s, err
+		return runCtx, s, err
 	}
 	if err = s.openEvents(ctx, ios, o); err != nil {
-		return s, err
+		return runCtx, s, err
 	}
-	s.startBudget(ctx, ios)
+	runCtx = s.startBudget(ctx, ios)
 	s.store = artifact.NewStore(filepath.Join(s.cfg.Home, "artifacts", s.runID))
-	if s.tools, err = s.buildTools(ios, s.store, serverLog(ios, o.quiet)); err != nil {
-		return s, err
+	if s.tools, err = s.buildTools(runCtx, ios, s.store, serverLog(ios, o.quiet)); err != nil {
+		return runCtx, s, err
 	}
-	return s, s.startModel(ios, ios, o.quiet)
+	return runCtx, s, s.startModel(ios, ios, o.quiet)
 }
 
 // checkRunnable refuses a config no run can start with: no API key
@@ -271,21 +270,22 @@ func dropWarning(n int64) string {
 // context with a charged-back budget error.
 // A cost cap the prices cannot enforce never gets here: the config refuses
 // it (RequireEnforceableBudget).
-func (s *runState) startBudget(ctx context.Context, ios *IOStreams) {
+func (s *runState) startBudget(ctx context.Context, ios *IOStreams) (runCtx context.Context) {
 	prices := budget.ResolvePrices(s.cfg.Model, s.cfg.Prices, s.cfg.ModelPrices)
 	s.tracker = budget.New(budget.Options{Limits: s.cfg.Limits, Prices: prices, Start: s.start, Now: ios.Now})
 	// A sub-agent's charge-back past a limit stops the run at once, with
 	// the budget error as the cause (exit 4).
 	ctx, s.overrun = context.WithCancelCause(ctx)
 	if dl, ok := s.tracker.Deadline(); ok {
-		s.ctx, s.cancel = context.WithDeadlineCause(ctx, dl, s.tracker.RuntimeError(dl))
+		runCtx, s.cancel = context.WithDeadlineCause(ctx, dl, s.tracker.RuntimeError(dl))
 	} else {
-		s.ctx, s.cancel = context.WithCancel(ctx)
+		runCtx, s.cancel = context.WithCancel(ctx)
 	}
 	// The first departure from a replayed cassette stops the run.
 	stop := s.cancel
-	s.ctx, s.depart = context.WithCancelCause(s.ctx)
+	runCtx, s.depart = context.WithCancelCause(runCtx)
 	s.cancel = func() { s.depart(nil); stop() }
+	return runCtx
 }
 
 func (s *runState) loopOptions(o runOptions) loop.Options {
@@ -335,11 +335,11 @@ func (s *runState) closeEvents() {
 
 // close releases everything in reverse order of setup. The emitter drains
 // for at most two seconds: a stuck disk must not hang the exit.
-func (s *runState) close() {
+func (s *runState) close(runCtx context.Context) {
 	if s == nil {
 		return
 	}
-	s.closeServers()
+	s.closeServers(runCtx)
 	if s.cas != nil && s.cas.rec != nil {
 		_ = s.cas.rec.Close()
 	}
@@ -364,11 +364,11 @@ func (s *runState) close() {
 // after an interrupt at once (about half a second, even for a server that
 // ignores its stdin closing and SIGTERM), saying which were stopped, so the
 // prompt is back within a second.
-func (s *runState) closeServers() {
+func (s *runState) closeServers(runCtx context.Context) {
 	if s.servers == nil {
 		return
 	}
-	if s.ctx == nil || !errors.Is(s.ctx.Err(), context.Canceled) || budget.IsBudget(context.Cause(s.ctx)) || s.cas.departed() {
+	if runCtx == nil || !errors.Is(runCtx.Err(), context.Canceled) || budget.IsBudget(context.Cause(runCtx)) || s.cas.departed() {
 		_ = s.servers.Close()
 		return
 	}

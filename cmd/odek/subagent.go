@@ -127,12 +127,12 @@ func runSubagent(ctx context.Context, ios *IOStreams, o subagentOptions) error {
 	if err := o.validate(); err != nil {
 		return childSetupError(ios, err)
 	}
-	c, err := setUpChild(ctx, ios, o)
+	runCtx, c, err := setUpChild(ctx, ios, o)
 	if err != nil {
 		return c.failSetup(ios, err)
 	}
-	res, runErr := c.run()
-	c.close() // drains the relayed events before the result line
+	res, runErr := c.run(ctx, runCtx)
+	c.close(runCtx) // drains the relayed events before the result line
 	c.out.Send(wire.Line{Type: wire.LineFinished, Status: res.Status, Iterations: res.Iterations,
 		DurationS: res.DurationSeconds, TokensUsed: res.TokensUsed, CostUSD: res.CostUSD, Artifacts: len(res.Artifacts)})
 	c.out.Result(res)

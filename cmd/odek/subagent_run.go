@@ -31,11 +31,12 @@ var (
 )
 
 // run drives the child's loop under its deadlines and returns the result and
-// the error that carries the exit code (docs/SUBAGENTS.md).
-func (c *child) run() (*wire.Result, error) {
+// the error that carries the exit code (docs/SUBAGENTS.md). sig is the
+// signal context, which tells an interrupt apart; ctx is the run's.
+func (c *child) run(sig, ctx context.Context) (*wire.Result, error) {
 	c.out.Send(wire.Line{Type: wire.LineStarted, PID: os.Getpid(), Depth: c.depth,
 		TimeoutS: int(c.timeout.Seconds()), MaxIter: c.maxIter})
-	hctx, hcancel := context.WithDeadlineCause(c.ctx, c.start.Add(c.timeout), errHardDeadline)
+	hctx, hcancel := context.WithDeadlineCause(ctx, c.start.Add(c.timeout), errHardDeadline)
 	defer hcancel()
 	sctx, scancel := context.WithDeadlineCause(hctx, c.start.Add(c.soft), errSoftDeadline)
 	defer scancel()
@@ -48,8 +49,8 @@ func (c *child) run() (*wire.Result, error) {
 		}
 	}
 	err = c.cas.finish(err)
-	r := c.result(res, err)
-	return r, c.exitError(r, err)
+	r := c.result(sig, res, err)
+	return r, c.exitError(sig, r, err)
 }
 
 // childLoopOptions are the loop options of a sub-agent: the fixed system
@@ -93,7 +94,7 @@ func (c *child) progress(p loop.Progress) {
 }
 
 // result builds the result object from how the run ended.
-func (c *child) result(res *loop.Result, err error) *wire.Result {
+func (c *child) result(sig context.Context, res *loop.Result, err error) *wire.Result {
 	r := &wire.Result{Status: wire.StatusSuccess, ParentSession: c.parentSession}
 	answer := ""
 	if res != nil {
@@ -111,7 +112,7 @@ func (c *child) result(res *loop.Result, err error) *wire.Result {
 		r.Status, r.PartialReason, r.Error = wire.StatusBudgetExhausted, wire.ReasonExecution, be.Error()
 	case errors.Is(err, errHardDeadline):
 		r.Status, r.Error, answer = wire.StatusError, fmt.Sprintf("timeout after %s", c.timeout), ""
-	case c.ctxSig.Err() != nil:
+	case sig.Err() != nil:
 		r.Status, r.Error, answer = wire.StatusError, "interrupted", ""
 	case err != nil:
 		r.Status, r.Error, answer = wire.StatusError, redact.String(err.Error()), ""
@@ -164,8 +165,8 @@ func (c *child) collectArtifacts(r *wire.Result) {
 // exitError maps the result to the exit code: 0 success or an iteration
 // partial, 2 a timeout or time-budget partial, 4 budget, 130 interrupt,
 // else 1.
-func (c *child) exitError(r *wire.Result, err error) error {
-	if c.ctxSig.Err() != nil && !budget.IsBudget(err) {
+func (c *child) exitError(sig context.Context, r *wire.Result, err error) error {
+	if sig.Err() != nil && !budget.IsBudget(err) {
 		return err // exitCode: 130
 	}
 	code := r.ExitCode(errors.Is(err, errHardDeadline))

@@ -30,58 +30,57 @@ type child struct {
 	soft    time.Duration
 	maxIter int
 	sc      *subagentConfig
-	ctxSig  context.Context // the signal context, to tell an interrupt apart
 	ios     *IOStreams
 }
 
 // setUpChild builds the child run. The returned child is usable for
 // failSetup even when err is set.
-func setUpChild(ctx context.Context, ios *IOStreams, o subagentOptions) (c *child, err error) {
-	c = &child{o: o, ctxSig: ctx, ios: ios, runState: &runState{start: ios.Now(), runID: events.NewRunID(), errOut: ios.ErrOut}}
+func setUpChild(ctx context.Context, ios *IOStreams, o subagentOptions) (runCtx context.Context, c *child, err error) {
+	c = &child{o: o, ios: ios, runState: &runState{start: ios.Now(), runID: events.NewRunID(), errOut: ios.ErrOut}}
 	defer func() {
 		if err != nil {
-			c.runState.close()
+			c.runState.close(runCtx)
 		}
 	}()
 	if c.task, err = loadTask(o); err != nil {
-		return c, asSetup(err)
+		return runCtx, c, asSetup(err)
 	}
 	c.out = childside.NewLineWriter(ios.Out, c.task.TaskID, o.stream && c.task.EffectiveProtocol() == wire.Protocol)
 	c.depth = wire.ParseDepth(ios.env(wire.EnvDepth))
 	cios, err := withHandedKey(ios)
 	if err != nil {
-		return c, asSetup(err)
+		return runCtx, c, asSetup(err)
 	}
 	over, err := childOverrides(c.task, o.overrides)
 	if err != nil {
-		return c, asSetup(err)
+		return runCtx, c, asSetup(err)
 	}
 	if c.cfg, err = loadConfig(cios, over); err != nil {
-		return c, err
+		return runCtx, c, err
 	}
 	if c.cas, err = c.openCassette(ios, o.cassette); err != nil {
-		return c, err
+		return runCtx, c, err
 	}
 	if err = checkRunnable(c.cfg, c.cas.replaying()); err != nil {
-		return c, err
+		return runCtx, c, err
 	}
 	if c.wd, err = ios.Getwd(); err != nil {
-		return c, asSetup(err)
+		return runCtx, c, asSetup(err)
 	}
 	if err = c.applyPolicy(); err != nil {
-		return c, err
+		return runCtx, c, err
 	}
 	// Before anything starts: a bad schema must not cost a server or a call.
 	if c.schema, err = childSchema(o.outputSchema, c.task, c.cfg); err != nil {
-		return c, err
+		return runCtx, c, err
 	}
 	c.openChildEvents(ios)
-	c.startBudget(ctx, ios)
+	runCtx = c.startBudget(ctx, ios)
 	c.store = artifact.NewStore(filepath.Join(c.cfg.Home, "artifacts", c.runID))
-	if c.tools, err = c.buildTools(noTerminal(cios), c.store, serverLog(ios, o.quiet)); err != nil {
-		return c, err
+	if c.tools, err = c.buildTools(runCtx, noTerminal(cios), c.store, serverLog(ios, o.quiet)); err != nil {
+		return runCtx, c, err
 	}
-	return c, c.startModel(ios, noTerminal(ios), o.quiet)
+	return runCtx, c, c.startModel(ios, noTerminal(ios), o.quiet)
 }
 
 // loadTask reads --task strictly, or builds the task of --goal.

@@ -25,7 +25,7 @@ import (
 // is 0. artifact_read joins them only when one of them can produce an
 // artifact. serverLog receives the servers' own stderr lines (nil drops
 // them; the tail still reaches error messages).
-func (s *runState) buildTools(ios *IOStreams, store *artifact.Store, serverLog io.Writer) (*loop.Registry, error) {
+func (s *runState) buildTools(ctx context.Context, ios *IOStreams, store *artifact.Store, serverLog io.Writer) (*loop.Registry, error) {
 	reader := artifact.NewReadTool(store)
 	builtins, err := s.workspaceTools(ios, store)
 	if err != nil {
@@ -40,7 +40,7 @@ func (s *runState) buildTools(ios *IOStreams, store *artifact.Store, serverLog i
 	var mcpTools []loop.Tool
 	var set *mcpclient.Set
 	if !s.noMCP {
-		set, mcpTools, err = startMCP(s.ctx, ios, s.cfg, store, reserved, offered, serverLog, s.cas, s.serverSandbox(ios), s.mcpNotices())
+		set, mcpTools, err = startMCP(ctx, ios, s.cfg, store, reserved, offered, serverLog, s.cas, s.serverSandbox(ios), s.mcpNotices())
 		s.servers = set
 		if err != nil {
 			return nil, err
@@ -149,10 +149,10 @@ func runTools(ctx context.Context, ios *IOStreams, o toolsOptions) error {
 	if err != nil {
 		return err
 	}
-	s := &runState{ctx: ctx, cfg: cfg, errOut: ios.ErrOut, flags: o.overrides}
-	defer s.close()
+	s := &runState{cfg: cfg, errOut: ios.ErrOut, flags: o.overrides}
+	defer s.close(ctx)
 	store := artifact.NewStore("") // never written: no tool runs here
-	reg, err := s.buildTools(ios, store, ios.ErrOut)
+	reg, err := s.buildTools(ctx, ios, store, ios.ErrOut)
 	if err != nil {
 		return err
 	}
