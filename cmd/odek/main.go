@@ -40,7 +40,13 @@ func run() int {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	go onInterrupt(sigs, func() { cancel(errInterrupted) }, os.Stderr, os.Exit)
-	ios := systemIO()
+	return execute(ctx, systemIO())
+}
+
+// execute runs the command line of ios over its streams and returns the
+// exit code: the whole CLI short of the process (signals, the sandbox
+// launcher, orphans), which in-process tests drive with buffers.
+func execute(ctx context.Context, ios *IOStreams) int {
 	err := newRootCmd(ios).ExecuteContext(ctx)
 	reportError(ios, interrupted(ctx, err))
 	return exitCode(ctx, err)
