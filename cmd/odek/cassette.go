@@ -223,10 +223,10 @@ func (t *cassetteTool) ProducesArtifacts() bool {
 	return ok && p.ProducesArtifacts()
 }
 
-// openCassette opens --record or --replay for s. The roots are what the
-// cassette's paths are normalised by: the working directory, odek's home
-// and $HOME.
-func (s *runState) openCassette(ios *IOStreams, f cassetteFlags) (*cassetteState, error) {
+// openRunCassette opens --record or --replay for a run. The roots are what
+// the cassette's paths are normalised by: the working directory, odek's
+// home and $HOME. depart is told the first departure from a replay.
+func openRunCassette(ios *IOStreams, f cassetteFlags, odekHome string, depart func(error)) (*cassetteState, error) {
 	if f.record == "" && f.replay == "" {
 		return nil, f.check()
 	}
@@ -237,13 +237,9 @@ func (s *runState) openCassette(ios *IOStreams, f cassetteFlags) (*cassetteState
 	if r, err := filepath.EvalSymlinks(wd); err == nil {
 		wd = r
 	}
-	roots := map[string]string{"workdir": wd, "odek_home": s.cfg.Home}
+	roots := map[string]string{"workdir": wd, "odek_home": odekHome}
 	if h := ios.env("HOME"); h != "" {
 		roots["home"] = h
 	}
-	return openCassette(ios, f, roots, func(err error) {
-		if s.depart != nil {
-			s.depart(err)
-		}
-	})
+	return openCassette(ios, f, roots, depart)
 }

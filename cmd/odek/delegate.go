@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/odek-run/odek/internal/artifact"
 	"github.com/odek-run/odek/internal/redact"
 	"github.com/odek-run/odek/internal/subagent"
 	"github.com/odek-run/odek/internal/subagent/childside"
@@ -39,8 +38,9 @@ func processSemaphore(n int) *subagent.Semaphore {
 // delegateTool is delegate_tasks for this run: children are this binary, in
 // this working directory, with this run's events, budget and artifact store.
 // Nil when subagent.max_depth is 0 (no sub-agents).
-func (s *runState) delegateTool(ios *IOStreams, store *artifact.Store) *subagent.Tool {
-	sc := readSubagentConfig(s.cfg)
+func (r *agentRun) delegateTool(ios *IOStreams) *subagent.Tool {
+	cfg := r.conf.cfg
+	sc := readSubagentConfig(cfg)
 	if sc.Settings.MaxDepth == 0 {
 		return nil
 	}
@@ -50,47 +50,47 @@ func (s *runState) delegateTool(ios *IOStreams, store *artifact.Store) *subagent
 		env = ios.Environ()
 	}
 	return subagent.NewTool(subagent.Options{
-		Sandbox:       s.taskSandbox(),
+		Sandbox:       r.tools.sandbox.taskSandbox(),
 		Runner:        &subagent.LocalRunner{},
-		Semaphore:     processSemaphore(s.cfg.MaxConcurrency),
+		Semaphore:     processSemaphore(cfg.MaxConcurrency),
 		Settings:      sc.Settings,
-		Events:        s.emitter,
-		Budget:        s.tracker,
-		OnOverrun:     s.overrun,
-		Store:         store,
-		Depth:         s.depth,
-		ParentTrust:   s.trust,
-		Tainted:       s.tainted.Load,
-		ArtifactsHome: filepath.Join(s.cfg.Home, "artifacts"),
-		Session:       s.sessionID,
+		Events:        r.sinks.emitter,
+		Budget:        r.limits.tracker,
+		OnOverrun:     r.limits.overrun,
+		Store:         r.tools.store,
+		Depth:         r.conf.place.depth,
+		ParentTrust:   r.conf.place.trust,
+		Tainted:       r.tainted.Load,
+		ArtifactsHome: filepath.Join(cfg.Home, "artifacts"),
+		Session:       r.sessionID,
 		Workspace:     wd,
 		Env:           env,
-		SecretNames:   s.cfg.SecretNames,
+		SecretNames:   cfg.SecretNames,
 		Secret:        redact.IsSecretName,
-		APIKey:        s.cfg.APIKey,
-		Model:         s.cfg.Model,
-		BaseURL:       s.cfg.BaseURL,
-		Provider:      providerOf(s.cfg.BaseURL), // a label, as the session records it
+		APIKey:        cfg.APIKey,
+		Model:         cfg.Model,
+		BaseURL:       cfg.BaseURL,
+		Provider:      providerOf(cfg.BaseURL), // a label, as the session records it
 		// The children's tools and policy are never wider than this run's,
 		// and they talk to the model the way it does.
-		ParentTools:  s.offeredToolNames,
-		ParentPolicy: parentPolicy(s.cfg.Dangerous),
-		LLM:          llmSettings(s.cfg),
+		ParentTools:  r.tools.offeredNames,
+		ParentPolicy: parentPolicy(cfg.Dangerous),
+		LLM:          llmSettings(cfg),
 		// Children relay their events only when this run writes them somewhere.
-		ForwardEvents: s.sink != nil || s.relay,
-		OnLine:        func(task int, l *wire.Line) { s.view.subagentLine(task, l) },
-		ChildArgs:     s.cas.childArgs,
+		ForwardEvents: r.sinks.forwarding(),
+		OnLine:        func(task int, l *wire.Line) { r.sinks.view.subagentLine(task, l) },
+		ChildArgs:     r.cas.childArgs,
 	})
 }
 
 // sessionID is the run's session, the parent_session of its sub-agents: a
 // run's own (--session, continue), or for a sub-agent its parent's.
-func (s *runState) sessionID() string {
+func (r *agentRun) sessionID() string {
 	switch {
-	case s.sess != nil:
-		return s.sess.ID
-	case s.parentSession != "":
-		return s.parentSession
+	case r.session != nil && r.session.sess != nil:
+		return r.session.sess.ID
+	case r.conf.place.parentSession != "":
+		return r.conf.place.parentSession
 	}
 	return ""
 }

@@ -61,13 +61,13 @@ func (e *deniedRunError) Error() string {
 // ErrorClass is policy_denied, for run_failed and the report.
 func (e *deniedRunError) ErrorClass() string { return errclass.PolicyDenied }
 
-// failOnDenial turns a successful run with denials into a failure when
-// --fail-on-denial asks for it.
-func (s *runState) failOnDenial(o runOptions, runErr error) error {
-	if runErr != nil || !o.failOnDenial {
+// failRun turns a successful run with denials into a failure when
+// --fail-on-denial (on) asks for it.
+func (d *denials) failRun(on bool, runErr error) error {
+	if runErr != nil || !on {
 		return runErr
 	}
-	if n := s.denied.count(); n > 0 {
+	if n := d.count(); n > 0 {
 		return &deniedRunError{n: n}
 	}
 	return nil

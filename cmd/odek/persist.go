@@ -66,22 +66,39 @@ func sessionStore(home string, ios *IOStreams) *session.Store {
 // tool filters allow it and the run has other tools: a plan is for work
 // done with tools, and a run without any sends no tools field at all, so a
 // model without tool support needs no flag. Its changes become plan events
-// (counts and version only).
-func (s *runState) addPlan(tools []loop.Tool) []loop.Tool {
-	p := s.cfg.Planning
-	if !p.Enabled || len(tools) == 0 || !toolOffered(plan.ToolName, s.cfg.ToolsEnabled, s.cfg.ToolsDisabled) {
-		return tools
+// (counts and version only) on em.
+func addPlan(tools []loop.Tool, cfg *config.Config, em *events.Emitter) ([]loop.Tool, *plan.Plan) {
+	p := cfg.Planning
+	if !p.Enabled || len(tools) == 0 || !toolOffered(plan.ToolName, cfg.ToolsEnabled, cfg.ToolsDisabled) {
+		return tools, nil
 	}
-	s.plan = plan.New(plan.Options{MaxSteps: p.MaxSteps, MaxRenderChars: p.MaxRenderChars, OnChange: func(c plan.Change) {
-		s.emitter.Emit(events.Type(c.Event), 0, "", c.Data())
+	pl := plan.New(plan.Options{MaxSteps: p.MaxSteps, MaxRenderChars: p.MaxRenderChars, OnChange: func(c plan.Change) {
+		em.Emit(events.Type(c.Event), 0, "", c.Data())
 	}})
-	return append(tools, s.plan)
+	return append(tools, pl), pl
+}
+
+// runSession is the session a run saves (run --session, continue): the
+// store, the session, and what saving needs from the rest of the run.
+type runSession struct {
+	store      *session.Store
+	sess       *session.Session
+	saveFailed bool // the failed-save warning was given
+	em         *events.Emitter
+	warn       func(string)
+	tainted    func() bool // the run has seen untrusted content: the session stays tainted
+}
+
+// newRunSession is the session part over the odek home's store.
+func (r *agentRun) newRunSession(ios *IOStreams, sess *session.Session) *runSession {
+	return &runSession{store: sessionStore(r.conf.cfg.Home, ios), sess: sess, em: r.sinks.emitter,
+		warn: r.sinks.warn, tainted: r.tainted.Load}
 }
 
 // beginHistory is the history the loop starts from: the task alone, a new
 // session holding it (run --session), or a loaded session with the task
 // appended (continue).
-func (s *runState) beginHistory(ios *IOStreams, o runOptions, system string) (*loop.History, error) {
+func (r *agentRun) beginHistory(ios *IOStreams, o runOptions, system string) (*loop.History, error) {
 	var msgs []llm.Message
 	if o.resume == nil {
 		if system != "" {
@@ -91,44 +108,46 @@ func (s *runState) beginHistory(ios *IOStreams, o runOptions, system string) (*l
 		if !o.session {
 			return loop.NewHistory(msgs...), nil
 		}
-		return s.createSession(ios, o, msgs)
+		return r.createSession(ios, o, msgs)
 	}
-	return s.resumeSession(ios, o)
+	return r.resumeSession(ios, o)
 }
 
-func (s *runState) createSession(ios *IOStreams, o runOptions, msgs []llm.Message) (*loop.History, error) {
-	s.sessions = sessionStore(s.cfg.Home, ios)
-	sess, warns, err := s.sessions.Create(session.New{Model: s.cfg.Model, Provider: providerOf(s.cfg.BaseURL), Task: o.task, Messages: msgs, Refs: o.refs, Dir: sessionDir(ios)})
+func (r *agentRun) createSession(ios *IOStreams, o runOptions, msgs []llm.Message) (*loop.History, error) {
+	cfg := r.conf.cfg
+	rs := r.newRunSession(ios, nil)
+	sess, warns, err := rs.store.Create(session.New{Model: cfg.Model, Provider: providerOf(cfg.BaseURL), Task: o.task, Messages: msgs, Refs: o.refs, Dir: sessionDir(ios)})
 	printWarnings(ios, warns)
 	if err != nil {
 		return nil, asSetup(err)
 	}
-	s.sess = sess
-	s.emitter.SetSessionID(sess.ID)
-	s.note(ios, o, "odek: session %s created\n", sess.ID)
+	rs.sess, r.session = sess, rs
+	r.sinks.emitter.SetSessionID(sess.ID)
+	note(ios, o, "odek: session %s created\n", sess.ID)
 	return loop.NewHistory(msgs...), nil
 }
 
-func (s *runState) resumeSession(ios *IOStreams, o runOptions) (*loop.History, error) {
-	s.sessions, s.sess = sessionStore(s.cfg.Home, ios), o.resume
-	if merged, added := session.MergeRefs(s.sess.ExternalRefs, o.refs, ios.Now()); added > 0 {
-		s.sess.ExternalRefs = merged
-		warns, err := s.sessions.Save(s.sess) // new refs are kept even if the run fails
+func (r *agentRun) resumeSession(ios *IOStreams, o runOptions) (*loop.History, error) {
+	r.session = r.newRunSession(ios, o.resume)
+	sess := o.resume
+	if merged, added := session.MergeRefs(sess.ExternalRefs, o.refs, ios.Now()); added > 0 {
+		sess.ExternalRefs = merged
+		warns, err := r.session.store.Save(sess) // new refs are kept even if the run fails
 		printWarnings(ios, warns)
 		if err != nil {
 			return nil, err
 		}
 	}
-	s.emitter.SetSessionID(s.sess.ID)
-	s.note(ios, o, "odek: continuing session %s (turn %d → %d)\n", s.sess.ID, s.sess.Turns, s.sess.Turns+1)
-	if s.sess.Unverified() {
-		printWarnings(ios, []string{fmt.Sprintf("session %s has no MAC (it was saved by an older odek), so it cannot be told unchanged: continuing it as untrusted content (sub-agents get no trust)", s.sess.ID)})
+	r.sinks.emitter.SetSessionID(sess.ID)
+	note(ios, o, "odek: continuing session %s (turn %d → %d)\n", sess.ID, sess.Turns, sess.Turns+1)
+	if sess.Unverified() {
+		printWarnings(ios, []string{fmt.Sprintf("session %s has no MAC (it was saved by an older odek), so it cannot be told unchanged: continuing it as untrusted content (sub-agents get no trust)", sess.ID)})
 	}
-	if s.sess.Tainted || session.Trimmed(s.sess.Messages) || heldStdin(s.sess.Messages) {
-		s.taint() // untrusted before, unverifiable, piped in, or what was removed cannot be told trusted: fail closed
+	if sess.Tainted || session.Trimmed(sess.Messages) || heldStdin(sess.Messages) {
+		r.taint() // untrusted before, unverifiable, piped in, or what was removed cannot be told trusted: fail closed
 	}
-	h := loop.Regroup(restorePlan(s.plan, s.sess.Messages))
-	h.Append(llm.Message{Role: llm.RoleUser, Content: s.schema.task(o.task, h.Messages())})
+	h := loop.Regroup(restorePlan(r.tools.plan, sess.Messages))
+	h.Append(llm.Message{Role: llm.RoleUser, Content: r.schema.task(o.task, h.Messages())})
 	return h, nil
 }
 
@@ -174,63 +193,63 @@ func isPlanMessage(m llm.Message) bool {
 // saveBatch is the loop's AfterBatch: it saves the history (unless it is
 // shorter than what is stored) and emits session_saved. A failed save warns
 // once and the run goes on.
-func (s *runState) saveBatch(ios *IOStreams, h []llm.Message) {
-	if len(h) < s.sess.StoredCount() {
+func (rs *runSession) saveBatch(h []llm.Message) {
+	if len(h) < rs.sess.StoredCount() {
 		return
 	}
-	if err := s.save(ios, h); err != nil {
+	if err := rs.save(h); err != nil {
 		return
 	}
-	s.emitter.Emit(events.SessionSaved, 0, "", map[string]any{"message_count": s.sess.StoredCount()})
+	rs.em.Emit(events.SessionSaved, 0, "", map[string]any{"message_count": rs.sess.StoredCount()})
 }
 
-func (s *runState) save(ios *IOStreams, h []llm.Message) error {
-	s.sess.Update(h)
-	if s.tainted.Load() {
-		s.sess.Tainted = true // sticky: a later continue starts tainted whatever the history shows
+func (rs *runSession) save(h []llm.Message) error {
+	rs.sess.Update(h)
+	if rs.tainted() {
+		rs.sess.Tainted = true // sticky: a later continue starts tainted whatever the history shows
 	}
-	warns, err := s.sessions.Save(s.sess)
+	warns, err := rs.store.Save(rs.sess)
 	for _, w := range warns {
-		s.warn(w)
+		rs.warn(w)
 	}
-	if err != nil && !s.saveFailed {
-		s.saveFailed = true
-		s.warn("session save failed: " + err.Error())
+	if err != nil && !rs.saveFailed {
+		rs.saveFailed = true
+		rs.warn("session save failed: " + err.Error())
 	}
 	return err
 }
 
-// endSession saves what the run left (a failed, interrupted or stopped run
+// end saves what the run left (a failed, interrupted or stopped run
 // included; the loop never leaves a dangling tool call, and Regroup makes
-// sure).
-func (s *runState) endSession(ios *IOStreams, res *loop.Result) {
-	if s.sess == nil || res == nil {
+// sure). A nil session does nothing.
+func (rs *runSession) end(res *loop.Result) {
+	if rs == nil || res == nil {
 		return
 	}
 	h := loop.Regroup(res.History).Messages()
-	if s.sess.Changed(h) && len(h) >= s.sess.StoredCount() {
-		_ = s.save(ios, h)
+	if rs.sess.Changed(h) && len(h) >= rs.sess.StoredCount() {
+		_ = rs.save(h)
 	}
 }
 
-// sessionNote tells how to go on.
-func (s *runState) sessionNote(ios *IOStreams, o runOptions) {
-	if s.sess != nil {
-		s.note(ios, o, "odek: session %s saved — continue with: odek continue --id %s \"...\"\n", s.sess.ID, s.sess.ID)
+// goOnNote tells how to go on.
+func (rs *runSession) goOnNote(ios *IOStreams, o runOptions) {
+	if rs != nil {
+		note(ios, o, "odek: session %s saved — continue with: odek continue --id %s \"...\"\n", rs.sess.ID, rs.sess.ID)
 	}
 }
 
 // sessionOptions wires sessions, the plan and context trimming into the loop.
-func (s *runState) sessionOptions(ios *IOStreams, opts *loop.Options) {
-	if s.sess != nil {
-		opts.AfterBatch = func(h []llm.Message) { s.saveBatch(ios, h) }
+func (r *agentRun) sessionOptions(opts *loop.Options) {
+	if rs := r.session; rs != nil {
+		opts.AfterBatch = rs.saveBatch
 	}
-	if s.plan != nil {
-		opts.Plan = s.plan.Message
+	if r.tools.plan != nil {
+		opts.Plan = r.tools.plan.Message
 	}
-	opts.ContextWindow = contextWindow(s.cfg)
-	opts.Compaction = s.cfg.Compaction
-	opts.Warn = s.warn
+	opts.ContextWindow = contextWindow(r.conf.cfg)
+	opts.Compaction = r.conf.cfg.Compaction
+	opts.Warn = r.sinks.warn
 }
 
 // providerOf is the endpoint as a session records it: no userinfo, query
@@ -258,7 +277,7 @@ func contextWindow(cfg *config.Config) int {
 }
 
 // note prints a session line on stderr unless --quiet.
-func (s *runState) note(ios *IOStreams, o runOptions, format string, args ...any) {
+func note(ios *IOStreams, o runOptions, format string, args ...any) {
 	if !o.quiet {
 		fmt.Fprintf(ios.ErrOut, format, args...)
 	}

@@ -92,23 +92,23 @@ const cutAnswerWarning = `the answer is cut off: the model stopped at its output
 
 // finish prints the answer (or the report) and returns the run's error for
 // the exit code.
-func (s *runState) finish(ctx context.Context, ios *IOStreams, o runOptions, res *loop.Result, runErr error) error {
-	s.view.summary(res, runErr)
+func (r *agentRun) finish(ctx context.Context, ios *IOStreams, o runOptions, res *loop.Result, runErr error) error {
+	r.sinks.view.summary(res, runErr)
 	if res != nil && runErr == nil && res.Stop == loop.StopMaxTokens {
 		printWarnings(ios, []string{cutAnswerWarning})
 	}
 	switch {
 	case o.output == outputStreamJSON:
-		s.closeEvents() // every event before the report
-		if err := s.stream.WriteLast(s.report(ctx, ios, res, runErr)); err != nil {
+		r.sinks.closeEvents() // every event before the report
+		if err := r.sinks.stream.WriteLast(r.report(ctx, ios, res, runErr)); err != nil {
 			fmt.Fprintf(ios.ErrOut, "odek: writing the run report: %v\n", err)
 		}
 	case o.output == outputJSON:
-		s.closeEvents() // the count of dropped events is final
-		rep := s.report(ctx, ios, res, runErr)
+		r.sinks.closeEvents() // the count of dropped events is final
+		rep := r.report(ctx, ios, res, runErr)
 		writeJSON(ios, rep)
-	case s.schema != nil: // the matching value alone, or nothing
-		if v := s.schema.value(); v != nil && runErr == nil {
+	case r.schema != nil: // the matching value alone, or nothing
+		if v := r.schema.value(); v != nil && runErr == nil {
 			writeAnswer(ios, string(v)) // JSON: on a terminal its escapes stay valid JSON escapes
 		}
 	case res != nil && res.Answer != "":
@@ -117,20 +117,20 @@ func (s *runState) finish(ctx context.Context, ios *IOStreams, o runOptions, res
 	return runErr
 }
 
-func (s *runState) report(ctx context.Context, ios *IOStreams, res *loop.Result, runErr error) runReport {
+func (r *agentRun) report(ctx context.Context, ios *IOStreams, res *loop.Result, runErr error) runReport {
 	status, reason, code := outcome(ctx, res, runErr)
 	rep := runReport{
 		Schema: "odek.run-report/v1", Status: status, TerminationReason: reason, ExitCode: code,
-		RunID: s.runID, Model: s.cfg.Model, Denials: s.denied.all(),
-		DurationMS: ios.Now().Sub(s.start).Milliseconds(), Sandbox: s.sandbox.info,
+		RunID: r.conf.runID, Model: r.conf.cfg.Model, Denials: r.tools.denied.all(),
+		DurationMS: ios.Now().Sub(r.conf.start).Milliseconds(), Sandbox: r.tools.sandbox.info,
 	}
 	if runErr != nil {
 		rep.Error = interrupted(ctx, runErr).Error()
 	}
-	if s.schema != nil {
-		rep.OutputSchemaSHA = s.schema.sha256()
+	if r.schema != nil {
+		rep.OutputSchemaSHA = r.schema.sha256()
 		if runErr == nil {
-			rep.Output = s.schema.value()
+			rep.Output = r.schema.value()
 		}
 	}
 	if res != nil {
@@ -143,13 +143,13 @@ func (s *runState) report(ctx context.Context, ios *IOStreams, res *loop.Result,
 		rep.TTFTMS = res.TimeToFirstToken.Milliseconds()
 		rep.ReasoningChars, rep.ReasoningTokens = res.ReasoningChars, res.ReasoningTokens
 	}
-	if s.sess != nil {
-		rep.SessionID = s.sess.ID
+	if r.session != nil {
+		rep.SessionID = r.session.sess.ID
 	}
-	rep.Artifacts = reportArtifacts(s.store)
-	rep.EventsDropped = s.emitter.Dropped()
-	if s.tracker != nil {
-		snap := s.tracker.Snapshot()
+	rep.Artifacts = reportArtifacts(r.tools.store)
+	rep.EventsDropped = r.sinks.emitter.Dropped()
+	if r.limits.tracker != nil {
+		snap := r.limits.tracker.Snapshot()
 		rep.Budgets = snap.Budgets()
 		if snap.Priced {
 			c := snap.CostUSD()
@@ -177,19 +177,22 @@ func reportBudgetStop(rep *runReport, err error) {
 	}
 }
 
-// writeSetupReport prints the report of a run that never started; s is nil
-// when it failed before setting up (flags, arguments).
-func writeSetupReport(ctx context.Context, ios *IOStreams, s *runState, err error) {
+// writeSetupReport prints the report of a run that never started; r is nil
+// when it failed before setting up (flags, arguments), else as far as its
+// setup got.
+func writeSetupReport(ctx context.Context, ios *IOStreams, r *agentRun, err error) {
 	status, reason, code := outcome(ctx, nil, err)
 	rep := runReport{
 		Schema: "odek.run-report/v1", Status: status, TerminationReason: reason, ExitCode: code,
 		Error: err.Error(), RunID: events.NewRunID(), Denials: []reportDenial{},
 	}
-	if s != nil {
-		rep.RunID, rep.DurationMS = s.runID, ios.Now().Sub(s.start).Milliseconds()
-		rep.Sandbox = s.sandbox.info
-		if s.cfg != nil {
-			rep.Model = s.cfg.Model
+	if r != nil {
+		rep.RunID, rep.DurationMS = r.conf.runID, ios.Now().Sub(r.conf.start).Milliseconds()
+		if r.tools != nil {
+			rep.Sandbox = r.tools.sandbox.info
+		}
+		if r.conf.cfg != nil {
+			rep.Model = r.conf.cfg.Model
 		}
 	}
 	writeJSON(ios, rep)

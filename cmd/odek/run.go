@@ -143,45 +143,45 @@ func registerRunOutputFlags(cmd *cobra.Command, o *runOptions) {
 // schema) and prints its system prompt instead of running it.
 func runPrintSystem(ctx context.Context, ios *IOStreams, o runOptions) error {
 	o.quiet = true
-	runCtx, s, err := setUp(ctx, ios, o)
+	runCtx, r, err := setUpRun(ctx, ios, o)
 	if err != nil {
 		return err
 	}
-	defer s.close(runCtx)
-	return printSystem(ios, s)
+	defer r.close(runCtx)
+	return printSystem(ios, r)
 }
 
 // runRun is the whole of `odek run`: set up, run the loop, report.
 func runRun(ctx context.Context, ios *IOStreams, o runOptions) error {
-	runCtx, s, err := setUp(ctx, ios, o)
+	runCtx, r, err := setUpRun(ctx, ios, o)
 	if err != nil {
 		if reportsJSON(o.output) {
-			writeSetupReport(ctx, ios, s, err)
+			writeSetupReport(ctx, ios, r, err)
 		}
 		return err
 	}
-	defer s.close(runCtx)
+	defer r.close(runCtx)
 	if o.untrustedTask {
-		s.taint() // stdin and files are anyone's text, not the operator's
+		r.taint() // stdin and files are anyone's text, not the operator's
 	}
-	opts := s.loopOptions(o)
-	h, err := s.beginHistory(ios, o, opts.System) // the task, a new session, or the one continued
+	opts := r.loopOptions(o)
+	h, err := r.beginHistory(ios, o, opts.System) // the task, a new session, or the one continued
 	if err != nil {
 		if reportsJSON(o.output) {
-			s.closeEvents() // stream-json: nothing may follow the report
-			writeSetupReport(ctx, ios, s, err)
+			r.sinks.closeEvents() // stream-json: nothing may follow the report
+			writeSetupReport(ctx, ios, r, err)
 		}
 		return err
 	}
-	s.sessionOptions(ios, &opts)
-	s.streamOptions(o, &opts)
+	r.sessionOptions(&opts)
+	r.streamOptions(o, &opts)
 	res, runErr := loop.Continue(runCtx, opts, h)
-	s.streamer.answer(res)
-	runErr = s.cas.finish(runErr)
-	runErr = s.failOnDenial(o, runErr)
-	s.stopProgress()
-	s.endSession(ios, res)
-	err = s.finish(ctx, ios, o, res, runErr)
-	s.sessionNote(ios, o)
+	r.sinks.streamer.answer(res)
+	runErr = r.cas.finish(runErr)
+	runErr = r.tools.denied.failRun(o.failOnDenial, runErr)
+	r.sinks.view.stop()
+	r.session.end(res)
+	err = r.finish(ctx, ios, o, res, runErr)
+	r.session.goOnNote(ios, o)
 	return err
 }

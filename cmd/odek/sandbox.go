@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/mcpclient"
 	procs "github.com/odek-run/odek/internal/proc"
 	"github.com/odek-run/odek/internal/sandbox"
@@ -31,6 +32,12 @@ type sandboxState struct {
 	// parent's sandbox and whether the kernel has Landlock.
 	limit    *sandbox.Policy
 	landlock bool
+	// What the policies are built from: the settings, --full-auto, the
+	// workspace and odek's home.
+	cfg      config.Sandbox
+	fullAuto bool
+	workDir  string
+	odekHome string
 }
 
 // setUpSandbox resolves sandbox.* (and --full-auto) against what the kernel
@@ -38,22 +45,24 @@ type sandboxState struct {
 // alone; workspace-write or read-only set anywhere, sandbox.required or
 // --full-auto without it is a setup error naming what is missing. limit is
 // a parent's sandbox (a sub-agent's can only be narrower); nil for a
-// top-level run.
-func (s *runState) setUpSandbox(ios *IOStreams, limit *sandbox.Policy) error {
-	c := s.cfg.Sandbox
-	mode, network, strict, err := s.sandboxMode(limit)
+// top-level run. workDir is the workspace, symlinks resolved.
+func (s *sandboxState) setUp(ios *IOStreams, conf *runConf, workDir string) error {
+	s.cfg, s.fullAuto, s.workDir, s.odekHome = conf.cfg.Sandbox, conf.fullAuto, workDir, conf.cfg.Home
+	limit := conf.place.sandboxLimit
+	c := s.cfg
+	mode, network, strict, err := s.mode(limit)
 	if err != nil {
 		return err
 	}
 	support := probeSandbox()
-	s.sandbox.info = map[string]any{"mode": sandbox.ModeOff, "landlock_abi": support.LandlockABI,
+	s.info = map[string]any{"mode": sandbox.ModeOff, "landlock_abi": support.LandlockABI,
 		"seccomp": false, "network": "on"}
 	if procs.Launcher() == "" {
 		return nil
 	}
-	s.sandbox.limit, s.sandbox.landlock = limit, support.LandlockABI > 0
+	s.limit, s.landlock = limit, support.LandlockABI > 0
 	if mode == sandbox.ModeOff {
-		s.sandbox.policy = &sandbox.Policy{Mode: sandbox.ModeOff}
+		s.policy = &sandbox.Policy{Mode: sandbox.ModeOff}
 		return nil
 	}
 	missing := support.Missing(network)
@@ -66,28 +75,28 @@ func (s *runState) setUpSandbox(ios *IOStreams, limit *sandbox.Policy) error {
 		mode = sandbox.ModeWorkspaceWrite
 	}
 	if len(missing) > 0 {
-		s.warnOnce(ios, "sandbox: "+strings.Join(missing, "; ")+" missing: shell commands run with the classifier's policy "+
-			"and whatever the kernel offers (set sandbox.required to refuse to run like this)")
+		printWarnings(ios, []string{"sandbox: " + strings.Join(missing, "; ") + " missing: shell commands run with the classifier's policy " +
+			"and whatever the kernel offers (set sandbox.required to refuse to run like this)"})
 	}
 	p, err := s.basePolicy(ios, mode, network, support.LandlockABI > 0)
 	if err != nil {
 		return asSetup(err)
 	}
 	if inside := p.ProtectedInWorkspace(); len(inside) > 0 {
-		s.warnOnce(ios, fmt.Sprintf("sandbox: the workspace %s holds protected paths (%s): commands may read and write them "+
-			"like any workspace file; run odek in a project directory", s.workDir, strings.Join(inside, ", ")))
+		printWarnings(ios, []string{fmt.Sprintf("sandbox: the workspace %s holds protected paths (%s): commands may read and write them "+
+			"like any workspace file; run odek in a project directory", s.workDir, strings.Join(inside, ", "))})
 	}
 	if limit != nil {
 		narrowed := p.Within(*limit)
 		p = &narrowed
 	}
 	p.Prepare()
-	s.sandbox.policy, s.sandbox.held = p, len(missing) == 0
+	s.policy, s.held = p, len(missing) == 0
 	netText := "off"
 	if p.Network {
 		netText = "on"
 	}
-	s.sandbox.info = map[string]any{"mode": p.Mode, "landlock_abi": support.LandlockABI,
+	s.info = map[string]any{"mode": p.Mode, "landlock_abi": support.LandlockABI,
 		"seccomp": support.Seccomp, "network": netText}
 	return nil
 }
@@ -96,8 +105,8 @@ func (s *runState) setUpSandbox(ios *IOStreams, limit *sandbox.Policy) error {
 // parent's limit ask for, and whether a sandbox that cannot hold is fatal
 // (this process's own choice: a parent's limit narrows what holds, not
 // that).
-func (s *runState) sandboxMode(limit *sandbox.Policy) (mode string, network, strict bool, err error) {
-	c := s.cfg.Sandbox
+func (s *sandboxState) mode(limit *sandbox.Policy) (mode string, network, strict bool, err error) {
+	c := s.cfg
 	mode, network = c.Mode, c.Network == "on"
 	if s.fullAuto {
 		if mode == sandbox.ModeOff {
@@ -125,25 +134,22 @@ func requiredNote(required, fullAuto bool) string {
 	return ""
 }
 
-// warnOnce prints a warning on stderr before the progress view exists.
-func (s *runState) warnOnce(ios *IOStreams, msg string) { printWarnings(ios, []string{msg}) }
-
 // basePolicy is the policy before per-call changes: the workspace, a fresh
 // private temp dir, the configured writable, readable and protected paths
 // ("~/" expanded; missing writable trees created).
-func (s *runState) basePolicy(ios *IOStreams, mode string, network, landlock bool) (*sandbox.Policy, error) {
+func (s *sandboxState) basePolicy(ios *IOStreams, mode string, network, landlock bool) (*sandbox.Policy, error) {
 	home := ios.env("HOME")
-	if s.sandbox.tmpDir == "" {
+	if s.tmpDir == "" {
 		sweepTmpDirs()
 		tmp, err := os.MkdirTemp("", fmt.Sprintf("odek-tmp-%d-", os.Getpid()))
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: private temp dir: %w", err)
 		}
-		s.sandbox.tmpDir = tmp
+		s.tmpDir = tmp
 	}
-	tmp := s.sandbox.tmpDir
+	tmp := s.tmpDir
 	p := &sandbox.Policy{Mode: mode, Network: network, Workspace: s.workDir, TempDir: tmp, Landlock: landlock}
-	for _, w := range s.cfg.Sandbox.Writable {
+	for _, w := range s.cfg.Writable {
 		path, err := expandHome(w, home)
 		if err != nil {
 			return nil, fmt.Errorf("sandbox.writable_paths: %w", err)
@@ -153,7 +159,7 @@ func (s *runState) basePolicy(ios *IOStreams, mode string, network, landlock boo
 		}
 		p.Writable = append(p.Writable, path)
 	}
-	for _, r := range s.cfg.Sandbox.Readable {
+	for _, r := range s.cfg.Readable {
 		path, err := expandHome(r, home)
 		if err != nil {
 			return nil, fmt.Errorf("sandbox.readable_paths: %w", err)
@@ -161,14 +167,14 @@ func (s *runState) basePolicy(ios *IOStreams, mode string, network, landlock boo
 		p.Readable = append(p.Readable, path)
 	}
 	var extra []string
-	for _, pr := range s.cfg.Sandbox.Protected {
+	for _, pr := range s.cfg.Protected {
 		path, err := expandHome(pr, home)
 		if err != nil {
 			return nil, fmt.Errorf("sandbox.protected_paths: %w", err)
 		}
 		extra = append(extra, path)
 	}
-	p.Protected = sandbox.DefaultProtected(home, s.cfg.Home, extra...)
+	p.Protected = sandbox.DefaultProtected(home, s.odekHome, extra...)
 	return p, p.Validate()
 }
 
@@ -187,16 +193,16 @@ func expandHome(path, home string) (string, error) {
 	return filepath.Clean(path), nil
 }
 
-// closeSandbox removes the private temp dir.
-func (s *runState) closeSandbox() {
-	if s.sandbox.tmpDir != "" {
-		_ = os.RemoveAll(s.sandbox.tmpDir)
+// close removes the private temp dir.
+func (s *sandboxState) close() {
+	if s.tmpDir != "" {
+		_ = os.RemoveAll(s.tmpDir)
 	}
 }
 
-// shellTmpEnv points TMPDIR (and TMP, TEMP) at the private temp dir.
-func (s *runState) shellTmpEnv(env []string) []string {
-	if s.sandbox.tmpDir == "" {
+// tmpEnv points TMPDIR (and TMP, TEMP) at the private temp dir.
+func (s *sandboxState) tmpEnv(env []string) []string {
+	if s.tmpDir == "" {
 		return env
 	}
 	out := make([]string, 0, len(env)+3)
@@ -206,14 +212,14 @@ func (s *runState) shellTmpEnv(env []string) []string {
 			out = append(out, kv)
 		}
 	}
-	d := s.sandbox.tmpDir
+	d := s.tmpDir
 	return append(out, "TMPDIR="+d, "TMP="+d, "TEMP="+d)
 }
 
 // taskSandbox is this run's sandbox as a task file carries it to a
 // sub-agent: the widest the child may use.
-func (s *runState) taskSandbox() *wire.TaskSandbox {
-	p := s.sandbox.policy
+func (s *sandboxState) taskSandbox() *wire.TaskSandbox {
+	p := s.policy
 	if p == nil {
 		return nil
 	}
@@ -234,15 +240,15 @@ func sandboxLimitOf(t *wire.TaskSandbox) *sandbox.Policy {
 // Sandbox): its sandbox setting (resolved by origin: project servers
 // workspace-write, global ones off), the network on, its artifact roots
 // writable, narrowed by a parent's sandbox. nil runs it unconfined.
-func (s *runState) serverSandbox(ios *IOStreams) func(mcpclient.ServerConfig) (*sandbox.Policy, error) {
+func (s *sandboxState) serverPolicy(ios *IOStreams) func(mcpclient.ServerConfig) (*sandbox.Policy, error) {
 	return func(cfg mcpclient.ServerConfig) (*sandbox.Policy, error) {
 		if cfg.Sandbox == "" || cfg.Sandbox == sandbox.ModeOff || procs.Launcher() == "" {
-			if s.sandbox.limit == nil || s.sandbox.limit.Mode == sandbox.ModeOff {
+			if s.limit == nil || s.limit.Mode == sandbox.ModeOff {
 				return nil, nil
 			}
-			cfg.Sandbox = s.sandbox.limit.Mode // a parent's sandbox holds its sub-agent's servers too
+			cfg.Sandbox = s.limit.Mode // a parent's sandbox holds its sub-agent's servers too
 		}
-		p, err := s.basePolicy(ios, cfg.Sandbox, true, s.sandbox.landlock)
+		p, err := s.basePolicy(ios, cfg.Sandbox, true, s.landlock)
 		if err != nil {
 			return nil, err
 		}
@@ -251,8 +257,8 @@ func (s *runState) serverSandbox(ios *IOStreams) func(mcpclient.ServerConfig) (*
 				p.Writable = append(p.Writable, filepath.Clean(r))
 			}
 		}
-		if s.sandbox.limit != nil {
-			narrowed := p.Within(*s.sandbox.limit)
+		if s.limit != nil {
+			narrowed := p.Within(*s.limit)
 			p = &narrowed
 		}
 		p.Prepare()

@@ -2,81 +2,33 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"github.com/odek-run/odek/internal/sandbox"
 	"io"
 	"path/filepath"
 	"sync/atomic"
 	"time"
 
-	"github.com/odek-run/odek/internal/artifact"
-	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/config"
-	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/mcpclient"
-	"github.com/odek-run/odek/internal/plan"
 	"github.com/odek-run/odek/internal/redact"
-	"github.com/odek-run/odek/internal/session"
-	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
-// runState is everything one run wires together; close releases it.
-type runState struct {
-	cancel   context.CancelFunc
-	cfg      *config.Config
-	flags    config.Overrides // the command line's settings, for checks that name a flag
-	runID    string
-	start    time.Time
-	emitter  *events.Emitter
-	sink     *events.JSONLSink // --events-jsonl
-	stream   *events.JSONLSink // --output stream-json: stdout
-	tracker  *budget.Tracker
-	overrun  context.CancelCauseFunc // ends ctx with a sub-agent overrun's budget error
-	servers  *mcpclient.Set
-	store    *artifact.Store
-	tools    *loop.Registry
-	model    *llm.Client
-	view     *progressView
-	notices  *mcpNotices    // MCP progress and input requests → events, view
-	schema   *outputSchema  // nil without --output-schema
-	warn     func(string)   // prints a warning, above the status line on a TTY
-	errOut   io.Writer      // where closeServers says what an interrupt stopped
-	gate     loop.Gate      // the risk policy every call passes
-	denied   denials        // the calls it refused, for the report
-	streamer *streamer      // --output stream-json's text and tool_result lines; nil otherwise
-	workDir  string         // the working directory, symlinks resolved
-	cas      *cassetteState // --record or --replay; nil without
-	depart   context.CancelCauseFunc
-	sandbox  sandboxState // how shell commands are confined
-	// fullAuto: --full-auto (workspace-write, network off, every class
-	// the sandbox contains allowed).
-	fullAuto bool
-	// sandboxLimit is a sub-agent's parent's sandbox (nil at top level).
-	sandboxLimit *sandbox.Policy
-
-	reasoningEffort string // sent as reasoning_effort; "" sends none
-
-	plan       *plan.Plan       // nil when planning is off
-	sessions   *session.Store   // with sess: the session this run saves
-	sess       *session.Session //
-	saveFailed bool             // the failed-save warning was given
-
-	// Place in the delegation tree (docs/SUBAGENTS.md): depth from
-	// ODEK_SUBAGENT_DEPTH, trust ("" = trusted, a top-level run), and
-	// whether MCP servers are left out (an untrusted sub-agent).
-	depth int
-	trust string
-	noMCP bool
-	relay bool // this run's events are relayed to its parent
-	// parentPolicy is a sub-agent's parent's risk policy, a second gate of
-	// every call (nil for a top-level run).
-	parentPolicy *wire.Policy
-	// parentSession files a sub-agent's own sub-agents' artifacts under its
-	// parent's session.
-	parentSession string
+// agentRun is one run assembled from its typed parts; each command
+// (run and continue in setUpRun, subagent in setUpChild, odek tools)
+// builds the parts it needs explicitly, and close releases them. No part
+// holds the run's context: setup returns it.
+type agentRun struct {
+	conf    *runConf
+	limits  *runLimits
+	sinks   *runSinks
+	servers *runServers
+	tools   *toolset
+	model   runModel
+	session *runSession    // nil without run --session or continue
+	schema  *outputSchema  // nil without --output-schema
+	cas     *cassetteState // --record or --replay; nil without
 	// tainted: the model has seen untrusted content (the loop's
 	// OnUntrusted, or a continued session that lost messages), so
 	// delegate_tasks passes parent_trust untrusted (docs/SUBAGENTS.md).
@@ -124,38 +76,39 @@ func printWarnings(ios *IOStreams, warnings []string) {
 	}
 }
 
-// setUp builds the run. On error, whatever was started is released and the
-// partial state is returned for the setup report.
-func setUp(ctx context.Context, ios *IOStreams, o runOptions) (runCtx context.Context, s *runState, err error) {
-	s = &runState{start: ios.Now(), runID: events.NewRunID(), errOut: ios.ErrOut, depth: wire.ParseDepth(ios.env(wire.EnvDepth))}
+// setUpRun builds the run of odek run and continue, part by part. On
+// error, whatever was started is released and the partial run is returned
+// for the setup report.
+func setUpRun(ctx context.Context, ios *IOStreams, o runOptions) (runCtx context.Context, r *agentRun, err error) {
+	r = &agentRun{conf: newRunConf(ios), limits: &runLimits{}}
 	defer func() {
 		if err != nil {
-			s.close(runCtx)
+			r.close(runCtx)
 		}
 	}()
-	s.flags, s.fullAuto = o.overrides, o.fullAuto
-	if s.cfg, err = loadConfig(ios, o.overrides); err != nil {
-		return runCtx, s, err
+	r.conf.flags, r.conf.fullAuto = o.overrides, o.fullAuto
+	if r.conf.cfg, err = loadConfig(ios, o.overrides); err != nil {
+		return runCtx, r, err
 	}
-	if s.cas, err = s.openCassette(ios, o.cassette); err != nil {
-		return runCtx, s, err
+	if r.cas, err = openRunCassette(ios, o.cassette, r.conf.cfg.Home, r.limits.departed); err != nil {
+		return runCtx, r, err
 	}
-	if err = checkRunnable(s.cfg, s.cas.replaying()); err != nil && !o.printSystem { // showing the prompt calls no model
-		return runCtx, s, err
+	if err = checkRunnable(r.conf.cfg, r.cas.replaying()); err != nil && !o.printSystem { // showing the prompt calls no model
+		return runCtx, r, err
 	}
 	// Before anything starts: a bad schema must not cost a server or a call.
-	if s.schema, err = loadOutputSchema(s.cfg); err != nil {
-		return runCtx, s, err
+	if r.schema, err = loadOutputSchema(r.conf.cfg); err != nil {
+		return runCtx, r, err
 	}
-	if err = s.openEvents(ctx, ios, o); err != nil {
-		return runCtx, s, err
+	if r.sinks, err = openSinks(ctx, ios, r.conf.runID, o.eventsPath, o.output); err != nil {
+		return runCtx, r, err
 	}
-	runCtx = s.startBudget(ctx, ios)
-	s.store = artifact.NewStore(filepath.Join(s.cfg.Home, "artifacts", s.runID))
-	if s.tools, err = s.buildTools(runCtx, ios, s.store, serverLog(ios, o.quiet)); err != nil {
-		return runCtx, s, err
+	runCtx = r.limits.start(ctx, r.conf)
+	r.tools = newToolset(r.conf)
+	if err = r.buildTools(runCtx, ios, serverLog(ios, o.quiet)); err != nil {
+		return runCtx, r, err
 	}
-	return runCtx, s, s.startModel(ios, ios, o.quiet)
+	return runCtx, r, r.startModel(ios, ios, o.quiet)
 }
 
 // checkRunnable refuses a config no run can start with: no API key
@@ -183,30 +136,36 @@ func serverLog(ios *IOStreams, quiet bool) io.Writer {
 // startModel builds, once the tools are there, the progress view and the
 // warnings above it, the risk gate (asking on gateIOS) and the model client
 // with its reasoning effort.
-func (s *runState) startModel(ios, gateIOS *IOStreams, quiet bool) (err error) {
-	s.view = newProgressView(ios, s.cfg.NoColor || ios.env("NO_COLOR") != "", quiet, s.start)
-	s.mcpNotices().view.Store(s.view)
-	s.warn = func(msg string) {
-		if !s.view.warning(msg) {
-			printWarnings(ios, []string{msg})
-		}
-	}
-	if s.gate, err = s.newGate(gateIOS); err != nil {
+func (r *agentRun) startModel(ios, gateIOS *IOStreams, quiet bool) (err error) {
+	cfg := r.conf.cfg
+	r.sinks.startView(ios, cfg.NoColor, quiet, r.conf.start)
+	if r.tools.gate, err = newGate(gateIOS, r.gateOptions()); err != nil {
 		return err
 	}
-	hc, err := s.cas.httpClient()
+	hc, err := r.cas.httpClient()
 	if err != nil {
 		return err
 	}
-	s.model = llm.New(llm.Options{
-		BaseURL: s.cfg.BaseURL, APIKey: s.cfg.APIKey, KeySource: s.cfg.APIKeySource, Stream: s.cfg.Stream,
-		Timeouts: llmTimeouts(s.cfg.LLM), OnRetry: s.view.retry, HTTPClient: hc,
-		OnFallback: func(f llm.Fallback) { s.warn(fallbackWarning(f)) },
+	view := r.sinks.view
+	r.model.client = llm.New(llm.Options{
+		BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, KeySource: cfg.APIKeySource, Stream: cfg.Stream,
+		Timeouts: llmTimeouts(cfg.LLM), OnRetry: view.retry, HTTPClient: hc,
+		OnFallback: func(f llm.Fallback) { r.sinks.warn(fallbackWarning(f)) },
 	})
 	var warns []string
-	s.reasoningEffort, warns = llm.ReasoningEffort(s.cfg.Model, s.cfg.Thinking, s.cfg.ReasoningEffort)
+	r.model.effort, warns = llm.ReasoningEffort(cfg.Model, cfg.Thinking, cfg.ReasoningEffort)
 	printWarnings(ios, warns)
 	return nil
+}
+
+// gateOptions are what the risk gate is built from: the policy settings,
+// the workspace, what the sandbox contains, a parent's policy, and where
+// denials go.
+func (r *agentRun) gateOptions() gateOptions {
+	return gateOptions{
+		dangerous: r.conf.cfg.Dangerous, dir: r.tools.workDir, contained: r.tools.sandbox.contained(),
+		parent: r.conf.place.parentPolicy, denied: &r.tools.denied, view: r.sinks.view, warn: r.sinks.warn,
+	}
 }
 
 // llmTimeouts maps the config's timeouts, where 0 means no limit, to the
@@ -224,89 +183,18 @@ func llmTimeouts(c config.LLM) llm.Timeouts {
 	}
 }
 
-// openEvents opens the JSONL sink (a setup error if it cannot), the stdout
-// sink of stream-json, and the emitter.
-func (s *runState) openEvents(ctx context.Context, ios *IOStreams, o runOptions) error {
-	var sinks []events.Sink
-	if o.eventsPath != "" {
-		sink, err := events.OpenJSONL(ctx, o.eventsPath)
-		if err != nil {
-			return asSetup(err)
-		}
-		s.sink = sink
-		sinks = append(sinks, eventsOnly{sink})
-	}
-	if o.output == outputStreamJSON {
-		s.stream = stdoutSink(ios)
-		sinks = append(sinks, streamSink{s.stream})
-	}
-	for i := range sinks {
-		sinks[i] = wrapEventSink(sinks[i])
-	}
-	s.emitter = events.NewEmitter(events.Options{
-		RunID: s.runID, Sinks: sinks, Now: ios.Now, Redact: redact.String, Buffer: eventBuffer,
-		OnSinkError: func(err error) {
-			fmt.Fprintf(ios.ErrOut, "odek: events-jsonl write failed: %v\n", termText(err.Error()))
-		},
-		OnDrop: func(n int64) { fmt.Fprintf(ios.ErrOut, "odek: warning: %s\n", dropWarning(n)) },
-	})
-	return nil
-}
-
-// Test hooks: the emitter's buffer (0 = events.DefaultBuffer) and a wrapper
-// around every sink (a slow one, in tests).
-var (
-	eventBuffer   int
-	wrapEventSink = func(s events.Sink) events.Sink { return s }
-)
-
-// dropWarning is the one warning a run gives when events are lost.
-func dropWarning(n int64) string {
-	return fmt.Sprintf("events: %d event(s) dropped so far: the event sinks cannot keep up (the final events are still delivered); the run report counts every one as events_dropped", n)
-}
-
-// startBudget builds the tracker and makes the runtime budget a hard deadline
-// on the run's context, whose cause is the budget error; overrun ends the
-// context with a charged-back budget error.
-// A cost cap the prices cannot enforce never gets here: the config refuses
-// it (RequireEnforceableBudget).
-func (s *runState) startBudget(ctx context.Context, ios *IOStreams) (runCtx context.Context) {
-	prices := budget.ResolvePrices(s.cfg.Model, s.cfg.Prices, s.cfg.ModelPrices)
-	s.tracker = budget.New(budget.Options{Limits: s.cfg.Limits, Prices: prices, Start: s.start, Now: ios.Now})
-	// A sub-agent's charge-back past a limit stops the run at once, with
-	// the budget error as the cause (exit 4).
-	ctx, s.overrun = context.WithCancelCause(ctx)
-	if dl, ok := s.tracker.Deadline(); ok {
-		runCtx, s.cancel = context.WithDeadlineCause(ctx, dl, s.tracker.RuntimeError(dl))
-	} else {
-		runCtx, s.cancel = context.WithCancel(ctx)
-	}
-	// The first departure from a replayed cassette stops the run.
-	stop := s.cancel
-	runCtx, s.depart = context.WithCancelCause(runCtx)
-	s.cancel = func() { s.depart(nil); stop() }
-	return runCtx
-}
-
-func (s *runState) loopOptions(o runOptions) loop.Options {
+func (r *agentRun) loopOptions(o runOptions) loop.Options {
+	cfg := r.conf.cfg
 	lo := loop.Options{
-		Model: s.model, ModelName: s.cfg.Model, Tools: s.tools, System: s.schema.system(s.systemPrompt()),
-		StartedData:   startedData(s.servers),
-		MaxIterations: s.cfg.MaxIterations, MaxToolParallel: s.cfg.MaxToolParallel,
-		Budget: s.tracker, Events: s.emitter, IncludeArgs: o.eventsIncludeArgs, Gate: s.gate,
-		Progress: s.view.update, ReasoningEffort: s.reasoningEffort, OnUntrusted: s.taint,
-		Sandbox: s.sandbox.info,
+		Model: r.model.client, ModelName: cfg.Model, Tools: r.tools.reg, System: r.schema.system(r.systemPrompt()),
+		StartedData:   startedData(r.servers.set),
+		MaxIterations: cfg.MaxIterations, MaxToolParallel: cfg.MaxToolParallel,
+		Budget: r.limits.tracker, Events: r.sinks.emitter, IncludeArgs: o.eventsIncludeArgs, Gate: r.tools.gate,
+		Progress: r.sinks.view.update, ReasoningEffort: r.model.effort, OnUntrusted: r.taint,
+		Sandbox: r.tools.sandbox.info,
 	}
-	s.schema.apply(&lo)
+	r.schema.apply(&lo)
 	return lo
-}
-
-// mcpNotices returns the run's MCP notice sink, made on first use.
-func (s *runState) mcpNotices() *mcpNotices {
-	if s.notices == nil {
-		s.notices = &mcpNotices{em: s.emitter}
-	}
-	return s.notices
 }
 
 // startedData is what run_started says beyond the loop's own fields.
@@ -319,63 +207,28 @@ func startedData(set *mcpclient.Set) map[string]any {
 
 // taint records that the model has seen untrusted content; it is the
 // loop's OnUntrusted.
-func (s *runState) taint() { s.tainted.Store(true) }
+func (r *agentRun) taint() { r.tainted.Store(true) }
 
-func (s *runState) stopProgress() { s.view.stop() }
-
-// closeEvents drains the emitter, for at most two seconds: a stuck disk or
-// reader must not hang the exit. Idempotent.
-func (s *runState) closeEvents() {
-	if s.emitter != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		_ = s.emitter.Close(ctx)
-		cancel()
-	}
-}
-
-// close releases everything in reverse order of setup. The emitter drains
-// for at most two seconds: a stuck disk must not hang the exit.
-func (s *runState) close(runCtx context.Context) {
-	if s == nil {
+// close releases the parts in reverse order of setup; ctx is the run's
+// context (nil when setup failed before it). A run (not odek tools) sweeps
+// the artifacts older than artifacts_max_age_hours on its way out.
+func (r *agentRun) close(ctx context.Context) {
+	if r == nil {
 		return
 	}
-	s.closeServers(runCtx)
-	if s.cas != nil && s.cas.rec != nil {
-		_ = s.cas.rec.Close()
+	r.servers.close(ctx, r.cas.departed())
+	if r.cas != nil && r.cas.rec != nil {
+		_ = r.cas.rec.Close()
 	}
-	s.closeEvents()
-	if s.sink != nil {
-		_ = s.sink.Close()
+	if r.sinks != nil {
+		r.sinks.close()
 	}
-	if s.cfg != nil && s.store != nil {
-		maxAge := time.Duration(s.cfg.ArtifactsMaxAgeHours) * time.Hour
-		sweepArtifacts(s.cfg.Home, maxAge, time.Now(), s.runID)
+	if cfg := r.conf.cfg; cfg != nil && r.tools != nil && r.conf.runID != "" {
+		maxAge := time.Duration(cfg.ArtifactsMaxAgeHours) * time.Hour
+		sweepArtifacts(cfg.Home, maxAge, r.conf.now(), r.conf.runID)
 	}
-	s.closeSandbox()
-	if s.cancel != nil {
-		s.cancel()
+	if r.tools != nil {
+		r.tools.sandbox.close()
 	}
-	if s.overrun != nil {
-		s.overrun(nil)
-	}
-}
-
-// closeServers shuts the MCP servers down: gracefully after a normal run;
-// after an interrupt at once (about half a second, even for a server that
-// ignores its stdin closing and SIGTERM), saying which were stopped, so the
-// prompt is back within a second.
-func (s *runState) closeServers(runCtx context.Context) {
-	if s.servers == nil {
-		return
-	}
-	if runCtx == nil || !errors.Is(runCtx.Err(), context.Canceled) || budget.IsBudget(context.Cause(runCtx)) || s.cas.departed() {
-		_ = s.servers.Close()
-		return
-	}
-	var names []string
-	for _, c := range s.servers.Clients() {
-		names = append(names, c.Name())
-	}
-	_ = s.servers.CloseNow()
-	reportStopped(s.errOut, names)
+	r.limits.stop()
 }

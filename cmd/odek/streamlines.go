@@ -69,13 +69,13 @@ type pendingCall struct {
 
 // streamOptions wires the stream lines into a stream-json run: the init
 // line now, text and tool results as the loop goes.
-func (s *runState) streamOptions(o runOptions, opts *loop.Options) {
+func (r *agentRun) streamOptions(o runOptions, opts *loop.Options) {
 	if o.output != outputStreamJSON {
 		return
 	}
-	s.emitter.Emit(streamInit, 0, "", s.initData())
-	st := &streamer{em: s.emitter}
-	s.streamer = st
+	r.sinks.emitter.Emit(streamInit, 0, "", r.initData())
+	st := &streamer{em: r.sinks.emitter}
+	r.sinks.streamer = st
 	opts.OnReply = st.reply
 	after := opts.AfterBatch
 	opts.AfterBatch = func(h []llm.Message) {
@@ -88,11 +88,11 @@ func (s *runState) streamOptions(o runOptions, opts *loop.Options) {
 
 // initData lists what the run starts with: model, directory, tools and
 // MCP servers (with how many of their tools are offered).
-func (s *runState) initData() map[string]any {
-	names := toolNames(s.tools)
+func (r *agentRun) initData() map[string]any {
+	names := toolNames(r.tools.reg)
 	servers := map[string]int{}
-	if s.servers != nil {
-		for _, c := range s.servers.Clients() {
+	if r.servers.set != nil {
+		for _, c := range r.servers.set.Clients() {
 			servers[c.Name()] = 0
 		}
 	}
@@ -109,8 +109,8 @@ func (s *runState) initData() map[string]any {
 	for i, n := range names {
 		tools[i] = n
 	}
-	d := map[string]any{"model": s.cfg.Model, "cwd": s.workDir, "tools": tools, "mcp_servers": list, "version": version}
-	if s.schema != nil {
+	d := map[string]any{"model": r.conf.cfg.Model, "cwd": r.tools.workDir, "tools": tools, "mcp_servers": list, "version": version}
+	if r.schema != nil {
 		d["output_schema"] = true
 	}
 	return d

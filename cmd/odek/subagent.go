@@ -132,7 +132,7 @@ func runSubagent(ctx context.Context, ios *IOStreams, o subagentOptions) error {
 		return c.failSetup(ios, err)
 	}
 	res, runErr := c.run(ctx, runCtx)
-	c.close(runCtx) // drains the relayed events before the result line
+	c.r.close(runCtx) // drains the relayed events before the result line
 	c.out.Send(wire.Line{Type: wire.LineFinished, Status: res.Status, Iterations: res.Iterations,
 		DurationS: res.DurationSeconds, TokensUsed: res.TokensUsed, CostUSD: res.CostUSD, Artifacts: len(res.Artifacts)})
 	c.out.Result(res)

@@ -20,13 +20,13 @@ import (
 // LLM settings (issue 26); the child intersects the first two with its own
 // and takes the settings as flags.
 
-// offeredToolNames are the tools this run offers its model (nil before the
+// offeredNames are the tools this run offers its model (none before the
 // registry is built).
-func (s *runState) offeredToolNames() []string {
-	if s.tools == nil {
+func (ts *toolset) offeredNames() []string {
+	if ts.reg == nil {
 		return []string{}
 	}
-	specs := s.tools.Specs()
+	specs := ts.reg.Specs()
 	names := make([]string, len(specs))
 	for i, sp := range specs {
 		names[i] = sp.Name
@@ -87,15 +87,16 @@ func applyLLMSettings(o *config.Overrides, m map[string]string) error {
 // parent's denylist added. The parent's gate (below) makes its denials
 // final even against the child's allowlist.
 func (c *child) narrowToParent() {
-	c.cfg.ToolsEnabled = childside.IntersectTools(c.cfg.ToolsEnabled, c.task.ParentTools)
+	cfg := c.r.conf.cfg
+	cfg.ToolsEnabled = childside.IntersectTools(cfg.ToolsEnabled, c.task.ParentTools)
 	p := c.task.ParentPolicy
 	if p == nil {
 		return
 	}
-	c.cfg.Dangerous.Classes = childside.StricterClasses(c.cfg.Dangerous.Classes, p)
+	cfg.Dangerous.Classes = childside.StricterClasses(cfg.Dangerous.Classes, p)
 	for _, d := range p.Denylist {
-		if !slices.Contains(c.cfg.Dangerous.Denylist, d) {
-			c.cfg.Dangerous.Denylist = append(c.cfg.Dangerous.Denylist, d)
+		if !slices.Contains(cfg.Dangerous.Denylist, d) {
+			cfg.Dangerous.Denylist = append(cfg.Dangerous.Denylist, d)
 		}
 	}
 }
@@ -103,17 +104,18 @@ func (c *child) narrowToParent() {
 // parentGate is the parent's policy as a second gate of the child: what it
 // denies (a class, the denylist) is denied whatever the child's own
 // allowlist says; what it would ask about is left to the child's policy.
-// Nil without a parent policy.
-func (s *runState) parentGate(p *wire.Policy) (loop.Gate, error) {
+// Nil without a parent policy. dir is the workspace; warn says what was
+// denied.
+func parentGate(p *wire.Policy, dir string, warn func(string)) (loop.Gate, error) {
 	if p == nil {
 		return nil, nil
 	}
 	pol, err := policy.New(policy.Options{
 		Config: policy.Config{Action: "allow", NonInteractive: "allow", Classes: p.Classes, Allowlist: p.Allowlist, Denylist: p.Denylist},
-		Dir:    s.workDir,
+		Dir:    dir,
 		OnDeny: func(oc policy.Outcome) {
 			e := policy.DeniedError{Tool: oc.Call.Tool, What: oc.Call.Risk.What, Class: oc.Class}
-			s.warn(strings.TrimPrefix(e.Error(), "operation ") + ": the parent's policy: " + oc.Why)
+			warn(strings.TrimPrefix(e.Error(), "operation ") + ": the parent's policy: " + oc.Why)
 		},
 	})
 	if err != nil {

@@ -51,8 +51,8 @@ func TestLLMSettingsRoundTrip(t *testing.T) {
 // policy allowlists it, and leaves what the parent would ask about to the
 // child.
 func TestParentGate(t *testing.T) {
-	s := &runState{warn: func(string) {}}
-	g, err := s.parentGate(&wire.Policy{Classes: map[string]string{"local_write": "deny", "code_execution": "prompt"}})
+	warn := func(string) {}
+	g, err := parentGate(&wire.Policy{Classes: map[string]string{"local_write": "deny", "code_execution": "prompt"}}, "", warn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestParentGate(t *testing.T) {
 	if err := g.Check(context.Background(), run); err != nil {
 		t.Fatalf("a class the parent would ask about is the child's to decide: %v", err)
 	}
-	if g, err := s.parentGate(nil); g != nil || err != nil {
+	if g, err := parentGate(nil, "", warn); g != nil || err != nil {
 		t.Fatalf("no parent policy: %v %v", g, err)
 	}
 	allow := gateFunc(func(context.Context, loop.GateCall) error { return nil })

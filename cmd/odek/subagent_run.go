@@ -34,21 +34,21 @@ var (
 // the error that carries the exit code (docs/SUBAGENTS.md). sig is the
 // signal context, which tells an interrupt apart; ctx is the run's.
 func (c *child) run(sig, ctx context.Context) (*wire.Result, error) {
-	c.out.Send(wire.Line{Type: wire.LineStarted, PID: os.Getpid(), Depth: c.depth,
+	c.out.Send(wire.Line{Type: wire.LineStarted, PID: os.Getpid(), Depth: c.r.conf.place.depth,
 		TimeoutS: int(c.timeout.Seconds()), MaxIter: c.maxIter})
-	hctx, hcancel := context.WithDeadlineCause(ctx, c.start.Add(c.timeout), errHardDeadline)
+	hctx, hcancel := context.WithDeadlineCause(ctx, c.r.conf.start.Add(c.timeout), errHardDeadline)
 	defer hcancel()
-	sctx, scancel := context.WithDeadlineCause(hctx, c.start.Add(c.soft), errSoftDeadline)
+	sctx, scancel := context.WithDeadlineCause(hctx, c.r.conf.start.Add(c.soft), errSoftDeadline)
 	defer scancel()
 	opts := c.childLoopOptions()
-	res, err := loop.Run(sctx, opts, childside.UserMessage(c.task, c.trust == wire.Trusted, untrusted.NewNonce()))
+	res, err := loop.Run(sctx, opts, childside.UserMessage(c.task, c.r.conf.place.trust == wire.Trusted, untrusted.NewNonce()))
 	if errors.Is(err, errSoftDeadline) {
 		_, err = loop.PartialSummary(hctx, opts, res, loop.TimeBudgetMarker)
 		if err != nil && hctx.Err() != nil {
 			err = context.Cause(hctx)
 		}
 	}
-	err = c.cas.finish(err)
+	err = c.r.cas.finish(err)
 	r := c.result(sig, res, err)
 	return r, c.exitError(sig, r, err)
 }
@@ -59,29 +59,30 @@ func (c *child) run(sig, ctx context.Context) (*wire.Result, error) {
 func (c *child) childLoopOptions() loop.Options {
 	cons := childside.Constraints{
 		TimeoutSeconds: int(c.timeout.Seconds()), SoftSeconds: int(c.soft.Seconds()), MaxIterations: c.maxIter,
-		Depth: c.depth, MaxDepth: c.sc.Settings.MaxDepth,
+		Depth: c.r.conf.place.depth, MaxDepth: c.sc.Settings.MaxDepth,
 	}
-	if l := c.tracker.Snapshot().Limits; c.sc.AnnounceBudget {
+	r := c.r
+	if l := r.limits.tracker.Snapshot().Limits; c.sc.AnnounceBudget {
 		cons.MaxRuntime, cons.MaxToolCalls, cons.MaxInputTokens, cons.MaxOutputTok, cons.MaxCostUSD =
 			l.MaxRuntimeSeconds, l.MaxToolCalls, l.MaxInputTokens, l.MaxOutputTokens, l.MaxCostUSD
 	}
-	role := prompt.SubAgent(childside.SystemPrompt, c.promptOptions(0, budget.Limits{}))
-	system := c.schema.system(role + childside.ConstraintsBlock(cons))
+	role := prompt.SubAgent(childside.SystemPrompt, r.promptOptions(0, budget.Limits{}))
+	system := r.schema.system(role + childside.ConstraintsBlock(cons))
 	opts := loop.Options{
-		Model: c.model, ModelName: c.cfg.Model, Tools: c.tools, System: system,
-		StartedData:   startedData(c.servers),
-		MaxIterations: c.maxIter, MaxToolParallel: c.cfg.MaxToolParallel,
-		Budget: c.tracker, Events: c.emitter, Progress: c.progress, ReasoningEffort: c.reasoningEffort,
-		Gate: c.gate, OnUntrusted: c.taint, Sandbox: c.sandbox.info,
+		Model: r.model.client, ModelName: r.conf.cfg.Model, Tools: r.tools.reg, System: system,
+		StartedData:   startedData(r.servers.set),
+		MaxIterations: c.maxIter, MaxToolParallel: r.conf.cfg.MaxToolParallel,
+		Budget: r.limits.tracker, Events: r.sinks.emitter, Progress: c.progress, ReasoningEffort: r.model.effort,
+		Gate: r.tools.gate, OnUntrusted: r.taint, Sandbox: r.tools.sandbox.info,
 	}
-	c.sessionOptions(c.ios, &opts) // its own plan and context trimming; a child has no session
-	c.schema.apply(&opts)          // --output-schema: the same guard as run's
+	r.sessionOptions(&opts) // its own plan and context trimming; a child has no session
+	r.schema.apply(&opts)   // --output-schema: the same guard as run's
 	return opts
 }
 
 // progress feeds the terminal view and the stream.
 func (c *child) progress(p loop.Progress) {
-	c.view.update(p)
+	c.r.sinks.view.update(p)
 	switch p.Kind {
 	case loop.ProgressToolStart:
 		c.out.Send(wire.Line{Type: wire.LineToolCall, Name: p.Tool})
@@ -95,7 +96,7 @@ func (c *child) progress(p loop.Progress) {
 
 // result builds the result object from how the run ended.
 func (c *child) result(sig context.Context, res *loop.Result, err error) *wire.Result {
-	r := &wire.Result{Status: wire.StatusSuccess, ParentSession: c.parentSession}
+	r := &wire.Result{Status: wire.StatusSuccess, ParentSession: c.r.conf.place.parentSession}
 	answer := ""
 	if res != nil {
 		answer = res.Answer
@@ -129,7 +130,7 @@ func (c *child) result(sig context.Context, res *loop.Result, err error) *wire.R
 	}
 	r.Summary = redact.String(r.Summary)
 	if err == nil {
-		r.Output = redactedJSON(c.schema.value()) // the matching answer's value; nil without a schema
+		r.Output = redactedJSON(c.r.schema.value()) // the matching answer's value; nil without a schema
 	}
 	c.account(r)
 	c.collectArtifacts(r)
@@ -139,14 +140,14 @@ func (c *child) result(sig context.Context, res *loop.Result, err error) *wire.R
 // account fills what the child spent, its sub-agents included, as its
 // tracker counted it (provider-reported tokens, DECISION 8).
 func (c *child) account(r *wire.Result) {
-	s := c.tracker.Snapshot()
+	s := c.r.limits.tracker.Snapshot()
 	r.TokensUsed = s.InputTokens + s.OutputTokens
 	r.Usage = &wire.Usage{InputTokens: s.InputTokens, OutputTokens: s.OutputTokens, ToolCalls: s.ToolCalls}
 	if s.Priced || s.Child.CostMicroUSD > 0 {
 		cost := s.CostUSD()
 		r.CostUSD = &cost
 	}
-	r.DurationSeconds = c.ios.Now().Sub(c.start).Seconds()
+	r.DurationSeconds = c.ios.Now().Sub(c.r.conf.start).Seconds()
 }
 
 // collectArtifacts moves what the child staged into the task's artifact

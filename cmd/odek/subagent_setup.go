@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
-	"github.com/odek-run/odek/internal/artifact"
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/events"
@@ -21,7 +19,7 @@ import (
 // child is one `odek subagent` run: a run whose task, trust, limits and
 // output come from its parent.
 type child struct {
-	*runState
+	r       *agentRun
 	o       subagentOptions
 	task    *wire.Task
 	out     *childside.LineWriter
@@ -33,20 +31,20 @@ type child struct {
 	ios     *IOStreams
 }
 
-// setUpChild builds the child run. The returned child is usable for
-// failSetup even when err is set.
+// setUpChild builds the child run, part by part. The returned child is
+// usable for failSetup even when err is set.
 func setUpChild(ctx context.Context, ios *IOStreams, o subagentOptions) (runCtx context.Context, c *child, err error) {
-	c = &child{o: o, ios: ios, runState: &runState{start: ios.Now(), runID: events.NewRunID(), errOut: ios.ErrOut}}
+	c = &child{o: o, ios: ios, r: &agentRun{conf: newRunConf(ios), limits: &runLimits{}}}
+	r := c.r
 	defer func() {
 		if err != nil {
-			c.runState.close(runCtx)
+			r.close(runCtx)
 		}
 	}()
 	if c.task, err = loadTask(o); err != nil {
 		return runCtx, c, asSetup(err)
 	}
 	c.out = childside.NewLineWriter(ios.Out, c.task.TaskID, o.stream && c.task.EffectiveProtocol() == wire.Protocol)
-	c.depth = wire.ParseDepth(ios.env(wire.EnvDepth))
 	cios, err := withHandedKey(ios)
 	if err != nil {
 		return runCtx, c, asSetup(err)
@@ -55,13 +53,13 @@ func setUpChild(ctx context.Context, ios *IOStreams, o subagentOptions) (runCtx 
 	if err != nil {
 		return runCtx, c, asSetup(err)
 	}
-	if c.cfg, err = loadConfig(cios, over); err != nil {
+	if r.conf.cfg, err = loadConfig(cios, over); err != nil {
 		return runCtx, c, err
 	}
-	if c.cas, err = c.openCassette(ios, o.cassette); err != nil {
+	if r.cas, err = openRunCassette(ios, o.cassette, r.conf.cfg.Home, r.limits.departed); err != nil {
 		return runCtx, c, err
 	}
-	if err = checkRunnable(c.cfg, c.cas.replaying()); err != nil {
+	if err = checkRunnable(r.conf.cfg, r.cas.replaying()); err != nil {
 		return runCtx, c, err
 	}
 	if c.wd, err = ios.Getwd(); err != nil {
@@ -71,16 +69,16 @@ func setUpChild(ctx context.Context, ios *IOStreams, o subagentOptions) (runCtx 
 		return runCtx, c, err
 	}
 	// Before anything starts: a bad schema must not cost a server or a call.
-	if c.schema, err = childSchema(o.outputSchema, c.task, c.cfg); err != nil {
+	if r.schema, err = childSchema(o.outputSchema, c.task, r.conf.cfg); err != nil {
 		return runCtx, c, err
 	}
-	c.openChildEvents(ios)
-	runCtx = c.startBudget(ctx, ios)
-	c.store = artifact.NewStore(filepath.Join(c.cfg.Home, "artifacts", c.runID))
-	if c.tools, err = c.buildTools(runCtx, noTerminal(cios), c.store, serverLog(ios, o.quiet)); err != nil {
+	r.sinks = c.openChildEvents(ios)
+	runCtx = r.limits.start(ctx, r.conf)
+	r.tools = newToolset(r.conf)
+	if err = r.buildTools(runCtx, noTerminal(cios), serverLog(ios, o.quiet)); err != nil {
 		return runCtx, c, err
 	}
-	return runCtx, c, c.startModel(ios, noTerminal(ios), o.quiet)
+	return runCtx, c, r.startModel(ios, noTerminal(ios), o.quiet)
 }
 
 // loadTask reads --task strictly, or builds the task of --goal.
@@ -155,7 +153,8 @@ func childOverrides(t *wire.Task, flags config.Overrides) (config.Overrides, err
 // and the child's share of the parent's remaining; an exhausted dimension
 // is a budget error before the first model call).
 func (c *child) applyPolicy() error {
-	sc := readSubagentConfig(c.cfg)
+	cfg, place := c.r.conf.cfg, &c.r.conf.place
+	sc := readSubagentConfig(cfg)
 	c.sc = sc
 	// --timeout and --max-iter reached the config as settings: parsed,
 	// bounded and clamped by the table, as run's flags are.
@@ -168,28 +167,28 @@ func (c *child) applyPolicy() error {
 		return asSetup(err)
 	}
 	if prof != nil && len(prof.Tools) > 0 {
-		c.cfg.ToolsEnabled = prof.Tools
+		cfg.ToolsEnabled = prof.Tools
 	}
-	c.parentSession = c.task.ParentSession
+	place.parentSession = c.task.ParentSession
 	if c.o.parentSession != "" {
-		c.parentSession = c.o.parentSession
+		place.parentSession = c.o.parentSession
 	}
-	c.trust = c.task.Trust()
-	c.sandboxLimit = sandboxLimitOf(c.task.Sandbox) // its commands' sandbox is never wider than the parent's
-	c.noMCP = c.trust != wire.Trusted
-	c.cfg.Dangerous = childDangerous(c.cfg.Dangerous, c.trust == wire.Trusted, c.task.MaxRisk, prof)
+	place.trust = c.task.Trust()
+	place.sandboxLimit = sandboxLimitOf(c.task.Sandbox) // its commands' sandbox is never wider than the parent's
+	place.noMCP = place.trust != wire.Trusted
+	cfg.Dangerous = childDangerous(cfg.Dangerous, place.trust == wire.Trusted, c.task.MaxRisk, prof)
 	c.narrowToParent()
-	c.parentPolicy = c.task.ParentPolicy
-	c.cfg.System = "" // --system and ODEK_SYSTEM never apply to a sub-agent
-	limits, err := childside.Limits(c.cfg.Limits, c.task.Budget)
+	place.parentPolicy = c.task.ParentPolicy
+	cfg.System = "" // --system and ODEK_SYSTEM never apply to a sub-agent
+	limits, err := childside.Limits(cfg.Limits, c.task.Budget)
 	if err != nil {
 		return err
 	}
-	c.cfg.Limits = limits
+	cfg.Limits = limits
 	if b := c.task.Budget; b != nil && b.MaxCostUSD > 0 && b.InputCostPerMillionUSD > 0 && b.OutputCostPerMillionUSD > 0 {
 		// The parent priced the share: the child prices its use the same.
-		c.cfg.Prices = budget.Prices{InputPerMillionUSD: b.InputCostPerMillionUSD, OutputPerMillionUSD: b.OutputCostPerMillionUSD}
-		c.cfg.ModelPrices = nil
+		cfg.Prices = budget.Prices{InputPerMillionUSD: b.InputCostPerMillionUSD, OutputPerMillionUSD: b.OutputCostPerMillionUSD}
+		cfg.ModelPrices = nil
 	}
 	return nil
 }
@@ -202,19 +201,22 @@ func noTerminal(ios *IOStreams) *IOStreams {
 	return &c
 }
 
-// openChildEvents builds the emitter: the child's events carry its parent's
+// openChildEvents builds the child's sinks: its events carry its parent's
 // run id and its task id and, when the parent asked, are relayed as stream
 // lines.
-func (c *child) openChildEvents(ios *IOStreams) {
+func (c *child) openChildEvents(ios *IOStreams) *runSinks {
+	k := &runSinks{}
 	var sinks []events.Sink
 	if c.task.Events && c.out.Streaming() {
 		sinks = append(sinks, c.out)
-		c.relay = true
+		k.relay = true
 	}
-	c.emitter = events.NewEmitter(events.Options{
-		RunID: c.runID, ParentRunID: c.task.ParentRunID, TaskID: c.task.TaskID,
+	k.emitter = events.NewEmitter(events.Options{
+		RunID: c.r.conf.runID, ParentRunID: c.task.ParentRunID, TaskID: c.task.TaskID,
 		Sinks: sinks, Now: ios.Now, Redact: redact.String,
 	})
+	k.notices = &mcpNotices{em: k.emitter}
+	return k
 }
 
 // failSetup prints the setup failure as the result: budget_exhausted (exit

@@ -13,22 +13,23 @@ import (
 // then --append-system's text. It is built once, at setup, from the
 // tools the run offers, so every request of the run starts with the same
 // bytes.
-func (s *runState) systemPrompt() string {
-	def := prompt.Default(s.promptOptions(s.cfg.MaxIterations, s.cfg.Limits))
-	return prompt.Compose(def, s.cfg.System, s.cfg.AppendSystem)
+func (r *agentRun) systemPrompt() string {
+	cfg := r.conf.cfg
+	def := prompt.Default(r.promptOptions(cfg.MaxIterations, cfg.Limits))
+	return prompt.Compose(def, cfg.System, cfg.AppendSystem)
 }
 
 // promptOptions are the facts the prompt states: the working directory
 // (symlinks resolved), the OS, the run's start date, the offered tools and
 // the limits set.
-func (s *runState) promptOptions(maxIter int, l budget.Limits) prompt.Options {
-	dir := s.workDir
-	if dir == "" && s.cfg != nil {
-		dir = s.cfg.Dir
+func (r *agentRun) promptOptions(maxIter int, l budget.Limits) prompt.Options {
+	dir := r.tools.workDir
+	if dir == "" && r.conf.cfg != nil {
+		dir = r.conf.cfg.Dir
 	}
 	return prompt.Options{
-		Dir: dir, OS: runtime.GOOS + "/" + runtime.GOARCH, Date: s.start.Format("2006-01-02"),
-		Tools: toolNames(s.tools),
+		Dir: dir, OS: runtime.GOOS + "/" + runtime.GOARCH, Date: r.conf.start.Format("2006-01-02"),
+		Tools: toolNames(r.tools.reg),
 		Budgets: prompt.Budgets{
 			MaxIterations: maxIter, MaxRuntimeSeconds: l.MaxRuntimeSeconds, MaxToolCalls: l.MaxToolCalls,
 			MaxInputTokens: l.MaxInputTokens, MaxOutputTokens: l.MaxOutputTokens, MaxCostUSD: l.MaxCostUSD,
@@ -48,7 +49,7 @@ func toolNames(r *loop.Registry) []string {
 
 // printSystem is run --print-system: the system prompt the run would send
 // first, output-schema instruction included, on stdout.
-func printSystem(ios *IOStreams, s *runState) error {
-	_, err := fmt.Fprintln(ios.Out, s.schema.system(s.systemPrompt()))
+func printSystem(ios *IOStreams, r *agentRun) error {
+	_, err := fmt.Fprintln(ios.Out, r.schema.system(r.systemPrompt()))
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -17,52 +18,72 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// buildTools assembles the one registry the loop takes tools from: built-in
-// tools, then every approved MCP tool (none for an untrusted sub-agent),
-// filtered by tools.enabled/disabled. delegate_tasks joins a run that has
-// other tools (a run without tools sends none, for models without tool
-// support; a sub-agent could do nothing either), unless subagent.max_depth
-// is 0. artifact_read joins them only when one of them can produce an
-// artifact. serverLog receives the servers' own stderr lines (nil drops
-// them; the tail still reaches error messages).
-func (s *runState) buildTools(ctx context.Context, ios *IOStreams, store *artifact.Store, serverLog io.Writer) (*loop.Registry, error) {
-	reader := artifact.NewReadTool(store)
-	builtins, err := s.workspaceTools(ios, store)
+// toolset is what the model can call: the registry, the artifact store
+// results spill into, the plan, the workspace and sandbox the built-in tools
+// run in, and the risk gate every call passes with the denials it made.
+type toolset struct {
+	reg     *loop.Registry
+	store   *artifact.Store
+	plan    *plan.Plan // nil when planning is off
+	workDir string     // the working directory, symlinks resolved
+	sandbox sandboxState
+	gate    loop.Gate
+	denied  denials // the calls the gate refused, for the report
+}
+
+// newToolset is a run's toolset before its tools are built: the run's own
+// artifact store.
+func newToolset(conf *runConf) *toolset {
+	return &toolset{store: artifact.NewStore(filepath.Join(conf.cfg.Home, "artifacts", conf.runID))}
+}
+
+// buildTools assembles the one registry the loop takes tools from, and
+// starts the MCP servers: built-in tools, then every approved MCP tool
+// (none for an untrusted sub-agent), filtered by tools.enabled/disabled.
+// delegate_tasks joins a run that has other tools (a run without tools
+// sends none, for models without tool support; a sub-agent could do
+// nothing either), unless subagent.max_depth is 0. artifact_read joins
+// them only when one of them can produce an artifact. serverLog receives
+// the servers' own stderr lines (nil drops them; the tail still reaches
+// error messages). It fills r.tools and r.servers.
+func (r *agentRun) buildTools(ctx context.Context, ios *IOStreams, serverLog io.Writer) error {
+	ts, cfg := r.tools, r.conf.cfg
+	reader := artifact.NewReadTool(ts.store)
+	builtins, err := ts.workspaceTools(ios, r.conf)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	builtins = s.cas.wrapTools(builtins)
-	offered := func(name string) bool { return toolOffered(name, s.cfg.ToolsEnabled, s.cfg.ToolsDisabled) }
+	builtins = r.cas.wrapTools(builtins)
+	offered := func(name string) bool { return toolOffered(name, cfg.ToolsEnabled, cfg.ToolsDisabled) }
 	// Every built-in name stays reserved, also those switched off or not
 	// registered in this run (artifact_read, plan, delegate_tasks): no MCP
 	// tool may shadow one.
 	reserved := builtinToolNames()
 	var mcpTools []loop.Tool
-	var set *mcpclient.Set
-	if !s.noMCP {
-		set, mcpTools, err = startMCP(ctx, ios, s.cfg, store, reserved, offered, serverLog, s.cas, s.serverSandbox(ios), s.mcpNotices())
-		s.servers = set
+	r.servers = &runServers{errOut: ios.ErrOut}
+	if !r.conf.place.noMCP {
+		r.servers.set, mcpTools, err = startMCP(ctx, ios, cfg, ts.store, reserved, offered, serverLog, r.cas, ts.sandbox.serverPolicy(ios), r.sinks.notices)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		rememberTools(s.cfg.Home, set)
-		if r := set.ResourceReader(); r != nil {
-			mcpTools = append(mcpTools, r) // follows the servers' resource links
+		rememberTools(cfg.Home, r.servers.set)
+		if rr := r.servers.set.ResourceReader(); rr != nil {
+			mcpTools = append(mcpTools, rr) // follows the servers' resource links
 		}
 	}
-	if err := checkToolFilters(s.flags, reserved, set); err != nil {
-		return nil, err
+	if err := checkToolFilters(r.conf.flags, reserved, r.servers.set); err != nil {
+		return err
 	}
-	all := filterTools(append(builtins, mcpTools...), s.cfg.ToolsEnabled, s.cfg.ToolsDisabled)
-	if d := s.delegateTool(ios, store); d != nil && len(all) > 0 {
-		all = append(all, filterTools([]loop.Tool{d}, s.cfg.ToolsEnabled, s.cfg.ToolsDisabled)...)
+	all := filterTools(append(builtins, mcpTools...), cfg.ToolsEnabled, cfg.ToolsDisabled)
+	if d := r.delegateTool(ios); d != nil && len(all) > 0 {
+		all = append(all, filterTools([]loop.Tool{d}, cfg.ToolsEnabled, cfg.ToolsDisabled)...)
 	}
 	if producesArtifacts(all) {
-		all = append(all, filterTools([]loop.Tool{reader}, s.cfg.ToolsEnabled, s.cfg.ToolsDisabled)...)
+		all = append(all, filterTools([]loop.Tool{reader}, cfg.ToolsEnabled, cfg.ToolsDisabled)...)
 	}
-	all = s.addPlan(all)
-	reg, err := loop.NewRegistry(all...)
-	return reg, asSetup(err)
+	all, ts.plan = addPlan(all, cfg, r.sinks.emitter)
+	ts.reg, err = loop.NewRegistry(all...)
+	return asSetup(err)
 }
 
 // builtinToolNames are the names of odek's own tools, also those switched
@@ -149,14 +170,15 @@ func runTools(ctx context.Context, ios *IOStreams, o toolsOptions) error {
 	if err != nil {
 		return err
 	}
-	s := &runState{cfg: cfg, errOut: ios.ErrOut, flags: o.overrides}
-	defer s.close(ctx)
-	store := artifact.NewStore("") // never written: no tool runs here
-	reg, err := s.buildTools(ctx, ios, store, ios.ErrOut)
-	if err != nil {
+	// The parts of a run that listing its tools needs; it has no run id
+	// (nothing to sweep), no events, no budget, and a store never written.
+	r := &agentRun{conf: &runConf{cfg: cfg, flags: o.overrides, now: ios.Now}, limits: &runLimits{},
+		sinks: &runSinks{notices: &mcpNotices{}}, tools: &toolset{store: artifact.NewStore("")}}
+	defer r.close(ctx)
+	if err := r.buildTools(ctx, ios, ios.ErrOut); err != nil {
 		return err
 	}
-	listing := toolListing(reg)
+	listing := toolListing(r.tools.reg)
 	if o.json {
 		return writeToolsJSON(ios, listing)
 	}

@@ -9,10 +9,12 @@ import (
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/policy"
 	"github.com/odek-run/odek/internal/risk"
+	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
-// workspaceTools are the built-in tools over the working directory.
-func (s *runState) workspaceTools(ios *IOStreams, store builtin.ResultStore) ([]loop.Tool, error) {
+// workspaceTools are the built-in tools over the working directory, which
+// they settle with the sandbox its shell commands run in.
+func (ts *toolset) workspaceTools(ios *IOStreams, conf *runConf) ([]loop.Tool, error) {
 	wd, err := ios.Getwd()
 	if err != nil {
 		return nil, asSetup(err)
@@ -21,16 +23,16 @@ func (s *runState) workspaceTools(ios *IOStreams, store builtin.ResultStore) ([]
 	if err != nil {
 		return nil, setupErrorf("working directory: %w", err)
 	}
-	s.workDir = cls.Root()
-	if err := s.setUpSandbox(ios, s.sandboxLimit); err != nil {
+	ts.workDir = cls.Root()
+	if err := ts.sandbox.setUp(ios, conf, ts.workDir); err != nil {
 		return nil, err
 	}
 	var env []string
 	if ios.Environ != nil {
-		env = s.shellTmpEnv(shellEnv(ios.Environ(), s.cfg))
+		env = ts.sandbox.tmpEnv(shellEnv(ios.Environ(), conf.cfg))
 	}
 	var tools []loop.Tool
-	for _, t := range builtin.New(builtin.Options{Classifier: cls, Store: store, Env: env, Sandbox: s.sandbox.policy}) {
+	for _, t := range builtin.New(builtin.Options{Classifier: cls, Store: ts.store, Env: env, Sandbox: ts.sandbox.policy}) {
 		tools = append(tools, t)
 	}
 	return tools, nil
@@ -49,30 +51,43 @@ func shellEnv(environ []string, cfg *config.Config) []string {
 	return builtin.ShellEnv(environ, builtin.EnvOptions{Passthrough: cfg.ShellEnvPassthrough, Drop: drop})
 }
 
+// gateOptions are what the risk gate is built from.
+type gateOptions struct {
+	dangerous config.Dangerous
+	dir       string           // the workspace, symlinks resolved
+	contained policy.Contained // the classes the sandbox makes safe
+	parent    *wire.Policy     // a sub-agent's parent's policy; nil at top level
+	denied    *denials         // collects the refused calls; nil drops them
+	view      *progressView    // paused while a question is open
+	warn      func(string)     // says what was denied
+}
+
 // newGate is the risk policy of docs/TOOLS.md over the dangerous settings. It
 // asks on the terminal only when stdin and stderr are one; otherwise a
 // prompt resolves by dangerous.non_interactive and never waits. Denials are
 // shown on stderr.
-func (s *runState) newGate(ios *IOStreams) (loop.Gate, error) {
-	d := s.cfg.Dangerous
+func newGate(ios *IOStreams, g gateOptions) (loop.Gate, error) {
+	d := g.dangerous
 	o := policy.Options{
 		Config:    policy.Config{Action: d.Action, NonInteractive: d.NonInteractive, Classes: d.Classes, Allowlist: d.Allowlist, Denylist: d.Denylist},
-		Dir:       s.workDir,
-		Contained: s.containedClasses(),
+		Dir:       g.dir,
+		Contained: g.contained,
 		OnDeny: func(oc policy.Outcome) {
-			s.denied.add(oc)
+			if g.denied != nil {
+				g.denied.add(oc)
+			}
 			e := policy.DeniedError{Tool: oc.Call.Tool, What: oc.Call.Risk.What, Class: oc.Class, ByOperator: oc.ByOperator}
-			s.warn(strings.TrimPrefix(e.Error(), "operation ") + ": " + oc.Why)
+			g.warn(strings.TrimPrefix(e.Error(), "operation ") + ": " + oc.Why)
 		},
 	}
 	if ios.StdinTTY && ios.StderrTTY {
-		o.Asker = pausingAsker{policy.NewTerminal(ios.In, ios.ErrOut), s.view}
+		o.Asker = pausingAsker{policy.NewTerminal(ios.In, ios.ErrOut), g.view}
 	}
 	p, err := policy.New(o)
 	if err != nil {
 		return nil, asSetup(err)
 	}
-	parent, err := s.parentGate(s.parentPolicy)
+	parent, err := parentGate(g.parent, g.dir, g.warn)
 	if err != nil || parent == nil {
 		return policyGate{p}, err
 	}
@@ -107,8 +122,8 @@ func (g policyGate) Check(ctx context.Context, c loop.GateCall) error {
 // installs and unknown programs run inside it too. network_egress is never
 // contained (allowed, it runs with the network on); destructive and
 // blocked stay as configured.
-func (s *runState) containedClasses() policy.Contained {
-	if !s.sandbox.held {
+func (s *sandboxState) contained() policy.Contained {
+	if !s.held {
 		return policy.Contained{}
 	}
 	set := risk.Of(risk.SystemWrite)

@@ -24,8 +24,8 @@ func gateCall(cmd string, c risk.Class) loop.GateCall {
 func TestGateWiring(t *testing.T) {
 	errOut := &syncbuf.Buffer{}
 	ios := &IOStreams{In: strings.NewReader("t\n"), ErrOut: errOut, StdinTTY: true, StderrTTY: true}
-	s := &runState{cfg: &config.Config{}, warn: func(m string) { fmt.Fprintf(ios.ErrOut, "odek: warning: %s\n", m) }}
-	g, err := s.newGate(ios)
+	o := gateOptions{warn: func(m string) { fmt.Fprintf(errOut, "odek: warning: %s\n", m) }}
+	g, err := newGate(ios, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestGateWiring(t *testing.T) {
 
 	errOut = &syncbuf.Buffer{}
 	ios = &IOStreams{In: strings.NewReader(""), ErrOut: errOut}
-	if g, err = s.newGate(ios); err != nil {
+	if g, err = newGate(ios, o); err != nil {
 		t.Fatal(err)
 	}
 	err = g.Check(ctx, gateCall("curl x", risk.NetworkEgress))
@@ -49,8 +49,8 @@ func TestGateWiring(t *testing.T) {
 	if !errors.As(err, &de) || !strings.Contains(errOut.String(), `denied by configuration: shell "curl x" (risk: network_egress): no terminal to ask`) {
 		t.Fatalf("err %v, stderr %q", err, errOut.String())
 	}
-	s.cfg.Dangerous.NonInteractive = "prompt"
-	if _, err := s.newGate(ios); err == nil {
+	o.dangerous.NonInteractive = "prompt"
+	if _, err := newGate(ios, o); err == nil {
 		t.Fatal("a bad dangerous setting built a gate")
 	}
 }
