@@ -1,16 +1,24 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
 )
 
+// continueOptions are what `odek continue` is asked to do: run's options
+// and which session to carry on. RunE only fills them.
+type continueOptions struct {
+	runOptions
+	id         string // --id
+	idGiven    bool   // --id was given, even empty
+	anyDir     bool   // --any-dir
+	modelGiven bool   // --model was given: it beats the session's
+}
+
 func newContinueCmd(ios *IOStreams) *cobra.Command {
-	var o runOptions
-	var sf sessionFlags
-	var id string
-	var anyDir bool
+	var o continueOptions
 	cmd := &cobra.Command{
 		Use:   "continue [--id <id>] [flags] <task>|-",
 		Short: "Carry on a saved session with a new task",
@@ -36,41 +44,41 @@ Exit codes: as odek run; an invalid --id exits 3.`,
   odek continue --id 20260807-0123456789abcdef0123456789abcdef --max-tool-calls 20 "And add a regression test"`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutputMode("continue", o.output); err != nil {
-				return err
-			}
-			if err := sf.apply(cmd, &o); err != nil {
-				earlyReport(cmd, ios, err)
-				return err
-			}
-			task, untrusted, err := readTask(cmd.Context(), ios, taskInput{cmd: "continue", args: args, file: o.taskFile, quiet: o.quiet})
-			if err != nil {
-				earlyReport(cmd, ios, err)
-				return err
-			}
-			o.task, o.untrustedTask = task, untrusted
-			sess, err := loadForContinue(ios, id, cmd.Flags().Changed("id"), anyDir)
-			if err != nil {
-				err = fmt.Errorf("continue: %w", err)
-				earlyReport(cmd, ios, err)
-				return err
-			}
-			o.resume, o.session = sess, true
-			if !cmd.Flags().Changed("model") && sess.Model != "" {
-				if err := o.overrides.Set("model", sess.Model, "the session"); err != nil {
-					return asSetup(err)
-				}
-			}
-			return runRun(cmd.Context(), ios, o)
+			o.io, o.args = ios, args
+			o.idGiven, o.modelGiven = cmd.Flags().Changed("id"), cmd.Flags().Changed("model")
+			return runContinue(cmd.Context(), &o)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&id, "id", "", "the session to continue (default: the most recently updated of this directory)")
-	fl.BoolVar(&anyDir, "any-dir", false, "without --id: continue the most recently updated session of any directory")
+	fl.StringVar(&o.id, "id", "", "the session to continue (default: the most recently updated of this directory)")
+	fl.BoolVar(&o.anyDir, "any-dir", false, "without --id: continue the most recently updated session of any directory")
 	registerRunFlags(cmd, &o.overrides)
-	registerRunOutputFlags(cmd, &o)
-	registerTaskFlags(cmd, ios, &o)
-	sf.register(cmd)
+	registerRunOutputFlags(cmd, &o.runOptions)
+	registerTaskFlags(cmd, ios, &o.runOptions)
+	o.sessFlag.register(cmd)
 	fl.SetInterspersed(true)
 	return cmd
+}
+
+// runContinue is `odek continue` from its options: the run's checks and
+// task, the session to carry on (its model unless --model says otherwise),
+// then the run.
+func runContinue(ctx context.Context, o *continueOptions) error {
+	if err := checkOutputMode("continue", o.output); err != nil {
+		return err
+	}
+	if err := o.readInputs(ctx, "continue"); err != nil {
+		return o.earlyFailure(ctx, err)
+	}
+	sess, err := loadForContinue(o.io, o.id, o.idGiven, o.anyDir)
+	if err != nil {
+		return o.earlyFailure(ctx, fmt.Errorf("continue: %w", err))
+	}
+	o.resume, o.session = sess, true
+	if !o.modelGiven && sess.Model != "" {
+		if err := o.overrides.Set("model", sess.Model, "the session"); err != nil {
+			return asSetup(err)
+		}
+	}
+	return runAgent(ctx, &o.runOptions)
 }

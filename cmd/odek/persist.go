@@ -34,11 +34,11 @@ func (f *sessionFlags) register(cmd *cobra.Command) {
 
 // apply parses the refs (a malformed one is a setup error) and records the
 // --no-* flags as overrides.
-func (f *sessionFlags) apply(cmd *cobra.Command, o *runOptions) error {
+func (f *sessionFlags) apply(command string, o *runOptions) error {
 	for _, s := range f.refs {
 		r, err := session.ParseExternalRef(s)
 		if err != nil {
-			return setupErrorf("%s: --external-ref: %w", cmd.Name(), err)
+			return setupErrorf("%s: --external-ref: %w", command, err)
 		}
 		o.refs = append(o.refs, r)
 	}

@@ -10,8 +10,15 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// runOptions are the flags of `odek run`; RunE only fills them.
+// runOptions are what `odek run` is asked to do: RunE only fills them
+// (streams, arguments, flags) and hands them to runRun. continue embeds
+// them; runAgent, which both end in, reads the task and the session from
+// them.
 type runOptions struct {
+	io       *IOStreams
+	args     []string     // the command line's arguments: the task, or "-"
+	sessFlag sessionFlags // --external-ref, --no-planning, --no-compaction
+
 	task              string
 	taskFile          string // --task-file
 	untrustedTask     bool   // the task holds stdin or file text: the run starts tainted
@@ -32,7 +39,6 @@ type runOptions struct {
 
 func newRunCmd(ios *IOStreams) *cobra.Command {
 	var o runOptions
-	var sf sessionFlags
 	cmd := &cobra.Command{
 		Use:   "run [flags] <task>|-",
 		Short: "Run one agent task and print the final answer on stdout",
@@ -86,33 +92,15 @@ replay that departs from its cassette), 4 budget exhausted, 130 interrupted.`,
   odek run -- "-v is not a flag here, it is part of the task"`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutputMode("run", o.output); err != nil {
-				return err
-			}
-			if o.printSystem {
-				return runPrintSystem(cmd.Context(), ios, o)
-			}
-			if err := sf.apply(cmd, &o); err != nil {
-				earlyReport(cmd, ios, err)
-				return err
-			}
-			task, untrusted, err := readTask(cmd.Context(), ios, taskInput{cmd: "run", args: args, file: o.taskFile, quiet: o.quiet})
-			if err != nil {
-				earlyReport(cmd, ios, err)
-				return err
-			}
-			o.task, o.untrustedTask = task, untrusted
-			if len(o.refs) > 0 && !o.session {
-				fmt.Fprintln(ios.ErrOut, "odek: warning: --external-ref given without --session — refs will not be persisted")
-			}
-			return runRun(cmd.Context(), ios, o)
+			o.io, o.args = ios, args
+			return runRun(cmd.Context(), &o)
 		},
 	}
 	fl := cmd.Flags()
 	registerRunFlags(cmd, &o.overrides)
 	registerRunOutputFlags(cmd, &o)
 	registerTaskFlags(cmd, ios, &o)
-	sf.register(cmd)
+	o.sessFlag.register(cmd)
 	fl.BoolVar(&o.printSystem, "print-system", false, "print the system prompt this run would send (after --system, --append-system and --output-schema) and exit; no task, no model call")
 	fl.BoolVar(&o.session, "session", false, "save the conversation as a session that odek continue can carry on")
 	fl.BoolVar(&o.fullAuto, "full-auto", false, "for CI: sandbox workspace-write with the network off, and every risk class the sandbox contains allowed without a prompt (exit 3 where the kernel cannot hold the sandbox)")
@@ -139,21 +127,64 @@ func registerRunOutputFlags(cmd *cobra.Command, o *runOptions) {
 	fl.BoolVar(&o.failOnDenial, "fail-on-denial", false, "exit 1 when the risk policy denied any tool call, even if the run otherwise succeeded")
 }
 
+// runRun is `odek run` from its options: the checks and inputs no flag
+// parser makes (output mode, session flags, the task), then the run.
+func runRun(ctx context.Context, o *runOptions) error {
+	if err := checkOutputMode("run", o.output); err != nil {
+		return err
+	}
+	if o.printSystem {
+		return runPrintSystem(ctx, o)
+	}
+	if err := o.readInputs(ctx, "run"); err != nil {
+		return o.earlyFailure(ctx, err)
+	}
+	if len(o.refs) > 0 && !o.session {
+		fmt.Fprintln(o.io.ErrOut, "odek: warning: --external-ref given without --session — refs will not be persisted")
+	}
+	return runAgent(ctx, o)
+}
+
+// readInputs applies the session flags and reads the task (arguments,
+// --task-file or stdin), for run and continue.
+func (o *runOptions) readInputs(ctx context.Context, command string) error {
+	if err := o.sessFlag.apply(command, o); err != nil {
+		return err
+	}
+	task, untrusted, err := readTask(ctx, o.io, taskInput{cmd: command, args: o.args, file: o.taskFile, quiet: o.quiet})
+	if err != nil {
+		return err
+	}
+	o.task, o.untrustedTask = task, untrusted
+	return nil
+}
+
+// earlyFailure is a failure before setup: with --output json or
+// stream-json it is still reported on stdout.
+func (o *runOptions) earlyFailure(ctx context.Context, err error) error {
+	if reportsJSON(o.output) {
+		writeSetupReport(ctx, o.io, nil, err)
+	}
+	return err
+}
+
 // runPrintSystem sets the run up as it would start (tools, MCP servers,
 // schema) and prints its system prompt instead of running it.
-func runPrintSystem(ctx context.Context, ios *IOStreams, o runOptions) error {
+func runPrintSystem(ctx context.Context, o *runOptions) error {
 	o.quiet = true
-	runCtx, r, err := setUpRun(ctx, ios, o)
+	runCtx, r, err := setUpRun(ctx, o.io, *o)
 	if err != nil {
 		return err
 	}
 	defer r.close(runCtx)
-	return printSystem(ios, r)
+	return printSystem(o.io, r)
 }
 
-// runRun is the whole of `odek run`: set up, run the loop, report.
-func runRun(ctx context.Context, ios *IOStreams, o runOptions) error {
-	runCtx, r, err := setUpRun(ctx, ios, o)
+// runAgent is the run that odek run and continue share: set up, run the
+// loop, report.
+func runAgent(ctx context.Context, o *runOptions) error {
+	ios := o.io
+	runCtx, r, err := setUpRun(ctx, ios, *o)
 	if err != nil {
 		if reportsJSON(o.output) {
 			writeSetupReport(ctx, ios, r, err)
@@ -164,8 +195,8 @@ func runRun(ctx context.Context, ios *IOStreams, o runOptions) error {
 	if o.untrustedTask {
 		r.taint() // stdin and files are anyone's text, not the operator's
 	}
-	opts := r.loopOptions(o)
-	h, err := r.beginHistory(ios, o, opts.System) // the task, a new session, or the one continued
+	opts := r.loopOptions(*o)
+	h, err := r.beginHistory(ios, *o, opts.System) // the task, a new session, or the one continued
 	if err != nil {
 		if reportsJSON(o.output) {
 			r.sinks.closeEvents() // stream-json: nothing may follow the report
@@ -174,14 +205,14 @@ func runRun(ctx context.Context, ios *IOStreams, o runOptions) error {
 		return err
 	}
 	r.sessionOptions(&opts)
-	r.streamOptions(o, &opts)
+	r.streamOptions(*o, &opts)
 	res, runErr := loop.Continue(runCtx, opts, h)
 	r.sinks.streamer.answer(res)
 	runErr = r.cas.finish(runErr)
 	runErr = r.tools.denied.failRun(o.failOnDenial, runErr)
 	r.sinks.view.stop()
 	r.session.end(res)
-	err = r.finish(ctx, ios, o, res, runErr)
-	r.session.goOnNote(ios, o)
+	err = r.finish(ctx, ios, *o, res, runErr)
+	r.session.goOnNote(ios, *o)
 	return err
 }

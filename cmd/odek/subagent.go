@@ -12,8 +12,11 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// subagentOptions are the flags of `odek subagent`; RunE only fills them.
+// subagentOptions are what `odek subagent` is asked to do: RunE only
+// fills them (streams, arguments, flags) and hands them to runSubagent.
 type subagentOptions struct {
+	io                      *IOStreams
+	args                    []string // none are taken: the task goes in --goal or --task
 	goal, taskFile, context string
 	// overrides holds -c and --timeout/--max-iter, which set
 	// subagent.timeout_seconds and subagent.max_iterations by the settings
@@ -54,10 +57,8 @@ file, config, profile), 4 execution budget exhausted, 130 interrupted.`,
   odek subagent --goal "Count the TODO comments in ./internal" --output-schema count.schema.json | jq .output`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return childSetupError(ios, fmt.Errorf("unexpected argument %q (the task goes in --goal or --task)", args[0]))
-			}
-			return runSubagent(cmd.Context(), ios, o)
+			o.io, o.args = ios, args
+			return runSubagent(cmd.Context(), &o)
 		},
 	}
 	fl := cmd.Flags()
@@ -122,12 +123,17 @@ func (o *subagentOptions) validate() error {
 	return nil
 }
 
-// runSubagent is the whole of `odek subagent`: set up, run, print the result.
-func runSubagent(ctx context.Context, ios *IOStreams, o subagentOptions) error {
+// runSubagent is the whole of `odek subagent` from its options: check
+// them, set up, run, print the result.
+func runSubagent(ctx context.Context, o *subagentOptions) error {
+	ios := o.io
+	if len(o.args) > 0 {
+		return childSetupError(ios, fmt.Errorf("unexpected argument %q (the task goes in --goal or --task)", o.args[0]))
+	}
 	if err := o.validate(); err != nil {
 		return childSetupError(ios, err)
 	}
-	runCtx, c, err := setUpChild(ctx, ios, o)
+	runCtx, c, err := setUpChild(ctx, ios, *o)
 	if err != nil {
 		return c.failSetup(ios, err)
 	}

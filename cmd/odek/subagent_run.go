@@ -147,7 +147,7 @@ func (c *child) account(r *wire.Result) {
 		cost := s.CostUSD()
 		r.CostUSD = &cost
 	}
-	r.DurationSeconds = c.ios.Now().Sub(c.r.conf.start).Seconds()
+	r.DurationSeconds = c.r.conf.now().Sub(c.r.conf.start).Seconds()
 }
 
 // collectArtifacts moves what the child staged into the task's artifact

@@ -28,13 +28,12 @@ type child struct {
 	soft    time.Duration
 	maxIter int
 	sc      *subagentConfig
-	ios     *IOStreams
 }
 
 // setUpChild builds the child run, part by part. The returned child is
 // usable for failSetup even when err is set.
 func setUpChild(ctx context.Context, ios *IOStreams, o subagentOptions) (runCtx context.Context, c *child, err error) {
-	c = &child{o: o, ios: ios, r: &agentRun{conf: newRunConf(ios), limits: &runLimits{}}}
+	c = &child{o: o, r: &agentRun{conf: newRunConf(ios), limits: &runLimits{}}}
 	r := c.r
 	defer func() {
 		if err != nil {
