@@ -62,7 +62,7 @@ func reportStopped(w io.Writer, names []string) {
 
 // onInterrupt handles Ctrl-C (and SIGTERM): the first cancels the run, which
 // then stops cleanly — tools cancelled, MCP servers shut down within about
-// half a second (runState.close), the history kept. A second one does not
+// half a second (runServers.close), the history kept. A second one does not
 // wait for that: it kills every MCP server's process group and exits 130 at
 // once, so no server outlives odek.
 func onInterrupt(sigs <-chan os.Signal, cancel context.CancelFunc, stderr io.Writer, exit func(int)) {
