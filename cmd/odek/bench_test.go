@@ -197,7 +197,7 @@ func BenchmarkRunInProcess(b *testing.B) {
 		ios := &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard,
 			LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 			Getwd:     func() (string, error) { return home, nil }, Now: time.Now, Width: func() int { return 0 }}
-		o := runOptions{io: ios, task: "task", output: "text", quiet: true}
+		o := runOptions{io: ios, task: "task", output: "text", quiet: true, cassette: cassetteFlags{mode: replayStrict}}
 		if os.Getenv("ODEK_BENCH_EVENTS") != "" { // profile --events-jsonl too
 			o.eventsPath = filepath.Join(b.TempDir(), "ev.jsonl")
 		}
