@@ -170,9 +170,17 @@ func (p *Process) Signal(sig syscall.Signal) error {
 
 // Kill kills the process's group and every descendant it has, by pid. The
 // descendants are found first: once the process is dead they re-parent
-// away and can no longer be told from anyone else's.
+// away and can no longer be told from anyone else's. So once the process
+// has been reaped only its group is killed: a scan of /proc would find
+// nothing of its own (its orphans went to the subreaper, KillOrphans' to
+// kill), only whoever was given its pid since.
 func (p *Process) Kill() {
-	tree := descendants(p.cmd.Process.Pid)
+	var tree []int
+	select {
+	case <-p.exited:
+	default:
+		tree = descendants(p.cmd.Process.Pid)
+	}
 	_ = p.Signal(syscall.SIGKILL)
 	for _, d := range tree {
 		_ = syscall.Kill(d, syscall.SIGKILL)

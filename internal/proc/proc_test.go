@@ -157,3 +157,29 @@ func TestKillOrphans(t *testing.T) {
 		t.Errorf("orphan %d survived KillOrphans", pid)
 	}
 }
+
+// TestKillAfterExitKillsGroup: a process that exited and was reaped left
+// a child in its group; Kill (which then skips the scan for descendants)
+// still kills that child through the group.
+func TestKillAfterExitKillsGroup(t *testing.T) {
+	dir := t.TempDir()
+	p, err := proc.Start(proc.Spec{Path: "sh", Args: []string{"-c", "sh -c 'echo $$ > c.pid; exec sleep 300' & while [ ! -s c.pid ]; do sleep 0.01; done"},
+		Dir: dir, Env: os.Environ()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = p.Wait()
+	<-p.Exited()
+	pid := waitPid(t, filepath.Join(dir, "c.pid"))
+	if !alive(pid) {
+		t.Fatal("the child is already gone; nothing to test")
+	}
+	p.Kill()
+	deadline := time.Now().Add(5 * time.Second)
+	for alive(pid) && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond) // the SIGKILL lands asynchronously
+	}
+	if alive(pid) {
+		t.Errorf("child %d in the exited process's group survived Kill", pid)
+	}
+}
