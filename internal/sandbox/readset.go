@@ -15,15 +15,30 @@ import (
 // an ancestor are skipped: their target is granted (or not) by its own path.
 func readSet(protected []string) (trees, files, listOnly []string) {
 	prot := resolveAll(protected)
+	// The walk asks of every entry of every ancestor whether it is
+	// protected, or an ancestor of a protected path: sets, not a scan of
+	// prot per entry (a shared /tmp of hundreds of entries, against some
+	// thirty protected paths, took 14 ms that way).
+	isProt := make(map[string]bool, len(prot))
+	isAncestor := map[string]bool{}
+	for _, p := range prot {
+		isProt[p] = true
+		for d := filepath.Dir(p); !isAncestor[d]; d = filepath.Dir(d) {
+			isAncestor[d] = true
+			if d == "/" || d == "." {
+				break
+			}
+		}
+	}
 	var walk func(dir string, isDir bool)
 	walk = func(dir string, isDir bool) {
 		switch {
-		case slices.Contains(prot, dir):
+		case isProt[dir]:
 			return
 		case !isDir:
 			files = append(files, dir)
 			return
-		case !slices.ContainsFunc(prot, func(p string) bool { return isUnder(p, dir) }):
+		case !isAncestor[dir]:
 			trees = append(trees, dir)
 			return
 		}

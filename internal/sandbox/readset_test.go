@@ -1,0 +1,93 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// readSetByScan is readSet as it was first written, asking isUnder of every
+// protected path for every entry: the oracle the set-based walk must agree
+// with.
+func readSetByScan(protected []string) (trees, files, listOnly []string) {
+	prot := resolveAll(protected)
+	var walk func(dir string, isDir bool)
+	walk = func(dir string, isDir bool) {
+		switch {
+		case slices.Contains(prot, dir):
+			return
+		case !isDir:
+			files = append(files, dir)
+			return
+		case !slices.ContainsFunc(prot, func(p string) bool { return isUnder(p, dir) }):
+			trees = append(trees, dir)
+			return
+		}
+		listOnly = append(listOnly, dir)
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			if e.Type()&os.ModeSymlink != 0 {
+				continue
+			}
+			walk(filepath.Join(dir, e.Name()), e.IsDir())
+		}
+	}
+	walk("/", true)
+	return trees, files, listOnly
+}
+
+// TestReadSetAgreesWithScan: on a home with nested protected paths, a
+// protected path inside another, one that is a symlink, one that does not
+// exist, a sibling whose name extends a protected one (".ssh2" beside
+// ".ssh"), and "/" itself, the walk grants exactly what the scan did.
+func TestReadSetAgreesWithScan(t *testing.T) {
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{".ssh", ".ssh2", "src/a/b", ".config/gcloud/x", ".config/nvim", "deep/er/still"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{".gitconfig", "src/a/f", "deep/er/f"} {
+		if err := os.WriteFile(filepath.Join(home, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(home, "deep"), filepath.Join(home, "link")); err != nil {
+		t.Fatal(err)
+	}
+	base := DefaultProtected(home, filepath.Join(home, ".odek"))
+	for _, prot := range [][]string{
+		base,
+		append(slices.Clone(base), filepath.Join(home, "deep/er/still"), filepath.Join(home, "deep"), filepath.Join(home, "link/er"), filepath.Join(home, "no/such")),
+		{filepath.Join(home, ".ssh")},
+		{"/"},
+		nil,
+	} {
+		// Both walk the live file system from "/": only the test's home
+		// and its ancestors hold still while other processes churn /tmp.
+		mine := func(l []string) []string {
+			return slices.DeleteFunc(l, func(p string) bool { return !isUnder(p, home) && !isUnder(home, p) })
+		}
+		gt, gf, gl := readSet(prot)
+		wt, wf, wl := readSetByScan(prot)
+		gt, gf, gl, wt, wf, wl = mine(gt), mine(gf), mine(gl), mine(wt), mine(wf), mine(wl)
+		for _, c := range []struct {
+			what      string
+			got, want []string
+		}{{"trees", gt, wt}, {"files", gf, wf}, {"list-only", gl, wl}} {
+			if len(c.want) == 0 && len(prot) > 0 && prot[0] != "/" && c.what != "files" {
+				t.Errorf("protected %q: the scan found no %s under %s: the test checks nothing", prot, c.what, home)
+			}
+			if !slices.Equal(c.got, c.want) {
+				t.Errorf("protected %q: %s differ:\n got  %q\n want %q", prot, c.what, c.got, c.want)
+			}
+		}
+	}
+}
