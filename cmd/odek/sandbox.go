@@ -28,6 +28,7 @@ type sandboxState struct {
 	held   bool
 	info   map[string]any // run_started's and the run report's "sandbox"
 	tmpDir string         // the run's private TMPDIR, removed at the end
+	swept  chan struct{}  // closed when the sweep of dead runs' temp dirs is done
 	// limit and landlock are what MCP servers' policies are built from: a
 	// parent's sandbox and whether the kernel has Landlock.
 	limit    *sandbox.Policy
@@ -90,7 +91,10 @@ func (s *sandboxState) setUp(ios *IOStreams, conf *runConf, workDir string) erro
 		narrowed := p.Within(*limit)
 		p = &narrowed
 	}
-	p.Prepare()
+	// The read set (a walk of the protected paths' ancestors, a shared
+	// /tmp or a large $HOME among them) is computed by the first shell
+	// command, not before the first model call: a run may never need it.
+	p.PrepareLazily()
 	s.policy, s.held = p, len(missing) == 0
 	netText := "off"
 	if p.Network {
@@ -140,7 +144,10 @@ func requiredNote(required, fullAuto bool) string {
 func (s *sandboxState) basePolicy(ios *IOStreams, mode string, network, landlock bool) (*sandbox.Policy, error) {
 	home := ios.env("HOME")
 	if s.tmpDir == "" {
-		sweepTmpDirs()
+		// Dead runs' temp dirs are swept beside the run, not before it:
+		// listing a shared /tmp is no reason to make the model wait.
+		s.swept = make(chan struct{})
+		go func() { sweepTmpDirs(); close(s.swept) }()
 		tmp, err := os.MkdirTemp("", fmt.Sprintf("odek-tmp-%d-", os.Getpid()))
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: private temp dir: %w", err)
@@ -193,8 +200,11 @@ func expandHome(path, home string) (string, error) {
 	return filepath.Clean(path), nil
 }
 
-// close removes the private temp dir.
+// close waits for the sweep and removes the private temp dir.
 func (s *sandboxState) close() {
+	if s.swept != nil {
+		<-s.swept
+	}
 	if s.tmpDir != "" {
 		_ = os.RemoveAll(s.tmpDir)
 	}

@@ -26,7 +26,7 @@ func Command(self string, p Policy, target string, args ...string) ([]string, er
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	enc, err := p.Encode()
+	enc, err := p.resolved().Encode()
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: encode policy: %w", err)
 	}

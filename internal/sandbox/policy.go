@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 )
 
 // Modes of sandbox.mode. Auto is workspace-write where the kernel offers
@@ -65,6 +66,9 @@ type Policy struct {
 	ReadTrees []string `json:"read_trees,omitempty"`
 	ReadFiles []string `json:"read_files,omitempty"`
 	ListOnly  []string `json:"list_only,omitempty"`
+	// lazy, set by PrepareLazily, computes the read set on the first
+	// Command and shares it with every copy of the policy.
+	lazy *lazyReadSet
 }
 
 // maxPrepared bounds the prepared read set carried in the launcher's argv
@@ -75,11 +79,49 @@ const maxPrepared = 96 << 10
 // not list the protected paths' ancestors again (a large $HOME or /tmp costs
 // milliseconds). Call it after the last change to Protected.
 func (p *Policy) Prepare() {
-	p.Prepared, p.ReadTrees, p.ReadFiles, p.ListOnly = false, nil, nil, nil
+	p.Prepared, p.ReadTrees, p.ReadFiles, p.ListOnly, p.lazy = false, nil, nil, nil, nil
 	if !p.Sandboxed() || !p.Landlock {
 		return
 	}
-	trees, files, list := readSet(p.Protected)
+	p.Prepared, p.ReadTrees, p.ReadFiles, p.ListOnly = preparedReadSet(p.Protected)
+}
+
+// PrepareLazily is Prepare put off until the first Command that runs under
+// p (or under a copy of p made after this call, with Network changed or
+// not: the read set depends on Protected alone). A run that never starts a
+// sandboxed process never lists the protected paths' ancestors, and one
+// that does lists them once. Call it after the last change to Protected.
+func (p *Policy) PrepareLazily() {
+	p.Prepared, p.ReadTrees, p.ReadFiles, p.ListOnly, p.lazy = false, nil, nil, nil, nil
+	if !p.Sandboxed() || !p.Landlock {
+		return
+	}
+	p.lazy = &lazyReadSet{protected: slices.Clone(p.Protected)}
+}
+
+// lazyReadSet is a read set computed once, on first use.
+type lazyReadSet struct {
+	protected              []string
+	once                   sync.Once
+	ok                     bool
+	trees, files, listOnly []string
+}
+
+// resolved is p with the lazily prepared read set filled in.
+func (p Policy) resolved() Policy {
+	if p.lazy == nil || p.Prepared {
+		return p
+	}
+	l := p.lazy
+	l.once.Do(func() { l.ok, l.trees, l.files, l.listOnly = preparedReadSet(l.protected) })
+	p.Prepared, p.ReadTrees, p.ReadFiles, p.ListOnly = l.ok, l.trees, l.files, l.listOnly
+	return p
+}
+
+// preparedReadSet is the read set of protected, unless it is too large to
+// carry in the launcher's argv (ok false: each launch computes its own).
+func preparedReadSet(protected []string) (ok bool, trees, files, list []string) {
+	trees, files, list = readSet(protected)
 	size := 0
 	for _, l := range [][]string{trees, files, list} {
 		for _, e := range l {
@@ -87,9 +129,9 @@ func (p *Policy) Prepare() {
 		}
 	}
 	if size > maxPrepared {
-		return
+		return false, nil, nil, nil
 	}
-	p.Prepared, p.ReadTrees, p.ReadFiles, p.ListOnly = true, trees, files, list
+	return true, trees, files, list
 }
 
 // Sandboxed reports whether p confines anything.
@@ -136,7 +178,7 @@ func (p Policy) Validate() error {
 // both. A sub-agent's policy is its own config's Within its parent's.
 func (p Policy) Within(limit Policy) Policy {
 	out := p
-	out.Prepared, out.ReadTrees, out.ReadFiles, out.ListOnly = false, nil, nil, nil
+	out.Prepared, out.ReadTrees, out.ReadFiles, out.ListOnly, out.lazy = false, nil, nil, nil, nil
 	if Rank(limit.Mode) > Rank(p.Mode) {
 		out.Mode = limit.Mode
 	}

@@ -91,3 +91,59 @@ func TestReadSetAgreesWithScan(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepareLazily: the first Command of a lazily prepared policy carries
+// the read set Prepare computes, a copy with the network changed carries
+// the same one without a second walk, and Within and Prepare drop the
+// lazy state (a narrowed policy has other protected paths).
+func TestPrepareLazily(t *testing.T) {
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := Policy{Mode: ModeWorkspaceWrite, Workspace: home, Landlock: true,
+		Protected: DefaultProtected(home, filepath.Join(home, ".odek"))}
+	eager := base
+	eager.Prepare()
+	if !eager.Prepared {
+		t.Fatal("Prepare did not prepare; nothing to compare")
+	}
+	lazy := base
+	lazy.PrepareLazily()
+	if lazy.Prepared || lazy.lazy == nil {
+		t.Fatalf("PrepareLazily: Prepared %v, lazy %v; want the walk put off", lazy.Prepared, lazy.lazy)
+	}
+	decoded := func(p Policy) Policy {
+		t.Helper()
+		argv, err := Command("/self", p, "true")
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := Decode(argv[2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	got := decoded(lazy)
+	if !got.Prepared || !slices.Equal(got.ReadTrees, eager.ReadTrees) || !slices.Equal(got.ReadFiles, eager.ReadFiles) || !slices.Equal(got.ListOnly, eager.ListOnly) {
+		t.Errorf("the lazily prepared launch carries another read set than Prepare's (prepared %v, %d trees, want %d)", got.Prepared, len(got.ReadTrees), len(eager.ReadTrees))
+	}
+	withNet := lazy
+	withNet.Network = true
+	lazy.lazy.trees = append([]string{"/marker"}, lazy.lazy.trees...) // a second walk would lose it
+	if got := decoded(withNet); !got.Network || len(got.ReadTrees) == 0 || got.ReadTrees[0] != "/marker" {
+		t.Errorf("a copy computed its own read set (network %v, first tree %q)", got.Network, got.ReadTrees[0])
+	}
+	if n := lazy.Within(Policy{Mode: ModeReadOnly, Workspace: home}); n.lazy != nil || n.Prepared {
+		t.Error("Within kept the lazy read set of other protected paths")
+	}
+	off := Policy{Mode: ModeOff}
+	off.PrepareLazily()
+	if off.lazy != nil {
+		t.Error("PrepareLazily armed a policy that confines nothing")
+	}
+	if got := decoded(off); got.Prepared {
+		t.Error("mode off was prepared")
+	}
+}
