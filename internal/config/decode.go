@@ -59,13 +59,13 @@ func (d *decoder) object(prefix string, obj []member) error {
 			continue
 		}
 		key, raw := prefix+m.key, m.raw
-		if i, ok := index[key]; ok {
+		if i, ok := keyIndex()[key]; ok {
 			if err := d.setting(i, raw); err != nil {
 				return err
 			}
 			continue
 		}
-		if !sections[key] {
+		if !sectionSet()[key] {
 			d.unknown = append(d.unknown, unknownKey{prefix, m.key, children()[prefix]})
 			continue
 		}

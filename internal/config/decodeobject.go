@@ -17,7 +17,7 @@ import (
 // the entry. Map keys are kept exactly as written.
 func (d *decoder) objectValue(s *Setting, raw json.RawMessage) (any, error) {
 	segs := strings.Split(s.Key, ".")
-	t := s.goType
+	t := s.objectType()
 	var v reflect.Value
 	if t.Kind() == reflect.Map {
 		entries, err := members(raw)

@@ -67,7 +67,7 @@ type override struct {
 // values already given for it; anything else replaces them. The error
 // names only what is wrong with the text, for the flag parser to prefix.
 func (o *Overrides) Set(key, text, origin string) error {
-	i, ok := index[key]
+	i, ok := keyIndex()[key]
 	if !ok {
 		return unknownSetting(key)
 	}
@@ -98,7 +98,7 @@ func (o *Overrides) SetPair(pair string) error {
 		return errors.New("want key=value, e.g. -c max_iterations=20")
 	}
 	if err := o.Set(key, value, "-c "+key); err != nil {
-		if _, known := index[key]; known {
+		if _, known := keyIndex()[key]; known {
 			return fmt.Errorf("%s: %w", key, err)
 		}
 		return err
@@ -109,7 +109,7 @@ func (o *Overrides) SetPair(pair string) error {
 // Strings is the list given on the command line for a StringList setting,
 // and where it came from ("--tool", "-c tools.enabled"); nil when none was.
 func (o Overrides) Strings(key string) (values []string, origin string) {
-	i, ok := index[key]
+	i, ok := keyIndex()[key]
 	if !ok || table[i].Kind != StringList {
 		return nil, ""
 	}
@@ -123,7 +123,7 @@ func (o Overrides) Strings(key string) (values []string, origin string) {
 
 // Has reports whether the command line set key.
 func (o Overrides) Has(key string) bool {
-	i, ok := index[key]
+	i, ok := keyIndex()[key]
 	if !ok {
 		return false
 	}

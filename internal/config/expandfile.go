@@ -25,7 +25,7 @@ type secretGuard struct {
 // projectEnvAllow is project_env_allow from the highest operator layer
 // that sets it: the command line, the environment, the global file.
 func projectEnvAllow(layers ...*layer) []string {
-	i := index["project_env_allow"]
+	i := keyIndex()["project_env_allow"]
 	var out []string
 	for _, l := range layers {
 		if l == nil {
@@ -48,7 +48,7 @@ func newSecretGuard(c *Config, global *layer) *secretGuard {
 		}
 	}
 	if global != nil {
-		if v, ok := global.vals[index["api_key"]].(string); ok {
+		if v, ok := global.vals[keyIndex()["api_key"]].(string); ok {
 			g.add(v)
 		}
 	}

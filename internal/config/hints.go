@@ -29,7 +29,7 @@ var children = sync.OnceValue(func() map[string][]string {
 	for i := range table {
 		add(table[i].Key)
 	}
-	for s := range sections {
+	for s := range sectionSet() {
 		add(s)
 	}
 	return m

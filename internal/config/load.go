@@ -104,7 +104,7 @@ type Config struct {
 // environment variable, a flag ("--max-iter") or "-c <key>"; "" for the
 // default or an unknown key.
 func (c *Config) Source(key string) string {
-	i, ok := index[key]
+	i, ok := keyIndex()[key]
 	if !ok || c.sources == nil {
 		return ""
 	}
@@ -204,7 +204,7 @@ func (c *Config) resolve(globalPath string, global, project, env, flags *layer, 
 	}
 	r.clampAll()
 	c.sources, c.kinds = r.src, r.kinds
-	c.resolveAPIKey(r.src[index["api_key"]])
+	c.resolveAPIKey(r.src[keyIndex()["api_key"]])
 	c.Dangerous.finish()
 	servers, w, err := mergeServers(global, project, extra, globalPath, c.Dir, guard)
 	if err != nil {

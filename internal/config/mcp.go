@@ -101,7 +101,7 @@ func (l *layer) servers() map[string]mcpclient.ServerConfig {
 	if l == nil {
 		return nil
 	}
-	m, _ := l.vals[index["mcp_servers"]].(map[string]mcpclient.ServerConfig)
+	m, _ := l.vals[keyIndex()["mcp_servers"]].(map[string]mcpclient.ServerConfig)
 	return m
 }
 

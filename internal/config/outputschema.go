@@ -18,7 +18,7 @@ func (c *Config) OutputSchemaPath() (string, error) {
 	if p == "" {
 		return "", nil
 	}
-	i := index["output_schema"]
+	i := keyIndex()["output_schema"]
 	var kind layerKind
 	if c.kinds != nil {
 		kind = c.kinds[i]

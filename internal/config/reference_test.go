@@ -158,7 +158,7 @@ func TestSettingsTable(t *testing.T) {
 			}
 			flags[s.Flag] = s.Key
 		}
-		if sections[s.Key] {
+		if sectionSet()[s.Key] {
 			t.Errorf("%s is both a setting and a section", s.Key)
 		}
 		bound := s.bind != nil || s.custom || s.alias != "" || s.Kind == Opaque
@@ -166,7 +166,7 @@ func TestSettingsTable(t *testing.T) {
 			t.Errorf("%s binds no Config field", s.Key)
 		}
 		if s.alias != "" {
-			if _, ok := index[s.alias]; !ok {
+			if _, ok := keyIndex()[s.alias]; !ok {
 				t.Errorf("%s: alias of unknown %q", s.Key, s.alias)
 			}
 		}

@@ -45,7 +45,7 @@ func (r *resolver) apply(l *layer) {
 		}
 		src := l.source(i)
 		if s.alias != "" {
-			t := index[s.alias]
+			t := keyIndex()[s.alias]
 			if l.vals[t] != nil {
 				r.warnf("%s: ignoring %q: %q is set too, and wins", src, s.Key, s.alias)
 				continue

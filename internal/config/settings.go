@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 )
 
 // Kind is the type of a setting's value.
@@ -143,33 +144,49 @@ func Settings() []Setting { return table }
 
 // Lookup returns the setting with the exact key.
 func Lookup(key string) (*Setting, bool) {
-	i, ok := index[key]
+	i, ok := keyIndex()[key]
 	if !ok {
 		return nil, false
 	}
 	return &table[i], true
 }
 
-var (
-	// index maps each key to its position in table.
-	index = map[string]int{}
-	// sections are the keys that group settings ("limits", "llm", ...),
-	// mapped to true. A section is an object in a file, not a setting.
-	sections = map[string]bool{}
-)
+// tableIndex maps each key to its position in table, and holds the
+// sections: the keys that group settings ("limits", "llm", ...), which are
+// objects in a file, not settings. It is built on first use, not by a
+// package initializer: odek version, completions and every other process
+// that reads no config do not pay for it (issue 23).
+type tableIndex struct {
+	keys     map[string]int
+	sections map[string]bool
+}
 
-func init() {
+var indexOnce = sync.OnceValue(func() tableIndex {
+	ti := tableIndex{keys: make(map[string]int, len(table)), sections: map[string]bool{}}
 	for i := range table {
 		s := &table[i]
-		index[s.Key] = i
+		ti.keys[s.Key] = i
 		for k := s.Key; strings.Contains(k, "."); {
 			k = k[:strings.LastIndexByte(k, '.')]
-			sections[k] = true
+			ti.sections[k] = true
 		}
 		if s.Kind == Object && s.goType == nil && s.bind != nil {
 			s.goType = reflect.TypeOf(s.bind(&Config{})).Elem()
 		}
 	}
+	return ti
+})
+
+// keyIndex maps each key to its position in table.
+func keyIndex() map[string]int { return indexOnce().keys }
+
+// sectionSet holds the keys that group settings, mapped to true.
+func sectionSet() map[string]bool { return indexOnce().sections }
+
+// objectType is the decoded Go type of an Object setting.
+func (s *Setting) objectType() reflect.Type {
+	indexOnce()
+	return s.goType
 }
 
 // ignored is a part of a project value the trust rules dropped.
