@@ -1,11 +1,16 @@
 package redact
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // fieldWords make a `name: value` / `name=value` pair's value secret: the
 // env-name words plus KEY (sort_key=… is masked too; redaction errs that
 // way) and PASSW (passwort, passwd).
-var fieldWords = indexWords(append([][]byte{[]byte("KEY"), []byte("PASSW")}, secretNameWords...))
+var fieldWords = sync.OnceValue(func() *wordIndex {
+	return indexWords(append([][]byte{[]byte("KEY"), []byte("PASSW")}, secretNameWords...))
+})
 
 // minValue is the shortest value of a pair that is masked; shorter values
 // (tokens: 12, key=id) are counts and ids, not credentials.
@@ -50,7 +55,7 @@ func secretField(name string) bool {
 		return false
 	}
 	var buf [stackName]byte
-	return containsWord(normalizeName(buf[:0], name), fieldWords) || hasSecretSegment(name)
+	return containsWord(normalizeName(buf[:0], name), fieldWords()) || hasSecretSegment(name)
 }
 
 // maxName bounds how far back nameBefore looks.

@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"strings"
+	"sync"
 )
 
 // secretNameWords make a name secret-looking once it is uppercased and
@@ -70,7 +71,7 @@ const stackName = 256
 // environment and are never expanded from a project file.
 func IsSecretName(name string) bool {
 	var buf [stackName]byte
-	return containsWord(normalizeName(buf[:0], name), secretNameIndex) || hasSecretSegment(name)
+	return containsWord(normalizeName(buf[:0], name), secretNameIndex()) || hasSecretSegment(name)
 }
 
 // normalizeName appends name to dst uppercased (ASCII; the names that
@@ -101,7 +102,9 @@ func indexWords(words [][]byte) *wordIndex {
 	return &ix
 }
 
-var secretNameIndex = indexWords(secretNameWords)
+// secretNameIndex is built on first use: a process that redacts nothing
+// (odek version) does not build it at init (issue 23).
+var secretNameIndex = sync.OnceValue(func() *wordIndex { return indexWords(secretNameWords) })
 
 // containsWord reports whether the normalized name n contains a word of ix.
 func containsWord(n []byte, ix *wordIndex) bool {
