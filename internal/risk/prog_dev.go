@@ -1,6 +1,9 @@
 package risk
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // registerDev adds version control, language toolchains, package managers
 // and interpreters: their class depends on the subcommand.
@@ -42,35 +45,39 @@ func firstWord(args []arg) string {
 	return ""
 }
 
-var gitSubcommands = map[string]Class{
-	"status": Safe, "log": Safe, "diff": Safe, "show": Safe, "rev-parse": Safe, "rev-list": Safe,
-	"ls-files": Safe, "ls-tree": Safe, "cat-file": Safe, "blame": Safe, "grep": Safe, "describe": Safe,
-	"shortlog": Safe, "reflog": Safe, "help": Safe, "version": Safe, "whatchanged": Safe,
-	"name-rev": Safe, "merge-base": Safe, "for-each-ref": Safe, "show-ref": Safe, "count-objects": Safe,
-	"check-ignore": Safe, "var": Safe, "cherry": Safe, "range-diff": Safe, "annotate": Safe,
-	"add": LocalWrite, "commit": LocalWrite, "checkout": LocalWrite, "switch": LocalWrite,
-	"restore": LocalWrite, "reset": LocalWrite, "merge": LocalWrite, "rebase": LocalWrite,
-	"cherry-pick": LocalWrite, "revert": LocalWrite, "stash": LocalWrite, "mv": LocalWrite,
-	"rm": LocalWrite, "apply": LocalWrite, "am": LocalWrite, "init": LocalWrite, "clean": LocalWrite,
-	"worktree": LocalWrite, "notes": LocalWrite, "gc": LocalWrite, "prune": LocalWrite,
-	"repack": LocalWrite, "bisect": LocalWrite, "format-patch": LocalWrite, "update-index": LocalWrite,
-	"sparse-checkout": LocalWrite, "tag": LocalWrite, "branch": LocalWrite, "remote": LocalWrite,
-	"config": LocalWrite, "update-ref": LocalWrite, "commit-tree": LocalWrite, "read-tree": LocalWrite,
-	"push": NetworkEgress, "pull": NetworkEgress, "fetch": NetworkEgress, "clone": NetworkEgress,
-	"ls-remote": NetworkEgress, "submodule": NetworkEgress, "send-email": NetworkEgress,
-	"request-pull": NetworkEgress, "archive": LocalWrite, "lfs": NetworkEgress,
-	"mergetool": CodeExecution, "difftool": CodeExecution, "filter-branch": CodeExecution,
-}
+var gitSubcommands = sync.OnceValue(func() map[string]Class {
+	return map[string]Class{
+		"status": Safe, "log": Safe, "diff": Safe, "show": Safe, "rev-parse": Safe, "rev-list": Safe,
+		"ls-files": Safe, "ls-tree": Safe, "cat-file": Safe, "blame": Safe, "grep": Safe, "describe": Safe,
+		"shortlog": Safe, "reflog": Safe, "help": Safe, "version": Safe, "whatchanged": Safe,
+		"name-rev": Safe, "merge-base": Safe, "for-each-ref": Safe, "show-ref": Safe, "count-objects": Safe,
+		"check-ignore": Safe, "var": Safe, "cherry": Safe, "range-diff": Safe, "annotate": Safe,
+		"add": LocalWrite, "commit": LocalWrite, "checkout": LocalWrite, "switch": LocalWrite,
+		"restore": LocalWrite, "reset": LocalWrite, "merge": LocalWrite, "rebase": LocalWrite,
+		"cherry-pick": LocalWrite, "revert": LocalWrite, "stash": LocalWrite, "mv": LocalWrite,
+		"rm": LocalWrite, "apply": LocalWrite, "am": LocalWrite, "init": LocalWrite, "clean": LocalWrite,
+		"worktree": LocalWrite, "notes": LocalWrite, "gc": LocalWrite, "prune": LocalWrite,
+		"repack": LocalWrite, "bisect": LocalWrite, "format-patch": LocalWrite, "update-index": LocalWrite,
+		"sparse-checkout": LocalWrite, "tag": LocalWrite, "branch": LocalWrite, "remote": LocalWrite,
+		"config": LocalWrite, "update-ref": LocalWrite, "commit-tree": LocalWrite, "read-tree": LocalWrite,
+		"push": NetworkEgress, "pull": NetworkEgress, "fetch": NetworkEgress, "clone": NetworkEgress,
+		"ls-remote": NetworkEgress, "submodule": NetworkEgress, "send-email": NetworkEgress,
+		"request-pull": NetworkEgress, "archive": LocalWrite, "lfs": NetworkEgress,
+		"mergetool": CodeExecution, "difftool": CodeExecution, "filter-branch": CodeExecution,
+	}
+})
 
 // gitListing are the read-only forms of the write subcommands.
-var gitListing = map[string][]string{
-	"branch": {"-a", "-r", "-v", "-vv", "--list", "-l", "--show-current", "--contains", "--merged", "--no-merged", "--all", "--remotes"},
-	"tag":    {"-l", "--list", "-n", "--contains", "--points-at"},
-	"remote": {"-v", "--verbose", "get-url", "show"},
-	"config": {"--get", "--get-all", "--get-regexp", "--list", "-l", "--show-origin", "--show-scope"},
-	"stash":  {"list", "show"},
-	"notes":  {"list", "show"},
-}
+var gitListing = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"branch": {"-a", "-r", "-v", "-vv", "--list", "-l", "--show-current", "--contains", "--merged", "--no-merged", "--all", "--remotes"},
+		"tag":    {"-l", "--list", "-n", "--contains", "--points-at"},
+		"remote": {"-v", "--verbose", "get-url", "show"},
+		"config": {"--get", "--get-all", "--get-regexp", "--list", "-l", "--show-origin", "--show-scope"},
+		"stash":  {"list", "show"},
+		"notes":  {"list", "show"},
+	}
+})
 
 // gitProg: global options, then the subcommand. -c with a key that runs a
 // program (aliases, pagers, hooks, ssh commands…) is code execution, as is
@@ -103,7 +110,7 @@ func gitProg(w *walker, name string, args []arg) {
 		return
 	}
 	sub, rest := args[i].s, args[i+1:]
-	c, ok := gitSubcommands[sub]
+	c, ok := gitSubcommands()[sub]
 	if !ok {
 		w.add(Unknown, "git "+clip(sub)+" is not a git subcommand odek knows (it may be an alias)")
 		return
@@ -132,7 +139,7 @@ func gitProg(w *walker, name string, args []arg) {
 }
 
 func gitReadOnly(sub string, rest []arg) bool {
-	forms, ok := gitListing[sub]
+	forms, ok := gitListing()[sub]
 	if !ok {
 		return false
 	}
@@ -161,28 +168,32 @@ func gitExecKey(k string) bool {
 	return false
 }
 
-var goSubcommands = map[string]Class{
-	"build": Safe, "vet": Safe, "list": Safe, "version": Safe, "doc": Safe, "help": Safe, "env": Safe,
-	"fmt": LocalWrite, "clean": LocalWrite, "work": LocalWrite, "fix": LocalWrite,
-	"get": Install, "install": Install,
-	"run": CodeExecution, "test": CodeExecution, "generate": CodeExecution, "tool": CodeExecution,
-	"bug": NetworkEgress, "telemetry": LocalWrite,
-}
+var goSubcommands = sync.OnceValue(func() map[string]Class {
+	return map[string]Class{
+		"build": Safe, "vet": Safe, "list": Safe, "version": Safe, "doc": Safe, "help": Safe, "env": Safe,
+		"fmt": LocalWrite, "clean": LocalWrite, "work": LocalWrite, "fix": LocalWrite,
+		"get": Install, "install": Install,
+		"run": CodeExecution, "test": CodeExecution, "generate": CodeExecution, "tool": CodeExecution,
+		"bug": NetworkEgress, "telemetry": LocalWrite,
+	}
+})
 
-var goModSubcommands = map[string]Class{
-	"download": NetworkEgress, "tidy": NetworkEgress, "vendor": NetworkEgress, "init": LocalWrite,
-	"edit": LocalWrite, "graph": Safe, "why": Safe, "verify": Safe,
-}
+var goModSubcommands = sync.OnceValue(func() map[string]Class {
+	return map[string]Class{
+		"download": NetworkEgress, "tidy": NetworkEgress, "vendor": NetworkEgress, "init": LocalWrite,
+		"edit": LocalWrite, "graph": Safe, "why": Safe, "verify": Safe,
+	}
+})
 
 // goProg: go build and vet are safe (docs/TOOLS.md), go run and go test run
 // code, go install/get install. -toolexec and -exec run programs.
 func goProg(w *walker, name string, args []arg) {
 	sub := firstWord(args)
 	rest := args[min(len(args), indexOf(args, sub)+1):]
-	c, ok := goSubcommands[sub]
+	c, ok := goSubcommands()[sub]
 	if sub == "mod" {
 		s2 := firstWord(rest)
-		c, ok = goModSubcommands[s2]
+		c, ok = goModSubcommands()[s2]
 		sub += " " + s2
 	}
 	if !ok {
@@ -211,25 +222,27 @@ func indexOf(args []arg, s string) int {
 	return len(args)
 }
 
-var npmSubcommands = map[string]Class{
-	"install": Install, "i": Install, "ci": Install, "add": Install, "update": Install, "up": Install,
-	"upgrade": Install, "isntall": Install, "link": Install,
-	"uninstall": LocalWrite, "remove": LocalWrite, "rm": LocalWrite, "un": LocalWrite, "prune": LocalWrite,
-	"dedupe": LocalWrite, "pack": LocalWrite, "init": CodeExecution, "create": CodeExecution,
-	"run": CodeExecution, "run-script": CodeExecution, "test": CodeExecution, "t": CodeExecution,
-	"start": CodeExecution, "stop": CodeExecution, "restart": CodeExecution, "exec": CodeExecution,
-	"x": CodeExecution, "dlx": CodeExecution, "rebuild": CodeExecution,
-	"ls": Safe, "list": Safe, "ll": Safe, "la": Safe, "help": Safe, "version": Safe, "root": Safe,
-	"prefix": Safe, "bin": Safe, "why": Safe, "explain": Safe, "config": Safe, "get": Safe,
-	"view": NetworkEgress, "info": NetworkEgress, "show": NetworkEgress, "outdated": NetworkEgress,
-	"audit": NetworkEgress, "search": NetworkEgress, "publish": NetworkEgress, "login": NetworkEgress,
-	"adduser": NetworkEgress, "whoami": NetworkEgress, "ping": NetworkEgress, "doctor": NetworkEgress,
-}
+var npmSubcommands = sync.OnceValue(func() map[string]Class {
+	return map[string]Class{
+		"install": Install, "i": Install, "ci": Install, "add": Install, "update": Install, "up": Install,
+		"upgrade": Install, "isntall": Install, "link": Install,
+		"uninstall": LocalWrite, "remove": LocalWrite, "rm": LocalWrite, "un": LocalWrite, "prune": LocalWrite,
+		"dedupe": LocalWrite, "pack": LocalWrite, "init": CodeExecution, "create": CodeExecution,
+		"run": CodeExecution, "run-script": CodeExecution, "test": CodeExecution, "t": CodeExecution,
+		"start": CodeExecution, "stop": CodeExecution, "restart": CodeExecution, "exec": CodeExecution,
+		"x": CodeExecution, "dlx": CodeExecution, "rebuild": CodeExecution,
+		"ls": Safe, "list": Safe, "ll": Safe, "la": Safe, "help": Safe, "version": Safe, "root": Safe,
+		"prefix": Safe, "bin": Safe, "why": Safe, "explain": Safe, "config": Safe, "get": Safe,
+		"view": NetworkEgress, "info": NetworkEgress, "show": NetworkEgress, "outdated": NetworkEgress,
+		"audit": NetworkEgress, "search": NetworkEgress, "publish": NetworkEgress, "login": NetworkEgress,
+		"adduser": NetworkEgress, "whoami": NetworkEgress, "ping": NetworkEgress, "doctor": NetworkEgress,
+	}
+})
 
 // npmProg: npm, pnpm and yarn. Bare yarn installs; yarn <script> runs it.
 func npmProg(w *walker, name string, args []arg) {
 	sub := firstWord(args)
-	if c, ok := npmSubcommands[sub]; ok {
+	if c, ok := npmSubcommands()[sub]; ok {
 		w.add(c, name+" "+sub)
 		return
 	}
@@ -245,17 +258,19 @@ func npmProg(w *walker, name string, args []arg) {
 	}
 }
 
-var pipSubcommands = map[string]Class{
-	"install": Install, "download": Install, "wheel": Install, "uninstall": Install, "inject": Install,
-	"upgrade": Install, "reinstall": Install,
-	"list": Safe, "show": Safe, "freeze": Safe, "check": Safe, "help": Safe, "debug": Safe, "hash": Safe,
-	"search": NetworkEgress, "index": NetworkEgress, "config": LocalWrite, "cache": LocalWrite,
-	"run": CodeExecution,
-}
+var pipSubcommands = sync.OnceValue(func() map[string]Class {
+	return map[string]Class{
+		"install": Install, "download": Install, "wheel": Install, "uninstall": Install, "inject": Install,
+		"upgrade": Install, "reinstall": Install,
+		"list": Safe, "show": Safe, "freeze": Safe, "check": Safe, "help": Safe, "debug": Safe, "hash": Safe,
+		"search": NetworkEgress, "index": NetworkEgress, "config": LocalWrite, "cache": LocalWrite,
+		"run": CodeExecution,
+	}
+})
 
 func pipProg(w *walker, name string, args []arg) {
 	sub := firstWord(args)
-	if c, ok := pipSubcommands[sub]; ok {
+	if c, ok := pipSubcommands()[sub]; ok {
 		w.add(c, name+" "+sub)
 		return
 	}
@@ -284,19 +299,21 @@ func uvProg(w *walker, name string, args []arg) {
 	}
 }
 
-var cargoSubcommands = map[string]Class{
-	"build": CodeExecution, "b": CodeExecution, "check": CodeExecution, "c": CodeExecution,
-	"clippy": CodeExecution, "test": CodeExecution, "t": CodeExecution, "run": CodeExecution,
-	"r": CodeExecution, "bench": CodeExecution, "doc": CodeExecution,
-	"fmt": LocalWrite, "new": LocalWrite, "init": LocalWrite, "clean": LocalWrite,
-	"install": Install, "add": Install, "remove": LocalWrite, "fetch": NetworkEgress,
-	"update": NetworkEgress, "search": NetworkEgress, "publish": NetworkEgress, "login": NetworkEgress,
-	"version": Safe, "help": Safe, "metadata": Safe, "tree": Safe, "locate-project": Safe, "pkgid": Safe,
-}
+var cargoSubcommands = sync.OnceValue(func() map[string]Class {
+	return map[string]Class{
+		"build": CodeExecution, "b": CodeExecution, "check": CodeExecution, "c": CodeExecution,
+		"clippy": CodeExecution, "test": CodeExecution, "t": CodeExecution, "run": CodeExecution,
+		"r": CodeExecution, "bench": CodeExecution, "doc": CodeExecution,
+		"fmt": LocalWrite, "new": LocalWrite, "init": LocalWrite, "clean": LocalWrite,
+		"install": Install, "add": Install, "remove": LocalWrite, "fetch": NetworkEgress,
+		"update": NetworkEgress, "search": NetworkEgress, "publish": NetworkEgress, "login": NetworkEgress,
+		"version": Safe, "help": Safe, "metadata": Safe, "tree": Safe, "locate-project": Safe, "pkgid": Safe,
+	}
+})
 
 func cargoProg(w *walker, name string, args []arg) {
 	sub := firstWord(args)
-	if c, ok := cargoSubcommands[sub]; ok {
+	if c, ok := cargoSubcommands()[sub]; ok {
 		w.add(c, "cargo "+sub)
 		return
 	}
@@ -307,21 +324,23 @@ func cargoProg(w *walker, name string, args []arg) {
 	w.add(Unknown, "cargo "+clip(sub)+" is not a command odek knows")
 }
 
-var containerSubcommands = map[string]Class{
-	"ps": Safe, "images": Safe, "inspect": Safe, "logs": Safe, "version": Safe, "info": Safe,
-	"stats": Safe, "top": Safe, "history": Safe, "port": Safe, "diff": Safe, "events": Safe,
-	"pull": NetworkEgress, "push": NetworkEgress, "login": NetworkEgress, "logout": NetworkEgress,
-	"search": NetworkEgress,
-	"run":    CodeExecution, "exec": CodeExecution, "build": CodeExecution, "create": CodeExecution,
-	"start": CodeExecution, "compose": CodeExecution, "buildx": CodeExecution, "restart": CodeExecution,
-	"rm": SystemWrite, "rmi": SystemWrite, "kill": SystemWrite, "stop": SystemWrite, "prune": SystemWrite,
-	"system": SystemWrite, "volume": SystemWrite, "network": SystemWrite, "cp": SystemWrite,
-	"tag": SystemWrite, "save": LocalWrite, "load": SystemWrite, "commit": SystemWrite,
-}
+var containerSubcommands = sync.OnceValue(func() map[string]Class {
+	return map[string]Class{
+		"ps": Safe, "images": Safe, "inspect": Safe, "logs": Safe, "version": Safe, "info": Safe,
+		"stats": Safe, "top": Safe, "history": Safe, "port": Safe, "diff": Safe, "events": Safe,
+		"pull": NetworkEgress, "push": NetworkEgress, "login": NetworkEgress, "logout": NetworkEgress,
+		"search": NetworkEgress,
+		"run":    CodeExecution, "exec": CodeExecution, "build": CodeExecution, "create": CodeExecution,
+		"start": CodeExecution, "compose": CodeExecution, "buildx": CodeExecution, "restart": CodeExecution,
+		"rm": SystemWrite, "rmi": SystemWrite, "kill": SystemWrite, "stop": SystemWrite, "prune": SystemWrite,
+		"system": SystemWrite, "volume": SystemWrite, "network": SystemWrite, "cp": SystemWrite,
+		"tag": SystemWrite, "save": LocalWrite, "load": SystemWrite, "commit": SystemWrite,
+	}
+})
 
 func containerProg(w *walker, name string, args []arg) {
 	sub := firstWord(args)
-	if c, ok := containerSubcommands[sub]; ok {
+	if c, ok := containerSubcommands()[sub]; ok {
 		w.add(c, name+" "+sub)
 		return
 	}

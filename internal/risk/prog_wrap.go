@@ -1,6 +1,9 @@
 package risk
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // registerWrappers adds the programs that run another command: the wrapped
 // command is classified as if it ran alone, and the wrapper adds its own
@@ -295,7 +298,7 @@ func findProg(w *walker, name string, args []arg) {
 	w.add(Safe, "find lists files")
 	filtered := false
 	for _, a := range args[i:] {
-		filtered = filtered || findTests[a.s]
+		filtered = filtered || findTests()[a.s]
 	}
 	for ; i < len(args); i++ {
 		switch args[i].s {
@@ -326,11 +329,13 @@ func findProg(w *walker, name string, args []arg) {
 }
 
 // findTests are the predicates that narrow what -delete deletes.
-var findTests = map[string]bool{
-	"-name": true, "-iname": true, "-path": true, "-ipath": true, "-regex": true, "-iregex": true,
-	"-type": true, "-newer": true, "-mtime": true, "-mmin": true, "-size": true, "-empty": true,
-	"-user": true, "-perm": true, "-atime": true, "-ctime": true, "-wholename": true,
-}
+var findTests = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"-name": true, "-iname": true, "-path": true, "-ipath": true, "-regex": true, "-iregex": true,
+		"-type": true, "-newer": true, "-mtime": true, "-mmin": true, "-size": true, "-empty": true,
+		"-user": true, "-perm": true, "-atime": true, "-ctime": true, "-wholename": true,
+	}
+})
 
 // shellProg: sh -c STRING runs STRING; a script or stdin runs code odek
 // cannot see.

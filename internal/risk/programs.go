@@ -32,10 +32,12 @@ func fixed(c Class, why string) handler {
 
 // systemBinDirs are where a program given by absolute path is still the
 // program of that name.
-var systemBinDirs = map[string]bool{
-	"/bin": true, "/sbin": true, "/usr/bin": true, "/usr/sbin": true, "/usr/local/bin": true,
-	"/usr/local/sbin": true, "/opt/homebrew/bin": true, "/snap/bin": true, "/usr/libexec": true,
-}
+var systemBinDirs = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"/bin": true, "/sbin": true, "/usr/bin": true, "/usr/sbin": true, "/usr/local/bin": true,
+		"/usr/local/sbin": true, "/opt/homebrew/bin": true, "/snap/bin": true, "/usr/libexec": true,
+	}
+})
 
 // run classifies argv: args[0] names the program.
 func (w *walker) run(args []arg) {
@@ -50,7 +52,7 @@ func (w *walker) run(args []arg) {
 	name := a0.s
 	if strings.Contains(name, "/") {
 		dir, base := path.Split(path.Clean(name))
-		if !systemBinDirs[strings.TrimSuffix(dir, "/")] {
+		if !systemBinDirs()[strings.TrimSuffix(dir, "/")] {
 			w.add(CodeExecution, "runs "+clip(name)+", a program given by its path")
 			return
 		}

@@ -3,6 +3,7 @@ package risk
 import (
 	"strconv"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -134,7 +135,7 @@ func decodeANSIC(s string) (string, bool) {
 			continue
 		}
 		i++
-		if c, ok := simpleEscapes[s[i]]; ok {
+		if c, ok := simpleEscapes()[s[i]]; ok {
 			b.WriteByte(c)
 			continue
 		}
@@ -152,10 +153,12 @@ func decodeANSIC(s string) (string, bool) {
 	return b.String(), true
 }
 
-var simpleEscapes = map[byte]byte{
-	'a': 7, 'b': 8, 'e': 27, 'E': 27, 'f': 12, 'n': '\n', 'r': '\r', 't': '\t', 'v': 11,
-	'\\': '\\', '\'': '\'', '"': '"', '?': '?',
-}
+var simpleEscapes = sync.OnceValue(func() map[byte]byte {
+	return map[byte]byte{
+		'a': 7, 'b': 8, 'e': 27, 'E': 27, 'f': 12, 'n': '\n', 'r': '\r', 't': '\t', 'v': 11,
+		'\\': '\\', '\'': '\'', '"': '"', '?': '?',
+	}
+})
 
 // numericEscape reads \xHH, \uHHHH, \UHHHHHHHH, \NNN (octal) or \cX at s
 // (after the backslash): the value and how many bytes it took.
