@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -145,5 +146,40 @@ func TestPrepareLazily(t *testing.T) {
 	}
 	if got := decoded(off); got.Prepared {
 		t.Error("mode off was prepared")
+	}
+}
+
+// TestPrepareLazilyConcurrent: parallel shell calls launch copies of one
+// lazily prepared policy at once; the read set is computed once and every
+// launch carries it (run with -race).
+func TestPrepareLazilyConcurrent(t *testing.T) {
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Policy{Mode: ModeWorkspaceWrite, Workspace: home, Landlock: true, Protected: DefaultProtected(home, "")}
+	p.PrepareLazily()
+	var wg sync.WaitGroup
+	got := make([]Policy, 4)
+	for i := range got {
+		wg.Go(func() {
+			c := p
+			c.Network = i%2 == 0
+			argv, err := Command("/self", c, "true")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			got[i], err = Decode(argv[2])
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	for i, g := range got {
+		if !g.Prepared || !slices.Equal(g.ReadTrees, got[0].ReadTrees) {
+			t.Errorf("launch %d: prepared %v, %d trees (launch 0: %d)", i, g.Prepared, len(g.ReadTrees), len(got[0].ReadTrees))
+		}
 	}
 }
