@@ -18,7 +18,11 @@
 // Values are taken as they are, to the end of the line. For a snippet of
 // several lines, oldlit: and newlit: take a Go string literal instead. A
 // snippet found zero or several times, or a mutant
-// that does not build, fails the run: the list must be fixed.
+// that does not build, fails the run: the list must be fixed. Every entry is
+// checked before any test runs, so a stale list fails at once, naming each
+// stale entry, instead of after an hour of mutants; -check does only that
+// (the package's own test runs it on every go test, so a code change that
+// leaves an entry behind fails the suite).
 package main
 
 import (
@@ -39,6 +43,9 @@ import (
 	"time"
 )
 
+// defaultList is the checked-in list, relative to the module root.
+const defaultList = "scripts/hand-mutations.txt"
+
 type mutation struct {
 	line                 int // of the block in the list, for messages
 	file, why, old, repl string
@@ -48,9 +55,10 @@ type mutation struct {
 func (m mutation) dir() string { return filepath.Dir(m.file) }
 
 func main() {
-	list := flag.String("list", "scripts/hand-mutations.txt", "the mutation list")
+	list := flag.String("list", defaultList, "the mutation list")
 	threshold := flag.Float64("threshold", 90, "percentage of mutations each package must kill")
 	timeout := flag.Duration("timeout", 5*time.Minute, "longest test run of one mutant (a hang counts as killed)")
+	checkOnly := flag.Bool("check", false, "only check that every entry matches the code, run no tests")
 	flag.Parse()
 	ms, err := parse(*list)
 	if err != nil {
@@ -63,6 +71,17 @@ func main() {
 			fmt.Printf("handmutate: %s lists no mutation of %v\n", *list, dirs)
 			return
 		}
+	}
+	if problems := checkAll(ms); len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintln(os.Stderr, "STALE    ", p)
+		}
+		fmt.Fprintf(os.Stderr, "handmutate: %d of %d entries of %s no longer match the code: fix them first\n", len(problems), len(ms), *list)
+		os.Exit(2)
+	}
+	if *checkOnly {
+		fmt.Printf("handmutate: all %d entries match the code\n", len(ms))
+		return
 	}
 	tmp, err := os.MkdirTemp("", "odek-handmutate-")
 	if err != nil {
@@ -129,14 +148,42 @@ func runAll(ctx context.Context, ms []mutation, tmp string, timeout time.Duratio
 	return code
 }
 
+// checkAll reports every mutation whose file is missing or whose snippet
+// does not occur exactly once in it, as "file:line: problem".
+func checkAll(ms []mutation) []string {
+	var problems []string
+	for _, m := range ms {
+		if err := m.check(); err != nil {
+			problems = append(problems, fmt.Sprintf("%s:%d %s — %v", m.file, m.line, oneLine(m.old), err))
+		}
+	}
+	return problems
+}
+
+// check reports why m cannot be applied to the code as it is now, if it
+// cannot.
+func (m mutation) check() error {
+	src, err := os.ReadFile(m.file)
+	if err != nil {
+		return err
+	}
+	if n := strings.Count(string(src), m.old); n != 1 {
+		return fmt.Errorf("the snippet occurs %d times in %s (want exactly once)", n, m.file)
+	}
+	if m.old == m.repl {
+		return errors.New("old and new are the same: nothing is mutated")
+	}
+	return nil
+}
+
 // runOne applies m through an overlay in dir and runs the package's tests.
 func runOne(ctx context.Context, m mutation, dir string, timeout time.Duration) (verdict, detail string) {
+	if err := m.check(); err != nil {
+		return "STALE", err.Error()
+	}
 	src, err := os.ReadFile(m.file)
 	if err != nil {
 		return "STALE", err.Error()
-	}
-	if n := strings.Count(string(src), m.old); n != 1 {
-		return "STALE", fmt.Sprintf("the snippet occurs %d times in %s (want exactly once)", n, m.file)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "ERROR", err.Error()
