@@ -6,7 +6,8 @@
 # command through -overlay, so the working tree is never written.
 #
 # Usage: scripts/hand-mutate.sh [package ...]   (default: every listed one)
-#   package = a dir (internal/risk) or a short name (risk; odek = cmd/odek)
+#   package = a dir (internal/risk) or a short name (risk, subagent/wire,
+#   childside; odek = cmd/odek)
 # Environment: HANDMUTATE_THRESHOLD (default 90: percentage each package must
 # kill), MUTATE_MEMORY_KIB (virtual memory each process may map, default 8 GiB:
 # a mutant that drops a size bound must fail its test, not take the machine).
@@ -19,7 +20,16 @@ go build -o "$bin/handmutate" ./scripts/handmutate
 dirs=()
 for p in "$@"; do
   p=${p%%:*}
-  case $p in */*) ;; odek) p=cmd/odek ;; *) p=internal/$p ;; esac
+  case $p in
+  odek) p=cmd/odek ;;
+  *) [ -d "$p" ] || p=internal/$p ;;
+  esac
+  # a subpackage's short name alone (wire, childside)
+  if [ ! -d "$p" ]; then
+    mapfile -t found < <(find internal -type d -name "${p##*/}")
+    [ "${#found[@]}" -eq 1 ] || { echo "hand-mutate: no package is named ${p##*/}"; exit 2; }
+    p=${found[0]}
+  fi
   dirs+=("$p")
 done
 ulimit -v "$memory"

@@ -10,7 +10,7 @@
 # Usage: scripts/mutate.sh [target ...]
 #   target = package dir, optionally with the only files to mutate:
 #   internal/redact  or  cmd/odek:exitcode.go; or a default target's short
-#   name (risk, loop, odek)
+#   name (risk, loop, wire, odek)
 # Environment: GREMLINS (binary), MUTATE_WORKERS (default 1: the machine is
 # shared), MUTATE_THRESHOLD (adjusted efficacy each target must reach, default 90),
 # MUTATE_LOGS (a directory to keep gremlins' full output in), MUTATE_TIMEOUT
@@ -35,7 +35,7 @@ equiv=scripts/mutate-equivalent.txt
 defaults=(internal/redact internal/artifact internal/budget internal/config
   internal/mcpclient internal/approval internal/events
   internal/risk internal/policy internal/builtin internal/session internal/subagent
-  internal/outschema internal/llm
+  internal/subagent/wire internal/subagent/childside internal/outschema internal/llm
   internal/loop:loop.go,summary.go,answer.go,trim.go cmd/odek:exitcode.go)
 if [ $# -eq 0 ]; then
   set -- "${defaults[@]}"
@@ -66,9 +66,12 @@ else
 fi
 
 # exclusions prints -E flags for every non-test Go file of dir not in the
-# comma-separated keep list (empty list: mutate every file).
+# comma-separated keep list (empty list: mutate every file), and for every
+# file of a subpackage (gremlins walks the tree; internal/subagent/wire is its
+# own target, tested by its own tests).
 exclusions() {
   local dir=$1 keep=$2 f
+  printf -- '-E\n/\n'
   [ -n "$keep" ] || return 0
   for f in "$dir"/*.go; do
     f=${f##*/}
@@ -92,7 +95,19 @@ for target in "$@"; do
   mapfile -t excl < <(exclusions "$dir" "$keep")
   echo "== mutate $target"
   start=$SECONDS
-  (ulimit -v "$memory" && exec "$gremlins" unleash --workers "$workers" --timeout-coefficient "$timeout" --invert-logical "${excl[@]}" "./$dir") >"$log" 2>&1 || {
+  # A package whose suite is slow runs its fast tests for each mutant: go
+  # test takes test flags from GOFLAGS, and gremlins passes none of its own.
+  # builtin's sandbox escape and process-reaping tests (~20 s of its 25) are
+  # left out and -short runs the path-swap race fewer rounds; the mutants
+  # only they would kill are in shell_unix.go's process handling, which the
+  # hand mutations cover (scripts/hand-mutations.txt). llm's two slowest
+  # timeout tests (5 s) repeat what its shorter timeout tests check.
+  goflags=${GOFLAGS:-}
+  case $dir in
+  internal/builtin) goflags="$goflags -short -skip=^(TestDescendantsSurviveWithoutLauncher|TestNoDescendantSurvives|TestSandboxEscapesControl|TestSandboxEscapes|TestSandboxNormalWork)\$" ;;
+  internal/llm) goflags="$goflags -skip=^(TestCommentsOnlyStreamHitsRequestTimeout|TestIdleTimeoutMovesWithEveryChunk)\$" ;;
+  esac
+  (ulimit -v "$memory" && GOFLAGS=$goflags exec "$gremlins" unleash --workers "$workers" --timeout-coefficient "$timeout" --invert-logical "${excl[@]}" "./$dir") >"$log" 2>&1 || {
     cat "$log"
     echo "mutate: gremlins failed on $target"
     exit 1

@@ -337,11 +337,26 @@ var findTests = sync.OnceValue(func() map[string]bool {
 	}
 })
 
-// shellProg: sh -c STRING runs STRING; a script or stdin runs code odek
-// cannot see.
+// shellProg: sh -c STRING runs STRING (the first operand after the
+// options, wherever -c stands among them); a script or stdin runs code odek
+// cannot see. -o and -O take a value (sh -o errexit -c STRING); + turns an
+// option off (bash +e -c STRING); - and -- end the options.
 func shellProg(w *walker, name string, args []arg) {
-	for i, a := range args {
-		if !a.static || !strings.HasPrefix(a.s, "-") || a.s == "-" || a.s == "--" {
+	command := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a.static && (a.s == "-" || a.s == "--") {
+			if command && i+1 < len(args) {
+				w.nested(args[i+1])
+				return
+			}
+			break
+		}
+		if !a.static || len(a.s) < 2 || a.s[0] != '-' && a.s[0] != '+' {
+			if command {
+				w.nested(a)
+				return
+			}
 			break
 		}
 		if a.s == "--version" || a.s == "--help" {
@@ -351,14 +366,11 @@ func shellProg(w *walker, name string, args []arg) {
 		if strings.HasPrefix(a.s, "--") {
 			continue
 		}
-		if strings.Contains(a.s, "c") {
-			if i+1 < len(args) {
-				w.nested(args[i+1])
-				return
-			}
+		if a.s[0] == '-' && strings.Contains(a.s, "c") {
+			command = true
 		}
-		if strings.ContainsAny(a.s, "o") && i+1 < len(args) {
-			continue
+		if strings.ContainsAny(a.s, "oO") {
+			i++ // the option's name
 		}
 	}
 	w.add(CodeExecution, name+" runs a script or its input")
