@@ -186,7 +186,7 @@ var goModSubcommands = sync.OnceValue(func() map[string]Class {
 })
 
 // goProg: go build and vet are safe (docs/TOOLS.md), go run and go test run
-// code, go install/get install. -toolexec and -exec run programs.
+// code, go install/get install. -toolexec, -exec and -vettool run programs.
 func goProg(w *walker, name string, args []arg) {
 	sub := firstWord(args)
 	rest := args[min(len(args), indexOf(args, sub)+1):]
@@ -200,17 +200,49 @@ func goProg(w *walker, name string, args []arg) {
 		w.add(Unknown, "go "+clip(sub)+" is not a go command odek knows")
 		return
 	}
-	o := parseOpts(rest, "o", "o")
-	if sub == "env" && o.has("w", "u") {
+	flags, out, hasOut := goFlags(rest)
+	if sub == "env" && (flags["w"] || flags["u"]) {
 		c = SystemWrite
 	}
-	if o.has("toolexec", "exec", "overlay") {
+	if flags["toolexec"] || flags["exec"] || flags["vettool"] || flags["overlay"] {
 		c = max(c, CodeExecution)
 	}
-	if v, ok := o.val("o"); ok && sub == "build" {
-		w.write(v, "go build -o writes")
+	if hasOut && sub == "build" {
+		w.write(out, "go build -o writes")
 	}
 	w.add(c, "go "+sub)
+}
+
+// goFlags reads the go command's flags, which take one dash or two alike
+// (go test -exec X is --exec X): the names given, and -o's value.
+func goFlags(args []arg) (flags map[string]bool, out arg, hasOut bool) {
+	flags = map[string]bool{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.static {
+			continue
+		}
+		if a.s == "--" {
+			break
+		}
+		name, ok := strings.CutPrefix(a.s, "-")
+		if !ok || name == "" {
+			continue
+		}
+		name = strings.TrimPrefix(name, "-")
+		name, v, hasVal := strings.Cut(name, "=")
+		flags[name] = true
+		if name == "o" {
+			switch {
+			case hasVal:
+				out, hasOut = arg{s: v, static: true}, true
+			case i+1 < len(args):
+				i++
+				out, hasOut = args[i], true
+			}
+		}
+	}
+	return flags, out, hasOut
 }
 
 func indexOf(args []arg, s string) int {
@@ -354,8 +386,11 @@ func interpreter(w *walker, name string, args []arg) {
 		w.add(Safe, name+" "+args[0].s)
 		return
 	}
-	for i, a := range args {
-		if a.static && a.s == "-m" && i+1 < len(args) && args[i+1].s == "pip" {
+	for i, a := range args { // -m counts only among the options, before a script
+		if !a.static || !strings.HasPrefix(a.s, "-") || a.s == "-" || a.s == "-c" {
+			break
+		}
+		if a.s == "-m" && i+1 < len(args) && args[i+1].static && args[i+1].s == "pip" {
 			pipProg(w, name+" -m pip", args[i+2:])
 			return
 		}
