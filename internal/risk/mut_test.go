@@ -5,7 +5,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // Tests that close survivors of gremlins and of the hand mutations
@@ -397,5 +400,152 @@ func TestProgramRunningFlags(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err != nil {
 		t.Error("go run -exec did not run the program (the attack this guards against)")
+	}
+}
+
+// File programs: their operands, in-place flags and script commands.
+func TestFileProgramsPinned(t *testing.T) {
+	S, L, W, X, D := Safe, LocalWrite, SystemWrite, CodeExecution, Destructive
+	checkPinned(t, fixture(t), []pinned{
+		{"rm", []Class{L}, "rm deletes files"},
+		{"rm x", []Class{L}, "rm inside the working directory"},
+		{"rm /etc/x", []Class{W}, "rm outside the working directory"},
+		{"mv", []Class{L}, "mv moves files"},
+		{"mv a b", []Class{L}, "mv moves inside the working directory"},
+		{"mv -t /etc a", []Class{L, W}, ""},
+		{"chmod", []Class{L}, "chmod changes file modes"},
+		{"chmod 644", []Class{L}, "chmod changes file modes"},
+		{"chmod 644 /etc/x", []Class{W}, "chmod changes outside"},
+		{"chmod --reference=a /etc/x", []Class{W}, "chmod changes outside"},
+		{"chmod -R 644 /", []Class{D}, ""},
+		{"chmod 644 /", []Class{W}, ""},
+		{"sed s/a/b/ f", []Class{S}, "sed prints its edits"},
+		{"sed -i s/a/b/ /etc/f", []Class{W}, "sed -i edits outside"},
+		{"sed --in-place s/a/b/ /etc/f", []Class{W}, "sed -i edits outside"},
+		{"sed -i.bak s/a/b/ /etc/f", []Class{W}, "sed -i edits outside"},
+		{"sed -n -i s/a/b/ /etc/f", []Class{W}, "sed -i edits outside"},
+		{"sed -e s/a/b/ -i /etc/f", []Class{W}, "sed -i edits outside"},
+		{"sed -f x.sed f", []Class{S, X}, "sed -f runs a script"},
+		{"sed '/a/{e}' f", []Class{S, X}, "the sed script runs shell commands"},
+		{"sed '{p}e' f", []Class{S, X}, "the sed script runs shell commands"},
+		{"sed 's/a/b/e' f", []Class{S, X}, "the sed script runs shell commands"},
+		{"sed 's/a/b/w /tmp/x' f", []Class{S, W}, "the sed script writes"},
+		{`sed 's/a\/e/b/' f`, []Class{S}, "sed prints its edits"},
+		{`sed 's/a/e/' f`, []Class{S}, "sed prints its edits"},
+		{`sed 's|a|b|e' f`, []Class{S, X}, "the sed script runs shell commands"},
+		{`sed 's/a/b/' f`, []Class{S}, "sed prints its edits"},
+		{`sed 'se' f`, []Class{S}, "sed prints its edits"},
+		{"sed", []Class{S}, "sed prints its edits"},
+		{"awk -i inplace '{print}' /etc/f", []Class{S, W}, ""},
+		{"awk -i other '{print}' /etc/f", []Class{S}, ""},
+		{"awk -f p.awk f", []Class{X}, "awk -f runs a program"},
+		{"tar xzf a.tgz", []Class{L}, "tar extracts inside"},
+		{"tar -xzf a.tgz -C /etc", []Class{W}, "tar extracts outside"},
+		{"tar czf /etc/a.tgz .", []Class{W}, "tar writes an archive outside"},
+		{"tar -czf - .", []Class{S}, "tar writes an archive to stdout"},
+		{"tar tzf a.tgz", []Class{S}, "tar lists an archive"},
+		{"tar -tzf a.tgz", []Class{S}, "tar lists an archive"},
+		{"tar -I zstd -xf a.tar", []Class{L, X}, ""},
+		{"shred x", []Class{L, D}, "shred destroys"},
+		{"gofmt -w", []Class{L}, "gofmt rewrites files"},
+		{"gofmt -w x.go", []Class{L}, "gofmt rewrites inside"},
+		{"gofmt x.go", []Class{S}, "gofmt prints"},
+	})
+}
+
+// Network and process programs.
+func TestSysProgramsPinned(t *testing.T) {
+	S, L, N, W, X, D := Safe, LocalWrite, NetworkEgress, SystemWrite, CodeExecution, Destructive
+	checkPinned(t, fixture(t), []pinned{
+		{"curl -o - https://x", []Class{N}, "curl reaches the network"},
+		{"curl -o /etc/x https://x", []Class{N, W}, "curl writes outside"},
+		{"curl -o out https://x", []Class{L, N}, "curl reaches the network"},
+		{"curl -O https://x/f", []Class{L, N}, "curl reaches the network"},
+		{"curl --output-dir /etc -O https://x/f", []Class{N, W}, "curl writes into outside"},
+		{"curl -c /etc/jar https://x", []Class{N, W}, "curl writes outside"},
+		{"rsync a host:b", []Class{N}, "rsync reaches host"},
+		{"rsync a /etc/b", []Class{W}, "rsync writes outside"},
+		{"rsync a ./b:c", []Class{L}, "rsync writes inside"},
+		{"rsync a :b", []Class{L}, "rsync writes inside"},
+		{"rsync host::mod b", []Class{L, N}, "rsync reaches host"},
+		{"rsync rsync://host/m b", []Class{L, N}, "rsync reaches host"},
+		{"rsync", []Class{N}, "rsync copies"},
+		{"rsync -e 'ssh -p 2' a host:b", []Class{N}, "rsync reaches host"},
+		{"rsync -e 'sh -c x' a host:b", []Class{N, X}, "rsync runs a program"},
+		{"rsync --delete a /etc/b", []Class{W}, "rsync writes outside"},
+		{"ssh host", []Class{N}, "ssh reaches another host"},
+		{"ssh", []Class{N}, "ssh reaches another host"},
+		{"ssh host 'rm -rf /'", []Class{N, D}, "rm -r /"},
+		{"ssh -o ProxyCommand=x host", []Class{N, X}, "ssh -o ProxyCommand=x runs a program here"},
+		{"ssh -o proxyjump=x host", []Class{N, X}, "ssh -o proxyjump=x runs a program here"},
+		{`ssh -o "$O" host`, []Class{N, X}, "ssh -o"},
+		{"ssh -o Port=22 host", []Class{N}, "ssh reaches another host"},
+		{"kill 123", []Class{W}, ""},
+		{"kill -1 123", []Class{W}, ""},
+		{"kill -9 -1", []Class{D}, "kill -1 signals every process"},
+		{"kill -s KILL -1", []Class{D}, "kill -1 signals every process"},
+		{"kill -l", []Class{S}, "kill -l lists signals"},
+	})
+}
+
+// Path placement details: a glob's fixed prefix, an absolute path after an
+// unknown cd, fd numbers, and a character device made outside /dev.
+func TestPlacementPinned(t *testing.T) {
+	S, L, N, W := Safe, LocalWrite, NetworkEgress, SystemWrite
+	checkPinned(t, fixture(t), []pinned{
+		{"rm /*", []Class{W}, "rm outside the working directory"},
+		{"rm sub/*", []Class{L}, "rm inside the working directory"},
+		{`cd "$X" && rm /etc/x`, []Class{S, W}, "rm outside the working directory"},
+		{`cd "$X" && rm ~/x`, []Class{S, W}, "rm outside the working directory"},
+		{"ls >&0", []Class{S}, "ls only reads"},
+		{"ls >&9", []Class{S}, "ls only reads"},
+		{"ls >&90", []Class{S}, "ls only reads"},
+		{"curl https://x", []Class{N}, "curl reaches the network"},
+		{"curl -T f https://x", []Class{N}, "curl reaches the network"},
+	})
+	c := fixture(t)
+	dev := filepath.Join(c.Root(), "mynull")
+	if err := syscall.Mknod(dev, syscall.S_IFCHR|0o666, int(unix.Mkdev(1, 3))); err != nil {
+		t.Skipf("cannot make a device node: %v", err)
+	}
+	if a := c.Shell("echo x > mynull"); a.Class != LocalWrite {
+		t.Errorf("a write to a character device in the workspace = %s (%s), want local_write", a.Class, a.Reason)
+	}
+}
+
+func TestReasonDetails(t *testing.T) {
+	a := Assessment{Class: Safe, Set: Of(Safe), Reason: "first"}.Merge(Assessment{Class: Safe, Set: Of(Safe), Reason: "second"})
+	if a.Reason != "first" {
+		t.Errorf("Merge of equal classes took reason %q, want the first", a.Reason)
+	}
+	for n, want := range map[int]int{79: 79, 80: 80, 81: 80} {
+		if got := len(clip(strings.Repeat("a", n))); got != want {
+			t.Errorf("len(clip(%d bytes)) = %d, want %d", n, got, want)
+		}
+	}
+	for in, glob := range map[string]bool{"a,b}": false, "x{a,b}": true, "x{a..c}": true, "{ab}": false, `\*`: false, "a*": true, "~x": false} {
+		if _, g := unquotedLit(in, false); g != glob {
+			t.Errorf("unquotedLit(%q) glob = %v, want %v", in, g, glob)
+		}
+	}
+	if _, g := unquotedLit("~x", true); !g {
+		t.Error("a leading tilde is not special")
+	}
+}
+
+func TestMatchRulesBounds(t *testing.T) {
+	rs := rules(t, "ls *")
+	if _, ok := MatchRules("ls 'open", rs); ok {
+		t.Error("a command that does not parse matched")
+	}
+	if _, ok := MatchRules("", rs); ok {
+		t.Error("the empty command matched")
+	}
+	pad := func(n int) string { return "ls " + strings.Repeat("a", n-3) }
+	if _, ok := MatchRules(pad(maxCommandBytes), rs); !ok {
+		t.Error("a command of exactly maxCommandBytes did not match")
+	}
+	if _, ok := MatchRules(pad(maxCommandBytes+1), rs); ok {
+		t.Error("an over-long command matched")
 	}
 }
