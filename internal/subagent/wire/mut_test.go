@@ -134,3 +134,26 @@ func TestSandboxPathCountBound(t *testing.T) {
 		t.Errorf("%d readable paths: %v", maxSandboxPaths+1, err)
 	}
 }
+
+// What a child's tool output says about denials and changed files reaches
+// the parent's model as one bounded line without control characters.
+func TestFromHistorySanitises(t *testing.T) {
+	long := strings.Repeat("z", 1000)
+	content := denialMarker + "\x1b[2Jcleared\r" + long + " (risk: destructive)\n" + "wrote evil\x1b]0;title\x07" + long + "\n"
+	var r Result
+	FromHistory(&r, []llm.Message{{Role: llm.RoleTool, Name: "shell", Content: content}}, "a")
+	if len(r.Denials) != 1 || len(r.FilesChanged) != 1 {
+		t.Fatalf("denials %v, files %v", r.Denials, r.FilesChanged)
+	}
+	for what, s := range map[string]string{"denial": r.Denials[0].Reason, "file": r.FilesChanged[0]} {
+		if strings.ContainsAny(s, "\x1b\r\n\x07") {
+			t.Errorf("%s keeps control characters: %q", what, s)
+		}
+	}
+	if n := len([]rune(r.Denials[0].Reason)); n > maxDenialRunes+1 { // +1: the "…"
+		t.Errorf("denial reason is %d runes, over %d", n, maxDenialRunes)
+	}
+	if n := len([]rune(r.FilesChanged[0])); n > maxFileRunes+1 {
+		t.Errorf("file name is %d runes, over %d", n, maxFileRunes)
+	}
+}
