@@ -3,8 +3,11 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/msgkind"
@@ -108,5 +111,94 @@ func TestCapMessagesFitsAndIsTight(t *testing.T) {
 	}
 	if out[1].Kind != msgkind.StorageLimit || out[1].Count != 5+dropped {
 		t.Errorf("carried marker: %+v, want count %d", out[1], 5+dropped)
+	}
+}
+
+// Every field of a message counts as a change, so a changed message is
+// redacted again at the next save.
+func TestSameMessageEveryField(t *testing.T) {
+	base := llm.Message{Role: llm.RoleAssistant, Kind: msgkind.Plan, Count: 1, Content: "c", ReasoningContent: "r", Name: "n", ToolCallID: "i",
+		ToolCalls: []llm.ToolCall{{ID: "a", Function: llm.FunctionCall{Name: "f", Arguments: "{}"}}}}
+	if !sameMessage(base, base) {
+		t.Fatal("a message differs from itself")
+	}
+	for name, change := range map[string]func(*llm.Message){
+		"role": func(m *llm.Message) { m.Role = llm.RoleUser }, "kind": func(m *llm.Message) { m.Kind = msgkind.Digest },
+		"count": func(m *llm.Message) { m.Count = 2 }, "content": func(m *llm.Message) { m.Content = "d" },
+		"reasoning": func(m *llm.Message) { m.ReasoningContent = "s" }, "name": func(m *llm.Message) { m.Name = "o" },
+		"call id": func(m *llm.Message) { m.ToolCallID = "j" }, "calls": func(m *llm.Message) { m.ToolCalls = nil },
+		"call args": func(m *llm.Message) {
+			m.ToolCalls = []llm.ToolCall{{ID: "a", Function: llm.FunctionCall{Name: "f", Arguments: `{"x":1}`}}}
+		},
+	} {
+		m := base
+		change(&m)
+		if sameMessage(base, m) || sameMessage(m, base) {
+			t.Errorf("a change of %s alone is not seen", name)
+		}
+	}
+	var s Session
+	s.raw = []llm.Message{base}
+	if s.Changed([]llm.Message{base}) {
+		t.Error("the same history is reported changed")
+	}
+	if !s.Changed([]llm.Message{base, base}) || !s.Changed(nil) {
+		t.Error("a history of another length is not reported changed")
+	}
+}
+
+// Stale temporary files (a crashed save) go after an hour; a fresh one, which
+// a concurrent save may be writing, stays.
+func TestRemoveStaleTempsKeepsFreshOnes(t *testing.T) {
+	st, c := newTestStore(t)
+	if err := os.MkdirAll(st.dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	stale, fresh, other := filepath.Join(st.dir, ".a.tmp-1"), filepath.Join(st.dir, ".b.tmp-2"), filepath.Join(st.dir, "c.tmp-3")
+	for _, p := range []string{stale, fresh, other} {
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := c.t.Add(-tempMaxAge - time.Minute)
+	for _, p := range []string{stale, other} {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.removeStaleTemps()
+	for p, want := range map[string]bool{stale: false, fresh: true, other: true} {
+		if _, err := os.Stat(p); (err == nil) != want {
+			t.Errorf("%s exists = %v, want %v", filepath.Base(p), err == nil, want)
+		}
+	}
+}
+
+// A session of exactly the storage limit is saved whole and loads.
+func TestSessionAtExactlyTheLimit(t *testing.T) {
+	home := t.TempDir()
+	big := NewStore(Options{Dir: home + "/sessions", KeyPath: home + "/" + KeyFile})
+	msgs := append([]llm.Message{system("sys"), user("task")}, toolGroup("g", 2, strings.Repeat("b", 500))...)
+	sess, _, err := big.Create(New{Task: "task", Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := big.Save(sess); err != nil { // the size a save of this session writes
+		t.Fatal(err)
+	}
+	size := int64(sess.FileSize())
+	exact := NewStore(Options{Dir: home + "/sessions", KeyPath: home + "/" + KeyFile, MaxBytes: size})
+	if _, err := exact.Save(sess); err != nil {
+		t.Fatal(err)
+	}
+	if sess.StoredCount() != len(msgs) || int64(sess.FileSize()) != size {
+		t.Fatalf("at exactly the limit the save kept %d of %d messages (%d bytes, limit %d)", sess.StoredCount(), len(msgs), sess.FileSize(), size)
+	}
+	if _, err := exact.Load(sess.ID); err != nil {
+		t.Fatalf("a session of exactly the limit does not load: %v", err)
+	}
+	under := NewStore(Options{Dir: home + "/sessions", KeyPath: home + "/" + KeyFile, MaxBytes: size - 1})
+	if _, err := under.Load(sess.ID); err == nil {
+		t.Fatal("a session over the limit loaded")
 	}
 }
