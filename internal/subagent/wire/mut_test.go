@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -61,8 +62,10 @@ func TestReadStreamLineAndRawBounds(t *testing.T) {
 	if _, err := ReadStream(strings.NewReader(strings.Repeat("x", 100)+"\n"), lim, nil); err != nil {
 		t.Errorf("a line of exactly MaxLine: %v", err)
 	}
-	if _, err := ReadStream(strings.NewReader(strings.Repeat("x", 101)+"\n"), lim, nil); err == nil {
-		t.Error("a line over MaxLine was read")
+	_, err := ReadStream(strings.NewReader(strings.Repeat("x", 101)+"\n"), lim, nil)
+	var fe *FloodError
+	if !errors.As(err, &fe) || fe.What != "line" || fe.Observed != 102 || fe.Limit != 100 {
+		t.Errorf("a line over MaxLine: %v (%+v), want a line flood observing 102 bytes", err, fe)
 	}
 	// Exactly maxRawBytes of raw output is kept whole, without the marker.
 	exact := strings.Repeat("r", maxRawBytes-1)
@@ -105,6 +108,7 @@ func TestIsNameAndDepthBounds(t *testing.T) {
 	for s, want := range map[string]bool{
 		strings.Repeat("a", 128): true, strings.Repeat("a", 129): false, "a": true, "": false, ".a": false,
 		"a.b_c-d": true, "a/b": false, "a b": false, "Z9": true, "a\x00": false,
+		"z": true, "A": true, "Az": true, "0": true, "9": true, "`": false, "@": false, "[": false, "{": false,
 	} {
 		if IsName(s) != want {
 			t.Errorf("IsName(%q) = %v, want %v", s, !want, want)
