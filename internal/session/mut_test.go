@@ -202,3 +202,42 @@ func TestSessionAtExactlyTheLimit(t *testing.T) {
 		t.Fatal("a session over the limit loaded")
 	}
 }
+
+// sign keeps an empty object valid JSON, and a bad key file says what a key
+// file must hold.
+func TestSignAndKeyFileDetails(t *testing.T) {
+	key := make([]byte, keyBytes)
+	for _, data := range []string{"{}", `{"id":"x"}`} {
+		out, m := sign(key, []byte(data))
+		var v map[string]any
+		if err := json.Unmarshal(out, &v); err != nil || v["mac"] != m {
+			t.Errorf("sign(%s) = %s: %v", data, out, err)
+		}
+	}
+	home := t.TempDir()
+	kp := filepath.Join(home, KeyFile)
+	if err := os.WriteFile(kp, []byte("abcd\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st := NewStore(Options{Dir: home + "/sessions", KeyPath: kp})
+	_, _, err := st.Create(New{Task: "t", Messages: []llm.Message{user("t")}})
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("want %d hex digits and a newline", 2*keyBytes)) {
+		t.Errorf("a short key file: %v", err)
+	}
+}
+
+// The storage cap drops the oldest droppable group first: the task, before
+// any tool step, when it is not a lone system message.
+func TestCapMessagesDropsOldestFirst(t *testing.T) {
+	msgs := capHistory()
+	full, _ := json.Marshal(msgs)
+	out, dropped, err := capMessages(msgs, int64(len(full))-50, 1<<20)
+	if err != nil || dropped < 1 {
+		t.Fatalf("dropped %d, %v; want some", dropped, err)
+	}
+	for _, m := range out {
+		if m.Content == "task" {
+			t.Error("the oldest group (the task) was kept while a newer one went")
+		}
+	}
+}
