@@ -134,8 +134,10 @@ func copyRemote(w *walker, name string, args []arg) {
 	}
 }
 
+// isRemote reports an operand rsync and scp take for a host: rsync://…, or a
+// colon before any slash (host:path, host::module); /etc/x::y is a local path.
 func isRemote(s string) bool {
-	if strings.HasPrefix(s, "rsync://") || strings.Contains(s, "::") {
+	if strings.HasPrefix(s, "rsync://") {
 		return true
 	}
 	i := strings.IndexByte(s, ':')
