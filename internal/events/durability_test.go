@@ -209,14 +209,12 @@ func TestOpenJSONLHardLinkSwappedIn(t *testing.T) {
 	}
 	path := filepath.Join(dir, "events.jsonl")
 	swapped := false
-	beforeOpen = func(p string) {
+	s, err := openJSONL(context.Background(), path, openOptions{beforeOpen: func(p string) {
 		swapped = true
 		if err := os.Link(victim, p); err != nil {
 			t.Error(err)
 		}
-	}
-	defer func() { beforeOpen = func(string) {} }()
-	s, err := OpenJSONL(context.Background(), path)
+	}})
 	if err == nil {
 		_ = s.Close()
 		t.Fatal("OpenJSONL wrote to a hard link swapped in")

@@ -41,9 +41,7 @@ func TestJSONLFIFOSwappedBeforeOpen(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			path := mkfifo(t, 0o600)
 			swapped := false
-			beforeOpen = func(p string) { swapped = true; tt.swap(t, p) }
-			defer func() { beforeOpen = func(string) {} }()
-			s, err := OpenJSONL(context.Background(), path)
+			s, err := openJSONL(context.Background(), path, openOptions{beforeOpen: func(p string) { swapped = true; tt.swap(t, p) }})
 			if err == nil {
 				_ = s.Close()
 				t.Fatal("OpenJSONL accepted the swapped-in file")

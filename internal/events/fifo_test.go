@@ -81,12 +81,9 @@ func TestJSONLFIFOConcurrentReader(t *testing.T) {
 // A reader that arrives after odek started waiting is found.
 func TestJSONLFIFOLateReader(t *testing.T) {
 	path := mkfifo(t, 0o600)
-	beforeOpen = func(string) {
-		beforeOpen = func(string) {}
+	s, err := openJSONL(context.Background(), path, openOptions{beforeOpen: func(string) {
 		go func() { time.Sleep(30 * time.Millisecond); readFIFO(t, path, nil) }()
-	}
-	defer func() { beforeOpen = func(string) {} }()
-	s, err := OpenJSONL(context.Background(), path)
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,17 +95,13 @@ func TestJSONLFIFOLateReader(t *testing.T) {
 // Without a reader the open neither blocks forever nor succeeds.
 func TestJSONLFIFONoReader(t *testing.T) {
 	path := mkfifo(t, 0o600)
-	old := FIFOWait
-	FIFOWait = 50 * time.Millisecond
-	defer func() { FIFOWait = old }()
-	_, err := OpenJSONL(context.Background(), path)
+	_, err := openJSONL(context.Background(), path, openOptions{fifoWait: 50 * time.Millisecond})
 	if !errors.Is(err, ErrNoReader) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "start the reader first") {
 		t.Fatalf("err = %v, want ErrNoReader naming the path", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	FIFOWait = time.Hour
-	if _, err := OpenJSONL(ctx, path); !errors.Is(err, context.Canceled) {
+	if _, err := openJSONL(ctx, path, openOptions{fifoWait: time.Hour}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled wait: err = %v", err)
 	}
 }

@@ -54,9 +54,14 @@ type syncFile interface {
 // maxKeptBuffer bounds the memory a single huge event leaves behind.
 const maxKeptBuffer = 1 << 20
 
-// beforeOpen runs between the symlink check and the open; tests use it to
-// swap a symlink in at the last moment.
-var beforeOpen = func(string) {}
+// openOptions are the seams this package's tests open a sink with.
+type openOptions struct {
+	// fifoWait replaces FIFOWait when set.
+	fifoWait time.Duration
+	// beforeOpen, when set, runs between the symlink check and the open;
+	// tests use it to swap a symlink in at the last moment.
+	beforeOpen func(path string)
+}
 
 // OpenJSONL opens path for appending events. The parent directory must
 // exist; a symlink at path is refused, both by an Lstat check and by opening
@@ -71,6 +76,10 @@ var beforeOpen = func(string) {}
 // fsync'd. Writes then wait for the reader; a reader that goes away makes
 // them fail (reported once, the run goes on).
 func OpenJSONL(ctx context.Context, path string) (*JSONLSink, error) {
+	return openJSONL(ctx, path, openOptions{})
+}
+
+func openJSONL(ctx context.Context, path string, o openOptions) (*JSONLSink, error) {
 	dir := filepath.Dir(path)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, noParentError(dir)
@@ -89,11 +98,17 @@ func OpenJSONL(ctx context.Context, path string) (*JSONLSink, error) {
 			return nil, hardLinkError(path, n)
 		}
 	}
-	beforeOpen(path)
+	if o.beforeOpen != nil {
+		o.beforeOpen(path)
+	}
 	var f *os.File
 	var err error
 	if fifo {
-		f, err = openFIFO(ctx, path)
+		wait := FIFOWait
+		if o.fifoWait > 0 {
+			wait = o.fifoWait
+		}
+		f, err = openFIFO(ctx, path, wait)
 	} else {
 		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|oNoFollow|syscall.O_CLOEXEC, 0o600)
 	}

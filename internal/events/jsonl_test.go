@@ -87,14 +87,12 @@ func TestOpenJSONLSymlinkSwappedIn(t *testing.T) {
 	}
 	path := filepath.Join(dir, "events.jsonl")
 	swapped := false
-	beforeOpen = func(p string) {
+	s, err := openJSONL(context.Background(), path, openOptions{beforeOpen: func(p string) {
 		swapped = true
 		if err := os.Symlink(victim, p); err != nil {
 			t.Error(err)
 		}
-	}
-	defer func() { beforeOpen = func(string) {} }()
-	s, err := OpenJSONL(context.Background(), path)
+	}})
 	if err == nil {
 		_ = s.Close()
 		t.Fatal("OpenJSONL followed a swapped-in symlink")

@@ -49,6 +49,9 @@ type Options struct {
 	// Replay, when set, gives the stand-in for a server: no process is
 	// started and no connection opened.
 	Replay func(server string) (Peer, error)
+
+	// timings lets this package's tests change the waits of one Client.
+	timings timings
 }
 
 // Client is one connection to one MCP server. It is safe for concurrent use:
@@ -89,6 +92,10 @@ func Connect(ctx context.Context, name string, cfg ServerConfig, o Options) (*Cl
 	lim, warn, err := checkConfig(name, cfg)
 	if err != nil {
 		return nil, err
+	}
+	if o.timings.request > 0 && cfg.TimeoutSeconds == 0 {
+		lim.timeout = o.timings.request
+		lim.maxCall = max(lim.maxCall, lim.timeout)
 	}
 	if o.LookupEnv == nil {
 		o.LookupEnv = os.LookupEnv
@@ -184,7 +191,7 @@ func (c *Client) StderrTail() string { return c.sink.tailString() }
 // grace), closes stdin, waits up to 5 s for the process to exit, then kills its
 // process group. Idempotent; no goroutine or process of this Client survives it.
 func (c *Client) Close() error {
-	return c.shutdown(grace{exit: exitGrace, term: termGrace})
+	return c.shutdown(grace{exit: or(c.opts.timings.exit, exitGrace), term: or(c.opts.timings.term, termGrace)})
 }
 
 // CloseNow is Close for an interrupted run: each step gets interruptGrace
@@ -192,10 +199,7 @@ func (c *Client) Close() error {
 // whole shutdown takes about half a second even for a server that ignores
 // both. Idempotent with Close: whichever comes first decides.
 func (c *Client) CloseNow() error {
-	g := interruptGrace
-	if c.opts.InterruptGrace > 0 {
-		g = c.opts.InterruptGrace
-	}
+	g := or(c.opts.InterruptGrace, or(c.opts.timings.interrupt, interruptGrace))
 	return c.shutdown(grace{exit: g, term: g})
 }
 

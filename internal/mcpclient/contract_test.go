@@ -157,12 +157,12 @@ func TestTimeoutCancelsAndReuses(t *testing.T) {
 }
 
 func TestDefaultTimeoutApplies(t *testing.T) {
-	old := DefaultTimeout
-	DefaultTimeout = 250 * time.Millisecond
-	f := startFixture(t, ServerConfig{})
-	DefaultTimeout = old
+	f, err := connectFixtureTimed(t, ServerConfig{}, timings{request: 250 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("discover: %v", err)
+	}
 	start := time.Now()
-	_, err := f.call(t, "hang", `{}`)
+	_, err = f.call(t, "hang", `{}`)
 	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
 		t.Fatalf("err = %v after %v", err, time.Since(start))
 	}
@@ -329,11 +329,9 @@ func TestCloseWaitsForInflightThenExits(t *testing.T) {
 }
 
 func TestCloseKillsStubbornServer(t *testing.T) {
-	oldExit, oldTerm := exitGrace, termGrace
-	exitGrace, termGrace = 200*time.Millisecond, 100*time.Millisecond
-	defer func() { exitGrace, termGrace = oldExit, oldTerm }()
 	c, err := Connect(context.Background(), "stubborn", ServerConfig{Command: "/bin/sh",
-		Args: []string{"-c", "trap '' TERM HUP; sleep 30 & while :; do sleep 1; done"}}, Options{Environ: testEnviron})
+		Args: []string{"-c", "trap '' TERM HUP; sleep 30 & while :; do sleep 1; done"}},
+		Options{Environ: testEnviron, timings: timings{exit: 200 * time.Millisecond, term: 100 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,9 +35,6 @@ func eraCall(t *testing.T, c *Client, tool string) (*CallResult, error) {
 }
 
 func TestEraDetection(t *testing.T) {
-	old := probeTimeout
-	probeTimeout = 300 * time.Millisecond
-	t.Cleanup(func() { probeTimeout = old })
 	tests := []struct {
 		mode    string
 		era     Era
@@ -58,7 +55,7 @@ func TestEraDetection(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
-			c, err := eraClient(t, tt.mode, ServerConfig{}, Options{})
+			c, err := eraClient(t, tt.mode, ServerConfig{}, Options{timings: timings{probe: 300 * time.Millisecond}})
 			if err != nil {
 				t.Fatalf("discover: %v", err)
 			}

@@ -13,10 +13,11 @@ import (
 // it waits for the calls, not out its exit grace: it returns once the last
 // one is answered.
 func TestCloseWaitsForEveryInflightCall(t *testing.T) {
-	old := exitGrace
-	exitGrace = 20 * time.Second
-	t.Cleanup(func() { exitGrace = old })
-	f := startFixture(t, ServerConfig{})
+	const grace = 20 * time.Second
+	f, err := connectFixtureTimed(t, ServerConfig{}, timings{exit: grace})
+	if err != nil {
+		t.Fatalf("discover: %v", err)
+	}
 	errs := make(chan error, 2)
 	for _, ms := range []string{"50", "600"} {
 		go func() { _, err := f.call(t, "slow", `{"ms":`+ms+`}`); errs <- err }()
@@ -26,7 +27,7 @@ func TestCloseWaitsForEveryInflightCall(t *testing.T) {
 	if err := f.c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d >= exitGrace/2 {
+	if d := time.Since(start); d >= grace/2 {
 		t.Errorf("Close took %v: it waited out the exit grace, not the calls", d)
 	}
 	for range 2 {
@@ -40,11 +41,9 @@ func TestCloseWaitsForEveryInflightCall(t *testing.T) {
 // exit after EOF gets the interrupt grace (Options.InterruptGrace unset: the
 // default) to do so and is never signalled.
 func TestCloseNowLetsServerExitOnEOF(t *testing.T) {
-	old := interruptGrace
-	interruptGrace = 3 * time.Second // far more than the server's 300 ms
-	t.Cleanup(func() { interruptGrace = old })
 	c, err := Connect(context.Background(), "eof", ServerConfig{Command: "/bin/sh",
-		Args: []string{"-c", "cat >/dev/null; sleep 0.3; exit 0"}}, Options{Environ: testEnviron})
+		Args: []string{"-c", "cat >/dev/null; sleep 0.3; exit 0"}},
+		Options{Environ: testEnviron, timings: timings{interrupt: 3 * time.Second}}) // far more than the server's 300 ms
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,12 +125,10 @@ func TestSendFailureFailsTheRequest(t *testing.T) {
 // the term grace (Close: 500 ms; CloseNow: its second 250 ms step) to exit
 // on its own before the group is killed.
 func TestShutdownLetsServerExitOnSIGTERM(t *testing.T) {
-	old := exitGrace
-	exitGrace = 100 * time.Millisecond // Close's first step; not what is tested
-	t.Cleanup(func() { exitGrace = old })
+	short := timings{exit: 100 * time.Millisecond} // Close's first step; not what is tested
 	for name, closeFn := range map[string]func(*Client) error{"Close": (*Client).Close, "CloseNow": (*Client).CloseNow} {
 		c, err := Connect(context.Background(), "term", ServerConfig{Command: "/bin/sh",
-			Args: []string{"-c", "trap 'exit 0' TERM; while :; do sleep 5 & wait $!; done"}}, Options{Environ: testEnviron})
+			Args: []string{"-c", "trap 'exit 0' TERM; while :; do sleep 5 & wait $!; done"}}, Options{Environ: testEnviron, timings: short})
 		if err != nil {
 			t.Fatal(err)
 		}

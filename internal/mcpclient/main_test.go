@@ -70,13 +70,19 @@ func startFixture(t testing.TB, cfg ServerConfig, flags ...string) *fixture {
 
 func connectFixture(t testing.TB, cfg ServerConfig, flags ...string) (*fixture, error) {
 	t.Helper()
+	return connectFixtureTimed(t, cfg, timings{}, flags...)
+}
+
+// connectFixtureTimed is connectFixture with this Client's waits changed.
+func connectFixtureTimed(t testing.TB, cfg ServerConfig, tm timings, flags ...string) (*fixture, error) {
+	t.Helper()
 	f := &fixture{root: t.TempDir(), stderr: &syncbuf.Buffer{}}
 	cfg.Command = fixtureBin
 	cfg.Args = append([]string{"-root", f.root}, flags...)
 	if cfg.ArtifactRoots == nil {
 		cfg.ArtifactRoots = []string{f.root}
 	}
-	c, err := Connect(context.Background(), "fx", cfg, Options{Stderr: f.stderr, Environ: testEnviron})
+	c, err := Connect(context.Background(), "fx", cfg, Options{Stderr: f.stderr, Environ: testEnviron, timings: tm})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}

@@ -11,8 +11,8 @@ import (
 // probeTimeout bounds the stdio server/discover probe: a legacy server may
 // never answer a request it does not know before initialize, and then the
 // silence itself is the answer (MCP 2026-07-28, stdio "Backward
-// Compatibility"). A var so tests can shorten it.
-var probeTimeout = 5 * time.Second
+// Compatibility"). Tests shorten it per Client (Options.timings).
+const probeTimeout = 5 * time.Second
 
 // serverState is what the opening learnt about the server.
 type serverState struct {
@@ -136,7 +136,7 @@ func (c *Client) probe(ctx context.Context, version string) (*discoverInfo, erro
 	pctx := ctx
 	if c.http == nil {
 		var cancel context.CancelFunc
-		pctx, cancel = context.WithTimeout(ctx, min(probeTimeout, c.lim.timeout))
+		pctx, cancel = context.WithTimeout(ctx, min(or(c.opts.timings.probe, probeTimeout), c.lim.timeout))
 		defer cancel()
 	}
 	c.read.lower(defaultDiscoverBytes)

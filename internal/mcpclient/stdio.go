@@ -15,8 +15,9 @@ import (
 	"github.com/odek-run/odek/internal/sandbox"
 )
 
-// Shutdown timings; vars so tests can shorten them.
-var (
+// Shutdown timings. Tests change them per Client through Options.timings,
+// never here, so they can run in parallel.
+const (
 	// exitGrace is how long Close waits for a server to exit after stdin closes.
 	exitGrace = 5 * time.Second
 	// termGrace is how long SIGTERM gets before SIGKILL.
@@ -27,6 +28,20 @@ var (
 	// SIGTERM, before the process group is killed.
 	interruptGrace = 250 * time.Millisecond
 )
+
+// timings are the waits a test may shorten or widen for one Client; a zero
+// field takes the default.
+type timings struct {
+	exit, term, interrupt, probe, request time.Duration
+}
+
+// or returns d, or def when d is zero.
+func or(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
 
 // stdioTransport owns a server process and speaks newline-delimited JSON-RPC
 // over its stdin/stdout. The pipes are our own os.Pipe pairs (not
