@@ -79,6 +79,7 @@ func (s *swapper) finish(t *testing.T) {
 // A directory in the middle of a ref's path swapped for a symlink while odek
 // validates must never let a file outside the roots validate (issue 8.2).
 func TestValidateRaceDirSwappedForSymlink(t *testing.T) {
+	t.Parallel()
 	for _, impl := range openImpls {
 		t.Run(impl.name, func(t *testing.T) {
 			impl.use(t)
@@ -108,6 +109,7 @@ func TestValidateRaceDirSwappedForSymlink(t *testing.T) {
 // The same swap while artifact_read serves a registered ref must never serve
 // the outside file's bytes.
 func TestReadToolRaceDirSwappedForSymlink(t *testing.T) {
+	t.Parallel()
 	for _, impl := range openImpls {
 		t.Run(impl.name, func(t *testing.T) {
 			impl.use(t)

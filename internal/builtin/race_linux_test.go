@@ -165,6 +165,7 @@ var raceCases = []raceCase{
 // the workspace: the recheck before acting closes most of the window, and
 // opening through the workspace without following symlinks the rest.
 func TestPathToolsRaceDirSwappedForSymlink(t *testing.T) {
+	t.Parallel()
 	rounds := raceRounds(t)
 	for _, impl := range openImpls {
 		for _, rc := range raceCases {

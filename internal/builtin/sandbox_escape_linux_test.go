@@ -55,6 +55,7 @@ var escapes = []escape{
 // test's own listeners) or signal odek. No policy is in the way: the shell
 // tool runs each command as if every class were allowed.
 func TestSandboxEscapes(t *testing.T) {
+	t.Parallel()
 	needLandlock(t)
 	for _, e := range escapes {
 		t.Run(e.name, func(t *testing.T) {
@@ -76,6 +77,8 @@ func TestSandboxEscapes(t *testing.T) {
 // requires each to get out: the breach checks above see real escapes, and
 // the sandbox is what stops them. (Set ODEK_TEST_SKIP_CONTROL=1 to skip.)
 func TestSandboxEscapesControl(t *testing.T) {
+	// Not parallel: its attacks do signal this process (SIGUSR1), which
+	// every jail watches, so a sandboxed test beside it would see a breach.
 	if os.Getenv("ODEK_TEST_SKIP_CONTROL") != "" {
 		t.Skip("ODEK_TEST_SKIP_CONTROL is set")
 	}
@@ -100,6 +103,7 @@ func TestSandboxEscapesControl(t *testing.T) {
 // empty) and a seccomp filter, so setuid programs, sudo and a root
 // process's capabilities (modules, raw I/O, mounts, DAC override) are gone.
 func TestSandboxDropsPrivileges(t *testing.T) {
+	t.Parallel()
 	needLandlock(t)
 	j := newJail(t, true, nil)
 	out := j.run(`grep -E '^(NoNewPrivs|CapInh|CapPrm|CapEff|CapBnd|CapAmb|Seccomp):' /proc/self/status`, 30)

@@ -26,6 +26,7 @@ var leaverPids = []string{"setm.pid", "setsid.pid", "double.pid", "nohup.pid", "
 // checked by pid. The timeout message says every process was killed only
 // because the launcher saw them gone.
 func TestNoDescendantSurvives(t *testing.T) {
+	t.Parallel()
 	needLandlock(t)
 	for _, tc := range []struct {
 		name, tail string
@@ -61,6 +62,7 @@ func TestNoDescendantSurvives(t *testing.T) {
 // setsid, set -m and double-forked processes outlive the call, and the
 // timeout message does not claim otherwise.
 func TestDescendantsSurviveWithoutLauncher(t *testing.T) {
+	t.Parallel()
 	j := newJail(t, false, nil)
 	out := j.run(leavers+"sleep 300", 5)
 	if strings.Contains(out, "every process it started were killed") {

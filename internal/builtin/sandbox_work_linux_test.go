@@ -14,6 +14,7 @@ import (
 // under the default sandbox, with the cache paths docs/SECURITY.md
 // documents as sandbox.writable_paths (the Go build cache here).
 func TestSandboxNormalWork(t *testing.T) {
+	t.Parallel()
 	needLandlock(t)
 	gocache := goEnv(t, "GOCACHE")
 	j := newJail(t, true, func(p *sandbox.Policy) { p.Writable = append(p.Writable, gocache) })

@@ -58,6 +58,7 @@ func TestShellOutputCap(t *testing.T) {
 // A command past its timeout is killed together with every process it
 // started: none of them outlives the call.
 func TestShellTimeoutKillsGroup(t *testing.T) {
+	t.Parallel()
 	tools, root, _ := setup(t)
 	start := time.Now()
 	_, err := call(t, tools["shell"], `{"command":"sleep 300 & echo $! > child.pid; (sleep 300; echo late) & echo $! > sub.pid; sleep 300","description":"hang","timeout":1}`)

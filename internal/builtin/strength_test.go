@@ -145,6 +145,7 @@ func TestReadFileLineCap(t *testing.T) {
 // write_file takes content of exactly MaxWriteBytes and refuses one byte
 // more, writing nothing.
 func TestWriteFileCap(t *testing.T) {
+	t.Parallel()
 	tools, root := strengthTools(t)
 	for _, n := range []int{MaxWriteBytes, MaxWriteBytes + 1} {
 		content, _ := json.Marshal(strings.Repeat("a", n))
@@ -164,6 +165,7 @@ func TestWriteFileCap(t *testing.T) {
 // patch refuses a file over MaxWriteBytes and an edit that would take the
 // file over it; an edit to exactly the cap is made.
 func TestPatchCap(t *testing.T) {
+	t.Parallel()
 	tools, root := strengthTools(t)
 	p := filepath.Join(root, "f.txt")
 	for _, tc := range []struct {
@@ -215,6 +217,7 @@ func TestShellTimeoutBounds(t *testing.T) {
 // A real command past a 1-second timeout is killed at it and reported as
 // such.
 func TestShellTimeoutReported(t *testing.T) {
+	t.Parallel()
 	tools, _ := strengthTools(t)
 	start := time.Now()
 	_, err := call(t, tools["shell"], `{"command":"sleep 30","description":"hang","timeout":1}`)

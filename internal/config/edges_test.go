@@ -190,6 +190,7 @@ func TestSecretsFileLines(t *testing.T) {
 }
 
 func TestSecretsFileTooLarge(t *testing.T) {
+	t.Parallel()
 	_, _, err := fixture{secrets: "K=" + strings.Repeat("v", MaxFileBytes)}.load(t)
 	if !errors.Is(err, ErrFileTooLarge) {
 		t.Fatalf("oversized secrets.env: %v", err)
@@ -197,6 +198,7 @@ func TestSecretsFileTooLarge(t *testing.T) {
 }
 
 func TestConfigFileOfExactlyTheLimit(t *testing.T) {
+	t.Parallel()
 	// The closing brace is the last byte: a read cut one byte short fails.
 	body := `{"model": "edge"` + strings.Repeat(" ", MaxFileBytes-len(`{"model": "edge"}`)) + `}`
 	c, _ := fixture{global: body}.mustLoad(t)

@@ -55,6 +55,7 @@ func TestGlobalParseError(t *testing.T) {
 }
 
 func TestFileLimits(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "odek.json")
 	// Sparse files: the size check must come before any read.

@@ -309,6 +309,7 @@ func TestDropMidStream(t *testing.T) {
 }
 
 func TestSlowFirstToken(t *testing.T) {
+	t.Parallel()
 	srv := start(t, Turn{Fault: FaultSlowFirstToken, DelayMs: 1000, Content: "late"})
 	start := time.Now()
 	resp, err := http.Post(srv.URL()+"/chat/completions", "application/json", strings.NewReader(streamReq))

@@ -100,6 +100,7 @@ func serve(t *testing.T, turn fakellm.Turn) func() string {
 }
 
 func TestConnectTimeout(t *testing.T) {
+	t.Parallel()
 	l, err := fakellm.StallConnects()
 	if err != nil {
 		t.Skip(err)
@@ -110,6 +111,7 @@ func TestConnectTimeout(t *testing.T) {
 }
 
 func TestFirstByteTimeout(t *testing.T) {
+	t.Parallel()
 	const limit = 300 * time.Millisecond
 	for _, stream := range []bool{true, false} {
 		t.Run(map[bool]string{true: "stream", false: "json"}[stream], func(t *testing.T) {
@@ -121,12 +123,14 @@ func TestFirstByteTimeout(t *testing.T) {
 // Keep-alive comments reset the idle timeout, but the request timeout still
 // ends a stream that never says anything.
 func TestCommentsOnlyStreamHitsRequestTimeout(t *testing.T) {
+	t.Parallel()
 	const limit = 1500 * time.Millisecond
 	ka := fakellm.Turn{Fault: fakellm.FaultKeepAliveOnly, FaultArg: "5"}
 	runTimeout(t, serve(t, ka), true, llm.Timeouts{Idle: time.Second, Request: limit}, llm.PhaseRequest, limit)
 }
 
 func TestStreamStoppedMidwayHitsIdleTimeout(t *testing.T) {
+	t.Parallel()
 	const limit = 300 * time.Millisecond
 	stall := fakellm.Turn{Fault: fakellm.FaultStallMidStream, FaultArg: "2", Content: "this stream stops after two chunks", ChunkSize: 4}
 	runTimeout(t, serve(t, stall), true, llm.Timeouts{Idle: limit}, llm.PhaseIdle, limit)
@@ -135,6 +139,7 @@ func TestStreamStoppedMidwayHitsIdleTimeout(t *testing.T) {
 // A stream slower in total than the idle timeout lives as long as each gap
 // is shorter.
 func TestIdleTimeoutMovesWithEveryChunk(t *testing.T) {
+	t.Parallel()
 	// 14 chunks 150 ms apart: 2 s in all, each gap 850 ms short of the idle
 	// timeout, so a loaded machine does not stretch one past it.
 	srv := startFake(t, fakellm.Turn{Content: "one two three four five six", ChunkSize: 2, ChunkDelayMs: 150})
@@ -185,6 +190,7 @@ func TestCallerDeadlineIsNotRetried(t *testing.T) {
 // A disabled timeout (negative: the config's 0) lets its phase run on; the
 // others still end the call.
 func TestDisabledTimeout(t *testing.T) {
+	t.Parallel()
 	const limit = 300 * time.Millisecond
 	runTimeout(t, serve(t, fakellm.Turn{Fault: fakellm.FaultHang}), true, llm.Timeouts{FirstByte: -1, Request: limit}, llm.PhaseRequest, limit)
 }

@@ -28,6 +28,7 @@ func unwrap(t *testing.T, s, source string) string {
 }
 
 func TestContractTools(t *testing.T) {
+	t.Parallel()
 	f := startFixture(t, ServerConfig{})
 	notice := "\n[odek: result truncated — server \"fx\" tool \"large_result\" produced 300000 chars, exceeding the configured max_result_chars=200000; the full result is available via the retained artifact references, if any]"
 	tests := []struct {
@@ -131,6 +132,7 @@ func TestSecretsStripped(t *testing.T) {
 }
 
 func TestTimeoutCancelsAndReuses(t *testing.T) {
+	t.Parallel()
 	f := startFixture(t, ServerConfig{})
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
@@ -157,6 +159,7 @@ func TestTimeoutCancelsAndReuses(t *testing.T) {
 }
 
 func TestDefaultTimeoutApplies(t *testing.T) {
+	t.Parallel()
 	f, err := connectFixtureTimed(t, ServerConfig{}, timings{request: 250 * time.Millisecond})
 	if err != nil {
 		t.Fatalf("discover: %v", err)
@@ -243,6 +246,7 @@ func TestCrashMidCall(t *testing.T) {
 }
 
 func TestConcurrentCallsMultiplexed(t *testing.T) {
+	t.Parallel()
 	f := startFixture(t, ServerConfig{})
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -274,6 +278,7 @@ func TestConcurrentCallsMultiplexed(t *testing.T) {
 }
 
 func TestDiscoverModes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		flags   []string
 		wantErr string // regexp; "" = success
@@ -310,6 +315,7 @@ func TestDiscoverModes(t *testing.T) {
 }
 
 func TestCloseWaitsForInflightThenExits(t *testing.T) {
+	t.Parallel()
 	f := startFixture(t, ServerConfig{})
 	done := make(chan error, 1)
 	go func() { _, err := f.call(t, "slow", `{"ms":300}`); done <- err }()
@@ -329,6 +335,7 @@ func TestCloseWaitsForInflightThenExits(t *testing.T) {
 }
 
 func TestCloseKillsStubbornServer(t *testing.T) {
+	t.Parallel()
 	c, err := Connect(context.Background(), "stubborn", ServerConfig{Command: "/bin/sh",
 		Args: []string{"-c", "trap '' TERM HUP; sleep 30 & while :; do sleep 1; done"}},
 		Options{Environ: testEnviron, timings: timings{exit: 200 * time.Millisecond, term: 100 * time.Millisecond}})

@@ -35,6 +35,7 @@ func eraCall(t *testing.T, c *Client, tool string) (*CallResult, error) {
 }
 
 func TestEraDetection(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		mode    string
 		era     Era
@@ -221,6 +222,7 @@ func progressCall(t *testing.T, c *Client, steps, ms int) (*CallResult, error) {
 // Progress restarts the idle deadline: a call that takes 2.5 s against a
 // 1 s timeout_seconds succeeds while the server reports every 0.4 s.
 func TestProgressExtendsTheIdleDeadline(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"modern", "legacy"} {
 		t.Run(mode, func(t *testing.T) {
 			var ns notices
@@ -249,6 +251,7 @@ func TestProgressExtendsTheIdleDeadline(t *testing.T) {
 
 // Without progress the idle deadline holds; with it, max_call_seconds does.
 func TestProgressDeadlines(t *testing.T) {
+	t.Parallel()
 	c, err := eraClient(t, "modern", ServerConfig{TimeoutSeconds: 1, MaxCallSeconds: 2}, Options{})
 	if err != nil {
 		t.Fatal(err)

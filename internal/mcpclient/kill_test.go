@@ -39,6 +39,7 @@ func groupGone(pid int) bool {
 // CloseNow does not wait for a server that ignores stdin closing and
 // SIGTERM the way Close does: it kills the group after two short steps.
 func TestCloseNowStubbornServer(t *testing.T) {
+	t.Parallel()
 	c, pid := stubborn(t, "s")
 	done := make(chan error, 1)
 	go func() { done <- c.CloseNow() }()
@@ -58,6 +59,7 @@ func TestCloseNowStubbornServer(t *testing.T) {
 // Options.InterruptGrace sets each step of CloseNow: a stubborn server is
 // waited for twice that long (stdin closed, then SIGTERM) before the kill.
 func TestCloseNowInterruptGrace(t *testing.T) {
+	t.Parallel()
 	const g = 300 * time.Millisecond
 	c, err := Connect(context.Background(), "g", ServerConfig{Command: fixtureBin, Args: []string{"-root", t.TempDir(), "-stubborn"}},
 		Options{Environ: testEnviron, InterruptGrace: g})

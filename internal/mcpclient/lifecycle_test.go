@@ -13,6 +13,7 @@ import (
 // it waits for the calls, not out its exit grace: it returns once the last
 // one is answered.
 func TestCloseWaitsForEveryInflightCall(t *testing.T) {
+	t.Parallel()
 	const grace = 20 * time.Second
 	f, err := connectFixtureTimed(t, ServerConfig{}, timings{exit: grace})
 	if err != nil {
@@ -41,6 +42,7 @@ func TestCloseWaitsForEveryInflightCall(t *testing.T) {
 // exit after EOF gets the interrupt grace (Options.InterruptGrace unset: the
 // default) to do so and is never signalled.
 func TestCloseNowLetsServerExitOnEOF(t *testing.T) {
+	t.Parallel()
 	c, err := Connect(context.Background(), "eof", ServerConfig{Command: "/bin/sh",
 		Args: []string{"-c", "cat >/dev/null; sleep 0.3; exit 0"}},
 		Options{Environ: testEnviron, timings: timings{interrupt: 3 * time.Second}}) // far more than the server's 300 ms
@@ -60,6 +62,7 @@ func TestCloseNowLetsServerExitOnEOF(t *testing.T) {
 // Set.CloseNow is the interrupted run's shutdown: it does not give a server
 // that ignores stdin closing and SIGTERM Close's exit grace.
 func TestSetCloseNowStubbornServer(t *testing.T) {
+	t.Parallel()
 	set, _, err := startSet(t, StartOptions{Servers: []ServerSpec{fixtureSpec(t, "s", "-stubborn")}})
 	if err != nil {
 		t.Fatal(err)
@@ -125,6 +128,7 @@ func TestSendFailureFailsTheRequest(t *testing.T) {
 // the term grace (Close: 500 ms; CloseNow: its second 250 ms step) to exit
 // on its own before the group is killed.
 func TestShutdownLetsServerExitOnSIGTERM(t *testing.T) {
+	t.Parallel()
 	short := timings{exit: 100 * time.Millisecond} // Close's first step; not what is tested
 	for name, closeFn := range map[string]func(*Client) error{"Close": (*Client).Close, "CloseNow": (*Client).CloseNow} {
 		c, err := Connect(context.Background(), "term", ServerConfig{Command: "/bin/sh",

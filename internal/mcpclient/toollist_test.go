@@ -26,6 +26,7 @@ func discoverWith(t *testing.T, lim DiscoveryLimits, flags ...string) (*Client, 
 // A server past any discovery bound is rejected as a whole, with an error
 // naming the server, the bound and what it saw; the connection is closed.
 func TestDiscoveryBounds(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		lim   DiscoveryLimits
@@ -73,6 +74,7 @@ func TestDiscoveryBounds(t *testing.T) {
 
 // Bounds met exactly pass, and afterwards calls read up to max_response_bytes again.
 func TestDiscoveryWithinBounds(t *testing.T) {
+	t.Parallel()
 	c, tools, err := discoverWith(t, DiscoveryLimits{Tools: 18 + 3, Pages: 3, DescriptionBytes: 1 << 20}, "-pages", "3", "-page_bytes", "1000000")
 	if err != nil || len(tools) != 21 {
 		t.Fatalf("err = %v, %d tools", err, len(tools))

@@ -44,6 +44,7 @@ func waitPid(t *testing.T, path string) int {
 // subreaper part), a setsid grandchild dies when the target exits, and
 // Contained says so.
 func TestLauncherReapsTree(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p, err := proc.Start(proc.Spec{Path: "sh", Args: []string{"-c", "setsid sh -c 'echo $$ > g.pid; exec sleep 300' & while [ ! -s g.pid ]; do sleep 0.01; done"},
 		Dir: dir, Env: os.Environ(), Sandbox: &sandbox.Policy{Mode: sandbox.ModeOff}})

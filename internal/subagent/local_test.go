@@ -159,6 +159,7 @@ func TestToolResultAndEvents(t *testing.T) {
 }
 
 func TestToolFloodKillsTheChild(t *testing.T) {
+	t.Parallel()
 	tool, _, _ := newTestTool(t, "flood", nil)
 	out := unwrap(t, call(t, tool, context.Background(), `{"tasks":[{"goal":"flood"}]}`))
 	if !strings.Contains(out, "error: child output flood: more than 100000 lines") {
@@ -196,6 +197,7 @@ func TestToolCancelKillsTheGroup(t *testing.T) {
 }
 
 func TestToolTimeout(t *testing.T) {
+	t.Parallel()
 	tool, _, _ := newTestTool(t, "hang", func(o *Options) { o.Settings.TimeoutSeconds, o.KillMargin = 1, 100*time.Millisecond })
 	start := time.Now()
 	out := unwrap(t, call(t, tool, context.Background(), `{"tasks":[{"goal":"h"}]}`))

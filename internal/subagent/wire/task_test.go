@@ -48,6 +48,7 @@ func TestParseTaskValid(t *testing.T) {
 }
 
 func TestParseTaskRejects(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in, want string
 	}{
