@@ -24,7 +24,7 @@ func approvalIOS(dir, answers string, tty bool) (*IOStreams, *bytes.Buffer, *byt
 // with nobody to ask, the same missing approval fails closed (exit 3).
 func TestDeclinedProjectServerRunsWithout(t *testing.T) {
 	dir := t.TempDir()
-	fixture := buildTestBinary(t, t.TempDir(), "mcpfixture", "./internal/mcpclient/testdata/artifact_server.go")
+	fixture := buildTestBinary(t, "mcpfixture", "./internal/mcpclient/testdata/artifact_server.go")
 	cfg := fmt.Sprintf(`{"mcp_servers": {"proj": {"command": %q, "args": ["-root", %q]}}}`, fixture, dir)
 	if err := os.WriteFile(filepath.Join(dir, "odek.json"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)

@@ -57,10 +57,10 @@ func comparable(m llm.Message) string {
 }
 
 // crashRun runs `odek run --session` against a fresh fake server. When
-// killAt > 0 it sends SIGKILL a random moment (0..jitter) after the
+// killAt > 0 it sends SIGKILL delay after the
 // killAt-th request reached the server, or lets the run end if it ends
 // first. It returns the home directory.
-func crashRun(t *testing.T, odek string, killAt int, jitter time.Duration, rng *rand.Rand) string {
+func crashRun(t *testing.T, odek string, killAt int, delay time.Duration) string {
 	t.Helper()
 	home := t.TempDir()
 	var n atomic.Int32
@@ -90,7 +90,7 @@ func crashRun(t *testing.T, odek string, killAt int, jitter time.Duration, rng *
 	}
 	select {
 	case <-reached:
-		time.Sleep(time.Duration(rng.Int64N(int64(jitter))))
+		time.Sleep(delay) // the kill's moment, drawn at random by the caller
 		_ = cmd.Process.Kill() // SIGKILL; it may have exited already
 		<-exited
 	case <-exited:
@@ -137,6 +137,7 @@ func TestSessionSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs odek hundreds of times")
 	}
+	t.Parallel()
 	trials := 200
 	if v := os.Getenv("ODEK_CRASH_TRIALS"); v != "" {
 		var err error
@@ -144,8 +145,8 @@ func TestSessionSurvivesSIGKILL(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	odek := buildTestBinary(t, t.TempDir(), "odek", "./cmd/odek")
-	ref := loadOnly(t, crashRun(t, odek, 0, 0, nil))
+	odek := buildTestBinary(t, "odek", "./cmd/odek")
+	ref := loadOnly(t, crashRun(t, odek, 0, 0))
 	if ref == nil || len(ref.Messages) != 2+3*crashSteps+1 { // system prompt, task, the steps, the answer
 		t.Fatalf("reference run saved %v", ref)
 	}
@@ -156,36 +157,49 @@ func TestSessionSurvivesSIGKILL(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
 	seed := rng.Uint64()
 	rng = rand.New(rand.NewPCG(seed, 7))
-	var created, complete int
-	for trial := range trials {
-		killAt := 1 + rng.IntN(crashSteps+1) // the request after which the kill comes
-		home := crashRun(t, odek, killAt, 8*time.Millisecond, rng)
-		sess := loadOnly(t, home)
-		if sess == nil {
-			if killAt > 1 {
-				t.Fatalf("trial %d (seed %d): no session although request %d was sent", trial, seed, killAt)
-			}
-			continue
-		}
-		created++
-		if msg := pairedTools(sess.Messages); msg != "" {
-			t.Fatalf("trial %d (seed %d): %s", trial, seed, msg)
-		}
-		if len(sess.Messages) > len(want) {
-			t.Fatalf("trial %d: %d messages, more than the conversation's %d", trial, len(sess.Messages), len(want))
-		}
-		for i, m := range sess.Messages {
-			if got := comparable(m); got != want[i] {
-				t.Fatalf("trial %d (seed %d): message %d is not the conversation's:\n got %s\nwant %s", trial, seed, i, got, want[i])
-			}
-		}
-		// Request k is sent only after batch k-1 was saved.
-		if atLeast := 1 + 3*(killAt-1); len(sess.Messages) < atLeast {
-			t.Fatalf("trial %d (seed %d): %d messages after request %d was sent, want at least %d", trial, seed, len(sess.Messages), killAt, atLeast)
-		}
-		if len(sess.Messages) == len(want) {
-			complete++
-		}
+	// The trials' kill points are drawn here, in order, so a seed names
+	// the same trials however they are scheduled; the trials themselves
+	// run in parallel (each its own odek, server and home), since a trial
+	// mostly waits for odek.
+	type trialPlan struct{ killAt, delay int64 }
+	plans := make([]trialPlan, trials)
+	for i := range plans {
+		plans[i] = trialPlan{killAt: 1 + rng.Int64N(crashSteps+1), delay: rng.Int64N(int64(8 * time.Millisecond))}
 	}
-	t.Logf("%d SIGKILL trials (seed %d): %d with a session, %d of them complete; all loaded as a prefix of the conversation", trials, seed, created, complete)
+	var created, complete atomic.Int32
+	t.Run("trials", func(t *testing.T) {
+		for trial, p := range plans {
+			t.Run(strconv.Itoa(trial), func(t *testing.T) {
+				t.Parallel()
+				killAt := int(p.killAt) // the request after which the kill comes
+				sess := loadOnly(t, crashRun(t, odek, killAt, time.Duration(p.delay)))
+				if sess == nil {
+					if killAt > 1 {
+						t.Fatalf("trial %d (seed %d): no session although request %d was sent", trial, seed, killAt)
+					}
+					return
+				}
+				created.Add(1)
+				if msg := pairedTools(sess.Messages); msg != "" {
+					t.Fatalf("trial %d (seed %d): %s", trial, seed, msg)
+				}
+				if len(sess.Messages) > len(want) {
+					t.Fatalf("trial %d: %d messages, more than the conversation's %d", trial, len(sess.Messages), len(want))
+				}
+				for i, m := range sess.Messages {
+					if got := comparable(m); got != want[i] {
+						t.Fatalf("trial %d (seed %d): message %d is not the conversation's:\n got %s\nwant %s", trial, seed, i, got, want[i])
+					}
+				}
+				// Request k is sent only after batch k-1 was saved.
+				if atLeast := 1 + 3*(killAt-1); len(sess.Messages) < atLeast {
+					t.Fatalf("trial %d (seed %d): %d messages after request %d was sent, want at least %d", trial, seed, len(sess.Messages), killAt, atLeast)
+				}
+				if len(sess.Messages) == len(want) {
+					complete.Add(1)
+				}
+			})
+		}
+	})
+	t.Logf("%d SIGKILL trials (seed %d): %d with a session, %d of them complete; all loaded as a prefix of the conversation", trials, seed, created.Load(), complete.Load())
 }

@@ -29,9 +29,9 @@ func TestToolsDiscoveryMemoryBounded(t *testing.T) {
 		t.Skip("builds odek")
 	}
 	dir := t.TempDir()
-	odek := buildTestBinary(t, dir, "odek", "./cmd/odek")
-	fixture := buildTestBinary(t, dir, "mcpfixture", "./internal/mcpclient/testdata/artifact_server.go")
-	maxrss := buildTestBinary(t, dir, "maxrss", "./cmd/odek/testdata/maxrss")
+	odek := buildTestBinary(t, "odek", "./cmd/odek")
+	fixture := buildTestBinary(t, "mcpfixture", "./internal/mcpclient/testdata/artifact_server.go")
+	maxrss := buildTestBinary(t, "maxrss", "./cmd/odek/testdata/maxrss")
 	home := filepath.Join(dir, "home")
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		t.Fatal(err)

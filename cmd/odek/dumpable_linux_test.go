@@ -26,8 +26,8 @@ func TestChildCannotReadParentEnviron(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	odek := buildTestBinary(t, dir, "odek", "./cmd/odek")
-	fixture := buildTestBinary(t, dir, "mcpfixture", "./internal/mcpclient/testdata/artifact_server.go")
+	odek := buildTestBinary(t, "odek", "./cmd/odek")
+	fixture := buildTestBinary(t, "mcpfixture", "./internal/mcpclient/testdata/artifact_server.go")
 	home := filepath.Join(dir, "home")
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		t.Fatal(err)

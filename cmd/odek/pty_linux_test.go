@@ -66,7 +66,7 @@ func TestPromptNotOverwritten(t *testing.T) {
 		t.Skip("builds odek and runs it on a terminal")
 	}
 	t.Parallel()
-	odek := buildTestBinary(t, t.TempDir(), "odek", "./cmd/odek")
+	odek := buildTestBinary(t, "odek", "./cmd/odek")
 	script, err := fakellm.ParseScript([]byte(`{"turns": [
 	  {"tool_calls": [{"id": "c1", "name": "shell", "arguments": {"command": "curl -s http://127.0.0.1:9/", "description": "fetch"}}]},
 	  {"match": "TOOL RESULT", "content": "done"}]}`))

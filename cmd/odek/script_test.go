@@ -3,22 +3,22 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/odek-run/odek/internal/sandbox"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/odek-run/odek/internal/fakellm"
+	"github.com/odek-run/odek/internal/sandbox"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // TestMain lets the test binary act as the odek binary inside scripts.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(sharedM{m}, map[string]func(){
 		"odek": testOdek,
 		// odek-exit is odek that also prints "[exit N]" as its last stderr
 		// line, so scripts can assert the exact exit code.
@@ -33,16 +33,95 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs testdata/script/*.txtar: the real CLI end to end against
 // the fake OpenAI-compatible server, with real exit codes and files.
+//
+// Under -race the odek the scripts run is this package's test binary built
+// once without -race (scriptOdekDir): a race-enabled odek is several times
+// slower to start and run, and the scripts' hundreds of runs made cmd/odek
+// most of make test's wall time. The race detector still watches every
+// in-process test of this package and every internal package's tests, and
+// TestScriptsRace runs the concurrency-heavy scripts with the race-enabled
+// odek. ODEK_SCRIPTS_RACE=1 runs all scripts with it.
 func TestScripts(t *testing.T) {
-	bin := t.TempDir()
-	fixture := buildTestBinary(t, bin, "mcpfixture", "./internal/mcpclient/testdata/artifact_server.go")
-	wordcount := buildTestBinary(t, bin, "wordcount", "./testdata/demo/wordcount")
-	testscript.Run(t, testscript.Params{
-		Dir:                 filepath.Join("..", "..", "testdata", "script"),
+	t.Parallel()
+	odekDir := ""
+	if raceEnabled && os.Getenv("ODEK_SCRIPTS_RACE") != "1" {
+		odekDir = scriptOdekDir(t)
+	}
+	testscript.Run(t, scriptParams(t, odekDir, nil))
+}
+
+// raceScripts are the scripts whose odek runs goroutines against each
+// other the most: sub-agents in parallel, interrupts during tool calls and
+// MCP shutdown, the event emitter under a slow sink. TestScriptsRace runs
+// them with the race-enabled odek.
+var raceScripts = []string{
+	"subagent_parallel", "interrupt_term", "mcp_interrupt",
+	"events_drop", "events_fifo", "events_sink",
+}
+
+// TestScriptsRace runs raceScripts with odek built with -race (this test
+// binary), so the race detector sees the CLI's own concurrency end to end.
+func TestScriptsRace(t *testing.T) {
+	t.Parallel()
+	if !raceEnabled {
+		t.Skip("the test binary is not race-enabled")
+	}
+	if os.Getenv("ODEK_SCRIPTS_RACE") == "1" {
+		t.Skip("TestScripts runs every script race-enabled")
+	}
+	files := make([]string, len(raceScripts))
+	for i, name := range raceScripts {
+		files[i] = filepath.Join("..", "..", "testdata", "script", name+".txtar")
+	}
+	testscript.Run(t, scriptParams(t, "", files))
+}
+
+// scriptOdekDir builds this package's tests without -race, once, and
+// returns a directory holding it as odek and odek-exit (testscript.Main
+// dispatches on the program's name).
+func scriptOdekDir(t *testing.T) string {
+	t.Helper()
+	bin := buildOnce(t, "odek.test", "test", "-c", "-o", "{out}", "./cmd/odek")
+	dir := filepath.Join(filepath.Dir(bin), "scriptodek")
+	scriptOdekOnce.Do(func() {
+		scriptOdekErr = os.MkdirAll(dir, 0o755)
+		for _, name := range []string{"odek", "odek-exit"} {
+			if scriptOdekErr == nil {
+				scriptOdekErr = os.Link(bin, filepath.Join(dir, name))
+			}
+		}
+	})
+	if scriptOdekErr != nil {
+		t.Fatal(scriptOdekErr)
+	}
+	return dir
+}
+
+var (
+	scriptOdekOnce sync.Once
+	scriptOdekErr  error
+)
+
+// scriptParams are the testscript parameters of the script tests: the
+// scripts in files (nil: all of testdata/script), odek from odekDir first
+// on PATH ("" leaves the race-enabled test binary testscript.Main put there).
+func scriptParams(t *testing.T, odekDir string, files []string) testscript.Params {
+	fixture := buildTestBinary(t, "mcpfixture", "./internal/mcpclient/testdata/artifact_server.go")
+	wordcount := buildTestBinary(t, "wordcount", "./testdata/demo/wordcount")
+	dir := filepath.Join("..", "..", "testdata", "script")
+	if files != nil {
+		dir = ""
+	}
+	return testscript.Params{
+		Dir:                 dir,
+		Files:               files,
 		RequireExplicitExec: true,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
 		Condition:           scriptCondition,
 		Setup: func(env *testscript.Env) error {
+			if odekDir != "" {
+				env.Setenv("PATH", odekDir+string(filepath.ListSeparator)+env.Getenv("PATH"))
+			}
 			env.Setenv("ODEK_HOME", filepath.Join(env.WorkDir, ".odek"))
 			env.Setenv("HOME", env.WorkDir)
 			env.Setenv("NO_COLOR", "")
@@ -73,7 +152,7 @@ func TestScripts(t *testing.T) {
 			"same-event-types":  cmdSameEventTypes,
 			"same-report":       cmdSameReport,
 		}),
-	})
+	}
 }
 
 // withCmds adds more testscript commands to cmds.
@@ -82,18 +161,6 @@ func withCmds(more, cmds map[string]func(ts *testscript.TestScript, neg bool, ar
 		cmds[k] = v
 	}
 	return cmds
-}
-
-// buildTestBinary compiles a helper program (an MCP server) for the scripts.
-func buildTestBinary(t *testing.T, dir, name, pkg string) string {
-	t.Helper()
-	out := filepath.Join(dir, name)
-	cmd := exec.Command("go", "build", "-o", out, pkg)
-	cmd.Dir = filepath.Join("..", "..")
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", pkg, err, msg)
-	}
-	return out
 }
 
 // cmdFakeLLM starts the fake LLM server with a script and points odek at it:
