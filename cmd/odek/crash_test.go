@@ -90,7 +90,7 @@ func crashRun(t *testing.T, odek string, killAt int, delay time.Duration) string
 	}
 	select {
 	case <-reached:
-		time.Sleep(delay) // the kill's moment, drawn at random by the caller
+		time.Sleep(delay)      // the kill's moment, drawn at random by the caller
 		_ = cmd.Process.Kill() // SIGKILL; it may have exited already
 		<-exited
 	case <-exited:
