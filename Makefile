@@ -17,15 +17,19 @@ build:
 # (interop tests against the npm MCP servers included), short fuzz smoke runs.
 # scripts/testprogress prints go test's own package lines, every failed
 # test's output, and a line per finished end-to-end script, so the minutes
-# cmd/odek takes are not silent.
+# cmd/odek takes are not silent. TESTP packages are tested at once (go's
+# default is one per CPU): most packages' tests wait on processes, pipes and
+# deadlines rather than compute, and the many small packages' link-and-run
+# seconds then overlap the few slow ones. docs/TESTING.md has the figures.
+TESTP ?= 4
 test: interop-deps lint
-	@bash -o pipefail -c 'ODEK_INTEROP_REQUIRED=1 $(GO) test -race -count=1 -json ./... | $(GO) run ./scripts/testprogress'
+	@bash -o pipefail -c 'ODEK_INTEROP_REQUIRED=1 $(GO) test -p $(TESTP) -race -count=1 -json ./... | $(GO) run ./scripts/testprogress'
 	$(MAKE) --no-print-directory fuzz FUZZTIME=3000x
 
 # The quick loop while working: no race detector, no lint, no fuzzing, and
 # tests that repeat an attack or a crash many times run fewer rounds (-short).
 test-short:
-	@bash -o pipefail -c '$(GO) test -short -json ./... | $(GO) run ./scripts/testprogress'
+	@bash -o pipefail -c '$(GO) test -p $(TESTP) -short -json ./... | $(GO) run ./scripts/testprogress'
 
 # Every fuzz target, briefly (FUZZTIME=60s for a real session). make test runs
 # a fixed number of inputs rather than a duration: a short -fuzztime can end

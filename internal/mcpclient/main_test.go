@@ -2,6 +2,7 @@ package mcpclient
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -32,7 +33,15 @@ func TestMain(m *testing.M) {
 		goTool = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
 	}
 	eraBin = filepath.Join(dir, "era_server")
+	flag.Parse()
+	// A fuzz run (and each of its worker processes, which run TestMain
+	// again) uses no fixture server: building them was most of a short
+	// fuzz run's time.
+	fuzzing := flag.Lookup("test.fuzz").Value.String() != "" || flag.Lookup("test.fuzzworker").Value.String() == "true"
 	for bin, src := range map[string]string{fixtureBin: "testdata/artifact_server.go", eraBin: "testdata/era_server.go"} {
+		if fuzzing {
+			break
+		}
 		if out, err := exec.Command(goTool, "build", "-o", bin, src).CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "building fixture %s: %v\n%s", src, err, out)
 			os.Exit(1)

@@ -67,11 +67,21 @@ func run(in io.Reader, out io.Writer) (failed bool, err error) {
 			fmt.Fprint(out, strings.Join(held[key], ""))
 			delete(held, key)
 		case e.Action == "pass" || e.Action == "skip":
-			if script, ok := strings.CutPrefix(e.Test, "TestScripts/"); ok && !strings.Contains(script, "/") {
+			if script, ok := scriptName(e.Test); ok {
 				fmt.Fprintf(out, "    %s script %s (%.1fs)\n", e.Action, script, e.Elapsed)
 			}
 			delete(held, key)
 		}
 	}
 	return failed, sc.Err()
+}
+
+// scriptName names an end-to-end script's test: TestScripts/x is x,
+// TestScriptsRace/x (the race-enabled pass) is x (race).
+func scriptName(test string) (string, bool) {
+	if s, ok := strings.CutPrefix(test, "TestScriptsRace/"); ok && !strings.Contains(s, "/") {
+		return s + " (race)", true
+	}
+	s, ok := strings.CutPrefix(test, "TestScripts/")
+	return s, ok && !strings.Contains(s, "/")
 }

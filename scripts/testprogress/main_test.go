@@ -14,6 +14,7 @@ func TestRun(t *testing.T) {
 		`{"Action":"pass","Package":"p","Test":"TestB"}`,
 		`{"Action":"pass","Package":"c","Test":"TestScripts/replay","Elapsed":2.25}`,
 		`{"Action":"pass","Package":"c","Test":"TestScripts/replay/sub","Elapsed":1}`,
+		`{"Action":"pass","Package":"c","Test":"TestScriptsRace/events_drop","Elapsed":3}`,
 		`{"Action":"output","Package":"p","Output":"FAIL\tp\t0.2s\n"}`,
 		`{"Action":"fail","Package":"p","Elapsed":0.2}`,
 		`not json`,
@@ -23,7 +24,7 @@ func TestRun(t *testing.T) {
 	if err != nil || !failed {
 		t.Fatalf("failed = %v, err = %v", failed, err)
 	}
-	want := "=== RUN   TestA\n    a_test.go:9: boom\n    pass script replay (2.2s)\nFAIL\tp\t0.2s\nnot json\n"
+	want := "=== RUN   TestA\n    a_test.go:9: boom\n    pass script replay (2.2s)\n    pass script events_drop (race) (3.0s)\nFAIL\tp\t0.2s\nnot json\n"
 	if out.String() != want {
 		t.Errorf("output =\n%s\nwant\n%s", out.String(), want)
 	}
