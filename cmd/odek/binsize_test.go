@@ -15,7 +15,7 @@ func TestNoMethodLookupByName(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := buildTestBinary(t, t.TempDir(), "odek", "./cmd/odek")
+	bin := buildTestBinary(t, "odek", "./cmd/odek")
 	out, err := exec.Command("go", "tool", "nm", bin).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go tool nm: %v\n%s", err, out)
