@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/odek-run/odek/internal/proc"
 	"github.com/odek-run/odek/internal/sandbox"
 )
@@ -22,6 +24,32 @@ func alive(pid int) bool {
 	s := string(b)
 	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 	return len(f) > 0 && f[0] != "Z"
+}
+
+// exitsWithin waits for pid (not our child, so no wait4) to exit, for at
+// most d: a pidfd becomes readable when the process ends, so the wait is for
+// that event, not a poll of /proc.
+func exitsWithin(t *testing.T, pid int, d time.Duration) bool {
+	t.Helper()
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err == unix.ESRCH {
+		return true
+	}
+	if err != nil {
+		t.Fatalf("pidfd_open %d: %v", pid, err)
+	}
+	defer unix.Close(fd)
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, int(d.Milliseconds()))
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("poll pidfd %d: %v", pid, err)
+		}
+		return n > 0 || !alive(pid)
+	}
 }
 
 func waitPid(t *testing.T, path string) int {
@@ -125,11 +153,7 @@ func TestKillAll(t *testing.T) {
 	if !errors.As(err, &ee) {
 		t.Errorf("Wait = %v, want a killed process", err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for alive(pid) && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond) // the child's SIGKILL lands asynchronously
-	}
-	if alive(pid) {
+	if !exitsWithin(t, pid, 5*time.Second) {
 		t.Errorf("child %d survived KillAll", pid)
 	}
 }
@@ -176,11 +200,7 @@ func TestKillAfterExitKillsGroup(t *testing.T) {
 		t.Fatal("the child is already gone; nothing to test")
 	}
 	p.Kill()
-	deadline := time.Now().Add(5 * time.Second)
-	for alive(pid) && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond) // the SIGKILL lands asynchronously
-	}
-	if alive(pid) {
+	if !exitsWithin(t, pid, 5*time.Second) {
 		t.Errorf("child %d in the exited process's group survived Kill", pid)
 	}
 }

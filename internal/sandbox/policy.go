@@ -122,16 +122,22 @@ func (p Policy) resolved() Policy {
 // carry in the launcher's argv (ok false: each launch computes its own).
 func preparedReadSet(protected []string) (ok bool, trees, files, list []string) {
 	trees, files, list = readSet(protected)
+	if readSetSize(trees, files, list) > maxPrepared {
+		return false, nil, nil, nil
+	}
+	return true, trees, files, list
+}
+
+// readSetSize is the encoded size of a prepared read set, which maxPrepared
+// bounds.
+func readSetSize(lists ...[]string) int {
 	size := 0
-	for _, l := range [][]string{trees, files, list} {
+	for _, l := range lists {
 		for _, e := range l {
 			size += len(e) + 3
 		}
 	}
-	if size > maxPrepared {
-		return false, nil, nil, nil
-	}
-	return true, trees, files, list
+	return size
 }
 
 // Sandboxed reports whether p confines anything.

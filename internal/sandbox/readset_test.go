@@ -194,14 +194,7 @@ func TestPrepareLazilyConcurrent(t *testing.T) {
 // there is nothing to compare. Any other reason to decline fails the test.
 func skipBigReadSet(t *testing.T, protected []string) {
 	t.Helper()
-	trees, files, list := readSet(protected)
-	size := 0
-	for _, l := range [][]string{trees, files, list} {
-		for _, e := range l {
-			size += len(e) + 3
-		}
-	}
-	if size > maxPrepared {
+	if size := readSetSize(readSet(protected)); size > maxPrepared {
 		t.Skipf("the read set is %d bytes (limit %d): %s holds too many entries for this test", size, maxPrepared, os.TempDir())
 	}
 }
