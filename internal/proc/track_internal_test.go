@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -38,4 +39,66 @@ func TestParents(t *testing.T) {
 	if kids := childPids(os.Getpid()); len(kids) == 0 {
 		t.Errorf("childPids(self) found no child, want %d among them", cmd.Process.Pid)
 	}
+}
+
+// TestThreadChildrenMatchScan: the children lists of this process's
+// threads name the same children as the scan of every process's stat,
+// also a child started from another thread.
+func TestThreadChildrenMatchScan(t *testing.T) {
+	if _, ok := threadChildren(os.Getpid()); !ok {
+		t.Skip("this kernel keeps no /proc/PID/task/TID/children lists")
+	}
+	var cmds []*exec.Cmd
+	defer func() {
+		for _, c := range cmds {
+			_ = c.Process.Kill()
+			_ = c.Wait()
+		}
+	}()
+	started := make(chan *exec.Cmd, 3)
+	for range 3 {
+		go func() { // each Start may run on another thread
+			c := exec.Command("sleep", "300")
+			if err := c.Start(); err != nil {
+				t.Error(err)
+				c = nil
+			}
+			started <- c
+		}()
+	}
+	for range 3 {
+		if c := <-started; c != nil {
+			cmds = append(cmds, c)
+		}
+	}
+	got, _ := threadChildren(os.Getpid())
+	var want []int
+	for child, pp := range parents() {
+		if pp == os.Getpid() {
+			want = append(want, child)
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("threads' children lists = %v, scan = %v", got, want)
+	}
+	for _, c := range cmds {
+		if !slices.Contains(got, c.Process.Pid) {
+			t.Errorf("child %d missing from the threads' children lists %v", c.Process.Pid, got)
+		}
+	}
+}
+
+func BenchmarkChildPids(b *testing.B) {
+	b.Run("thread-lists", func(b *testing.B) {
+		for b.Loop() {
+			threadChildren(os.Getpid())
+		}
+	})
+	b.Run("scan", func(b *testing.B) {
+		for b.Loop() {
+			parents()
+		}
+	})
 }
