@@ -144,14 +144,16 @@ func requiredNote(required, fullAuto bool) string {
 func (s *sandboxState) basePolicy(ios *IOStreams, mode string, network, landlock bool) (*sandbox.Policy, error) {
 	home := ios.env("HOME")
 	if s.tmpDir == "" {
-		// Dead runs' temp dirs are swept beside the run, not before it:
-		// listing a shared /tmp is no reason to make the model wait.
-		s.swept = make(chan struct{})
-		go func() { sweepTmpDirs(); close(s.swept) }()
 		tmp, err := os.MkdirTemp("", fmt.Sprintf("odek-tmp-%d-", os.Getpid()))
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: private temp dir: %w", err)
 		}
+		// Dead runs' temp dirs are swept beside the run, not before it:
+		// listing a shared /tmp is no reason to make the model wait. Only
+		// once this run's own dir is made: a mkdir in a directory waits
+		// while a listing of it holds the directory's lock.
+		s.swept = make(chan struct{})
+		go func() { sweepTmpDirs(); close(s.swept) }()
 		s.tmpDir = tmp
 	}
 	tmp := s.tmpDir
