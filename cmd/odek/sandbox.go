@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/odek-run/odek/internal/config"
@@ -27,6 +28,7 @@ type sandboxState struct {
 	// classes the kernel contains need no prompt.
 	held   bool
 	info   map[string]any // run_started's and the run report's "sandbox"
+	tmpMu  sync.Mutex     // guards tmpDir and swept (privateTmp)
 	tmpDir string         // the run's private TMPDIR, removed at the end
 	swept  chan struct{}  // closed when the sweep of dead runs' temp dirs is done
 	// limit and landlock are what MCP servers' policies are built from: a
@@ -143,20 +145,10 @@ func requiredNote(required, fullAuto bool) string {
 // ("~/" expanded; missing writable trees created).
 func (s *sandboxState) basePolicy(ios *IOStreams, mode string, network, landlock bool) (*sandbox.Policy, error) {
 	home := ios.env("HOME")
-	if s.tmpDir == "" {
-		tmp, err := os.MkdirTemp("", fmt.Sprintf("odek-tmp-%d-", os.Getpid()))
-		if err != nil {
-			return nil, fmt.Errorf("sandbox: private temp dir: %w", err)
-		}
-		// Dead runs' temp dirs are swept beside the run, not before it:
-		// listing a shared /tmp is no reason to make the model wait. Only
-		// once this run's own dir is made: a mkdir in a directory waits
-		// while a listing of it holds the directory's lock.
-		s.swept = make(chan struct{})
-		go func() { sweepTmpDirs(); close(s.swept) }()
-		s.tmpDir = tmp
+	tmp, err := s.privateTmp()
+	if err != nil {
+		return nil, err
 	}
-	tmp := s.tmpDir
 	p := &sandbox.Policy{Mode: mode, Network: network, Workspace: s.workDir, TempDir: tmp, Landlock: landlock}
 	for _, w := range s.cfg.Writable {
 		path, err := expandHome(w, home)
@@ -187,6 +179,30 @@ func (s *sandboxState) basePolicy(ios *IOStreams, mode string, network, landlock
 	return p, p.Validate()
 }
 
+// privateTmp is the run's private temp dir, made on first use. The
+// policies of MCP servers are built while the servers start at once: two
+// project servers (sandboxed by default) with the shell's sandbox off ask
+// for it together, and get the one dir the run removes at its end.
+func (s *sandboxState) privateTmp() (string, error) {
+	s.tmpMu.Lock()
+	defer s.tmpMu.Unlock()
+	if s.tmpDir != "" {
+		return s.tmpDir, nil
+	}
+	tmp, err := os.MkdirTemp("", fmt.Sprintf("odek-tmp-%d-", os.Getpid()))
+	if err != nil {
+		return "", fmt.Errorf("sandbox: private temp dir: %w", err)
+	}
+	// Dead runs' temp dirs are swept beside the run, not before it:
+	// listing a shared /tmp is no reason to make the model wait. Only
+	// once this run's own dir is made: a mkdir in a directory waits
+	// while a listing of it holds the directory's lock.
+	s.swept = make(chan struct{})
+	go func() { sweepTmpDirs(); close(s.swept) }()
+	s.tmpDir = tmp
+	return tmp, nil
+}
+
 // expandHome turns "~" and "~/x" into paths under home; every path must
 // then be absolute.
 func expandHome(path, home string) (string, error) {
@@ -204,6 +220,8 @@ func expandHome(path, home string) (string, error) {
 
 // close waits for the sweep and removes the private temp dir.
 func (s *sandboxState) close() {
+	s.tmpMu.Lock()
+	defer s.tmpMu.Unlock()
 	if s.swept != nil {
 		<-s.swept
 	}
@@ -214,6 +232,8 @@ func (s *sandboxState) close() {
 
 // tmpEnv points TMPDIR (and TMP, TEMP) at the private temp dir.
 func (s *sandboxState) tmpEnv(env []string) []string {
+	s.tmpMu.Lock()
+	defer s.tmpMu.Unlock()
 	if s.tmpDir == "" {
 		return env
 	}
