@@ -19,9 +19,9 @@ import (
 // sandboxFor gives each stdio server's policy; a server without a sandbox
 // setting gets its origin's default first (project: workspace-write).
 func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *artifact.Store, builtins []string, keep func(string) bool,
-	serverLog io.Writer, cas *cassetteState, sandboxFor func(mcpclient.ServerConfig) (*sandbox.Policy, error), notices *mcpNotices) (*mcpclient.Set, []loop.Tool, error) {
+	serverLog io.Writer, cas *cassetteState, sandboxFor func(mcpclient.ServerConfig) (*sandbox.Policy, error), notices *mcpNotices) (*mcpclient.Set, error) {
 	if len(cfg.MCPServers) == 0 {
-		return nil, nil, nil
+		return nil, nil
 	}
 	specs := make([]mcpclient.ServerSpec, len(cfg.MCPServers))
 	for i, sv := range cfg.MCPServers {
@@ -36,7 +36,7 @@ func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *ar
 	}
 	gate, err := approval.New(ao)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	opts := mcpclient.StartOptions{
 		Servers: specs, Builtins: builtins, Gate: gate,
@@ -48,13 +48,18 @@ func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *ar
 	set, warnings, err := mcpclient.Start(ctx, opts)
 	printWarnings(ios, warnings)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
+	return set, nil
+}
+
+// mcpLoopTools are the started servers' tools as the loop takes them.
+func mcpLoopTools(set *mcpclient.Set) []loop.Tool {
 	var tools []loop.Tool
 	for _, t := range set.Tools() {
 		tools = append(tools, t)
 	}
-	return set, tools, nil
+	return tools
 }
 
 // mcpServersData describes the started servers for run_started: name,

@@ -50,27 +50,49 @@ type sandboxState struct {
 // a parent's sandbox (a sub-agent's can only be narrower); nil for a
 // top-level run. workDir is the workspace, symlinks resolved.
 func (s *sandboxState) setUp(ios *IOStreams, conf *runConf, workDir string) error {
+	plan, err := s.check(ios, conf, workDir)
+	if err != nil || plan == nil {
+		return err
+	}
+	return s.build(ios, plan)
+}
+
+// sandboxPlan is what check settled and build makes into the shell's
+// policy.
+type sandboxPlan struct {
+	mode    string
+	network bool
+	missing []string
+	support sandbox.Support
+	limit   *sandbox.Policy
+}
+
+// check is the part of setUp every MCP server's policy depends on, and
+// every error a sandbox that cannot hold makes: it runs before any server
+// starts. It returns no plan when there is no shell policy to build (no
+// launcher, or sandbox.mode off).
+func (s *sandboxState) check(ios *IOStreams, conf *runConf, workDir string) (*sandboxPlan, error) {
 	s.cfg, s.fullAuto, s.workDir, s.odekHome = conf.cfg.Sandbox, conf.fullAuto, workDir, conf.cfg.Home
 	limit := conf.place.sandboxLimit
 	c := s.cfg
 	mode, network, strict, err := s.mode(limit)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	support := probeSandbox()
 	s.info = map[string]any{"mode": sandbox.ModeOff, "landlock_abi": support.LandlockABI,
 		"seccomp": false, "network": "on"}
 	if procs.Launcher() == "" {
-		return nil
+		return nil, nil
 	}
 	s.limit, s.landlock = limit, support.LandlockABI > 0
 	if mode == sandbox.ModeOff {
 		s.policy = &sandbox.Policy{Mode: sandbox.ModeOff}
-		return nil
+		return nil, nil
 	}
 	missing := support.Missing(network)
 	if len(missing) > 0 && strict {
-		return asSetup(fmt.Errorf("the sandbox cannot hold on this system: missing %s (sandbox.mode %s%s); "+
+		return nil, asSetup(fmt.Errorf("the sandbox cannot hold on this system: missing %s (sandbox.mode %s%s); "+
 			"run where the kernel has Landlock, or set sandbox.mode to auto or off in the global config",
 			strings.Join(missing, "; "), mode, requiredNote(c.Required, s.fullAuto)))
 	}
@@ -81,7 +103,15 @@ func (s *sandboxState) setUp(ios *IOStreams, conf *runConf, workDir string) erro
 		printWarnings(ios, []string{"sandbox: " + strings.Join(missing, "; ") + " missing: shell commands run with the classifier's policy " +
 			"and whatever the kernel offers (set sandbox.required to refuse to run like this)"})
 	}
-	p, err := s.basePolicy(ios, mode, network, support.LandlockABI > 0)
+	return &sandboxPlan{mode: mode, network: network, missing: missing, support: support, limit: limit}, nil
+}
+
+// build makes the shell's policy from check's plan. It may run while the
+// MCP servers start: it writes only policy, held and info, which their
+// policies do not read, and shares the private temp dir through
+// privateTmp.
+func (s *sandboxState) build(ios *IOStreams, plan *sandboxPlan) error {
+	p, err := s.basePolicy(ios, plan.mode, plan.network, plan.support.LandlockABI > 0)
 	if err != nil {
 		return asSetup(err)
 	}
@@ -89,21 +119,21 @@ func (s *sandboxState) setUp(ios *IOStreams, conf *runConf, workDir string) erro
 		printWarnings(ios, []string{fmt.Sprintf("sandbox: the workspace %s holds protected paths (%s): commands may read and write them "+
 			"like any workspace file; run odek in a project directory", s.workDir, strings.Join(inside, ", "))})
 	}
-	if limit != nil {
-		narrowed := p.Within(*limit)
+	if plan.limit != nil {
+		narrowed := p.Within(*plan.limit)
 		p = &narrowed
 	}
 	// The read set (a walk of the protected paths' ancestors, a shared
 	// /tmp or a large $HOME among them) is computed by the first shell
 	// command, not before the first model call: a run may never need it.
 	p.PrepareLazily()
-	s.policy, s.held = p, len(missing) == 0
+	s.policy, s.held = p, len(plan.missing) == 0
 	netText := "off"
 	if p.Network {
 		netText = "on"
 	}
-	s.info = map[string]any{"mode": p.Mode, "landlock_abi": support.LandlockABI,
-		"seccomp": support.Seccomp, "network": netText}
+	s.info = map[string]any{"mode": p.Mode, "landlock_abi": plan.support.LandlockABI,
+		"seccomp": plan.support.Seccomp, "network": netText}
 	return nil
 }
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
@@ -49,28 +51,26 @@ func newToolset(conf *runConf) *toolset {
 func (r *agentRun) buildTools(ctx context.Context, ios *IOStreams, serverLog io.Writer) error {
 	ts, cfg := r.tools, r.conf.cfg
 	reader := artifact.NewReadTool(ts.store)
-	builtins, err := ts.workspaceTools(ios, r.conf)
+	wp, err := ts.planWorkspace(ios, r.conf)
+	if err != nil {
+		return err
+	}
+	builtins, err := r.startServersBeside(ctx, ios, serverLog, func(wios *IOStreams) ([]loop.Tool, error) {
+		return ts.workspaceTools(wios, r.conf, wp)
+	})
 	if err != nil {
 		return err
 	}
 	builtins = r.cas.wrapTools(builtins)
-	offered := func(name string) bool { return toolOffered(name, cfg.ToolsEnabled, cfg.ToolsDisabled) }
-	// Every built-in name stays reserved, also those switched off or not
-	// registered in this run (artifact_read, plan, delegate_tasks): no MCP
-	// tool may shadow one.
-	reserved := builtinToolNames()
 	var mcpTools []loop.Tool
-	r.servers = &runServers{errOut: ios.ErrOut}
-	if !r.conf.place.noMCP {
-		r.servers.set, mcpTools, err = startMCP(ctx, ios, cfg, ts.store, reserved, offered, serverLog, r.cas, ts.sandbox.serverPolicy(ios), r.sinks.notices)
-		if err != nil {
-			return err
-		}
+	if r.servers.set != nil {
 		rememberTools(cfg.Home, r.servers.set)
+		mcpTools = mcpLoopTools(r.servers.set)
 		if rr := r.servers.set.ResourceReader(); rr != nil {
 			mcpTools = append(mcpTools, rr) // follows the servers' resource links
 		}
 	}
+	reserved := builtinToolNames()
 	if err := checkToolFilters(r.conf.flags, reserved, r.servers.set); err != nil {
 		return err
 	}
@@ -84,6 +84,40 @@ func (r *agentRun) buildTools(ctx context.Context, ios *IOStreams, serverLog io.
 	all, ts.plan = addPlan(all, cfg, r.sinks.emitter)
 	ts.reg, err = loop.NewRegistry(all...)
 	return asSetup(err)
+}
+
+// startServersBeside starts the MCP servers (r.servers) and runs build
+// meanwhile: the built-in tools are made while the servers' processes
+// start, which is most of the wait for the first model call. build's
+// stderr lines are held until the servers are up, so they never cut into
+// a server's approval prompt. An error of build comes first, as it did
+// when it ran before the servers; the caller closes what started.
+func (r *agentRun) startServersBeside(ctx context.Context, ios *IOStreams, serverLog io.Writer,
+	build func(*IOStreams) ([]loop.Tool, error)) ([]loop.Tool, error) {
+	r.servers = &runServers{errOut: ios.ErrOut}
+	var held bytes.Buffer
+	wios := *ios
+	wios.ErrOut = &held
+	var tools []loop.Tool
+	var buildErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tools, buildErr = build(&wios)
+	}()
+	var err error
+	if !r.conf.place.noMCP {
+		cfg := r.conf.cfg
+		offered := func(name string) bool { return toolOffered(name, cfg.ToolsEnabled, cfg.ToolsDisabled) }
+		// Every built-in name stays reserved, also those switched off or
+		// not registered in this run (artifact_read, plan,
+		// delegate_tasks): no MCP tool may shadow one.
+		r.servers.set, err = startMCP(ctx, ios, cfg, r.tools.store, builtinToolNames(), offered, serverLog, r.cas,
+			r.tools.sandbox.serverPolicy(ios), r.sinks.notices)
+	}
+	<-done
+	_, _ = ios.ErrOut.Write(held.Bytes())
+	return tools, cmp.Or(buildErr, err)
 }
 
 // builtinToolNames are the names of odek's own tools, also those switched

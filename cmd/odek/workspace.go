@@ -12,9 +12,17 @@ import (
 	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
-// workspaceTools are the built-in tools over the working directory, which
-// they settle with the sandbox its shell commands run in.
-func (ts *toolset) workspaceTools(ios *IOStreams, conf *runConf) ([]loop.Tool, error) {
+// workspacePlan is what the built-in tools are built from: the workspace's
+// classifier and the sandbox check.
+type workspacePlan struct {
+	cls     *risk.Classifier
+	sandbox *sandboxPlan
+}
+
+// planWorkspace settles the workspace and checks the sandbox its shell
+// commands run in: everything the MCP servers' policies need, and every
+// error of the sandbox, before a server starts.
+func (ts *toolset) planWorkspace(ios *IOStreams, conf *runConf) (*workspacePlan, error) {
 	wd, err := ios.Getwd()
 	if err != nil {
 		return nil, asSetup(err)
@@ -24,15 +32,34 @@ func (ts *toolset) workspaceTools(ios *IOStreams, conf *runConf) ([]loop.Tool, e
 		return nil, setupErrorf("working directory: %w", err)
 	}
 	ts.workDir = cls.Root()
-	if err := ts.sandbox.setUp(ios, conf, ts.workDir); err != nil {
+	sp, err := ts.sandbox.check(ios, conf, ts.workDir)
+	if err != nil {
 		return nil, err
 	}
+	return &workspacePlan{cls: cls, sandbox: sp}, nil
+}
+
+// workspaceTools are the built-in tools over the working directory, with
+// the shell's sandbox policy built from the plan. It runs while the MCP
+// servers start (buildTools).
+func (ts *toolset) workspaceTools(ios *IOStreams, conf *runConf, plan *workspacePlan) ([]loop.Tool, error) {
 	var env []string
 	if ios.Environ != nil {
-		env = ts.sandbox.tmpEnv(shellEnv(ios.Environ(), conf.cfg))
+		env = shellEnv(ios.Environ(), conf.cfg)
+	}
+	if plan.sandbox != nil {
+		if err := ts.sandbox.build(ios, plan.sandbox); err != nil {
+			return nil, err
+		}
+		// The shell's policy made the private temp dir. Without one the
+		// shell keeps TMPDIR, even if a sandboxed server has made the dir
+		// meanwhile.
+		if ios.Environ != nil {
+			env = ts.sandbox.tmpEnv(env)
+		}
 	}
 	var tools []loop.Tool
-	for _, t := range builtin.New(builtin.Options{Classifier: cls, Store: ts.store, Env: env, Sandbox: ts.sandbox.policy}) {
+	for _, t := range builtin.New(builtin.Options{Classifier: plan.cls, Store: ts.store, Env: env, Sandbox: ts.sandbox.policy}) {
 		tools = append(tools, t)
 	}
 	return tools, nil
