@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 )
@@ -72,8 +73,7 @@ stdout, progress to stderr, and the exit code says how the run ended:
 		earlyReport(cmd, ios, err)
 		return err
 	})
-	root.AddCommand(newRunCmd(ios), newInitCmd(ios), newVersionCmd(ios), newCompletionCmd(ios), newToolsCmd(ios), newApprovalsCmd(ios),
-		newContinueCmd(ios), newSessionCmd(ios), newSubagentCmd(ios))
+	root.AddCommand(commandsFor(ios)...)
 	for _, c := range root.Commands() {
 		if c.HasSubCommands() {
 			c.Args = noSubcommand // odek session lst: exit 3, did you mean "list"
@@ -82,6 +82,40 @@ stdout, progress to stderr, and the exit code says how the run ended:
 	}
 	root.SetHelpCommand(newHelpCmd())
 	return root
+}
+
+// subcommands are odek's commands, in the order help lists them.
+var subcommands = []struct {
+	name  string
+	build func(*IOStreams) *cobra.Command
+}{
+	{"run", newRunCmd}, {"init", newInitCmd}, {"version", newVersionCmd}, {"completion", newCompletionCmd},
+	{"tools", newToolsCmd}, {"approvals", newApprovalsCmd}, {"continue", newContinueCmd},
+	{"session", newSessionCmd}, {"subagent", newSubagentCmd},
+}
+
+// commandsFor builds the commands a command line needs: the one it names
+// first, or all of them. Building all costs every process 0.1 ms for
+// commands it never runs (a run, each sub-agent); a line that begins with
+// anything else (a flag, help, a typo, completion) gets all, for help's
+// listing and the did-you-mean suggestions.
+func commandsFor(ios *IOStreams) []*cobra.Command {
+	args := ios.Args
+	if args == nil {
+		args = os.Args[1:]
+	}
+	if len(args) > 0 {
+		for _, c := range subcommands {
+			if c.name == args[0] {
+				return []*cobra.Command{c.build(ios)}
+			}
+		}
+	}
+	cmds := make([]*cobra.Command, len(subcommands))
+	for i, c := range subcommands {
+		cmds[i] = c.build(ios)
+	}
+	return cmds
 }
 
 // changeDir is -C: a missing or unusable DIR is a setup error.
