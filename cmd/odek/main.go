@@ -37,8 +37,16 @@ func run() int {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
+	// Installing the handler waits for the runtime to start a signal
+	// thread (0.2-0.3 ms): it is done beside the command line's parsing
+	// and the config's loading, and nothing odek starts may run before it.
+	handled := make(chan struct{})
+	go func() {
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+		close(handled)
+	}()
+	procs.BeforeStart(func() { <-handled })
+	defer func() { <-handled; signal.Stop(sigs) }()
 	go onInterrupt(sigs, func() { cancel(errInterrupted) }, os.Stderr, os.Exit)
 	return execute(ctx, systemIO())
 }

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -63,9 +64,20 @@ func Launcher() string {
 	return launcher.path
 }
 
+var beforeStart atomic.Pointer[func()]
+
+// BeforeStart has every Start call wait first for f to return: odek holds
+// its first process until its Ctrl-C and SIGTERM handler is in place (set
+// up beside its start-up), so that no signal can end odek by default while
+// a child it would have to kill is running.
+func BeforeStart(f func()) { beforeStart.Store(&f) }
+
 // Start starts s. With a Sandbox it returns once the launcher reports that
 // the target runs under the policy, or with the launcher's error.
 func Start(s Spec) (*Process, error) {
+	if f := beforeStart.Load(); f != nil {
+		(*f)()
+	}
 	path, args := s.Path, s.Args
 	var statusR, statusW *os.File
 	if s.Sandbox != nil {

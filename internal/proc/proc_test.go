@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -202,5 +203,47 @@ func TestKillAfterExitKillsGroup(t *testing.T) {
 	p.Kill()
 	if !exitsWithin(t, pid, 5*time.Second) {
 		t.Errorf("child %d in the exited process's group survived Kill", pid)
+	}
+}
+
+// TestBeforeStartHoldsTheStart: Start waits for BeforeStart's function
+// before the process exists, and starts it once the function returns.
+func TestBeforeStartHoldsTheStart(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	proc.BeforeStart(func() {
+		once.Do(func() { close(entered) })
+		<-release
+	})
+	defer proc.BeforeStart(func() {})
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "started")
+	started := make(chan error, 1)
+	go func() {
+		p, err := proc.Start(proc.Spec{Path: "sh", Args: []string{"-c", "echo > started"}, Dir: dir, Env: os.Environ()})
+		if err == nil {
+			err = p.Wait()
+		}
+		started <- err
+	}()
+	select {
+	case <-entered:
+	case err := <-started:
+		t.Fatalf("Start returned (%v) without calling BeforeStart's function", err)
+	}
+	select {
+	case err := <-started:
+		t.Fatalf("Start returned (%v) while BeforeStart's function had not", err)
+	default:
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the process ran while BeforeStart's function had not returned")
+	}
+	close(release)
+	if err := <-started; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the process did not run once released: %v", err)
 	}
 }
