@@ -43,20 +43,6 @@ type sandboxState struct {
 	odekHome string
 }
 
-// setUpSandbox resolves sandbox.* (and --full-auto) against what the kernel
-// offers. auto without Landlock warns once and runs with the classifier
-// alone; workspace-write or read-only set anywhere, sandbox.required or
-// --full-auto without it is a setup error naming what is missing. limit is
-// a parent's sandbox (a sub-agent's can only be narrower); nil for a
-// top-level run. workDir is the workspace, symlinks resolved.
-func (s *sandboxState) setUp(ios *IOStreams, conf *runConf, workDir string) error {
-	plan, err := s.check(ios, conf, workDir)
-	if err != nil || plan == nil {
-		return err
-	}
-	return s.build(ios, plan)
-}
-
 // sandboxPlan is what check settled and build makes into the shell's
 // policy.
 type sandboxPlan struct {
@@ -67,10 +53,16 @@ type sandboxPlan struct {
 	limit   *sandbox.Policy
 }
 
-// check is the part of setUp every MCP server's policy depends on, and
-// every error a sandbox that cannot hold makes: it runs before any server
-// starts. It returns no plan when there is no shell policy to build (no
-// launcher, or sandbox.mode off).
+// check resolves sandbox.* (and --full-auto) against what the kernel
+// offers: auto without Landlock warns once and runs with the classifier
+// alone; workspace-write or read-only set anywhere, sandbox.required or
+// --full-auto without it is a setup error naming what is missing. A
+// sub-agent's limit (its parent's sandbox, conf.place) can only narrow it.
+// workDir is the workspace, symlinks resolved. It settles all that MCP
+// servers' policies read, and makes every error a sandbox that cannot
+// hold makes, before any server starts; build then makes the shell's
+// policy. It returns no plan when there is none to build (no launcher, or
+// sandbox.mode off).
 func (s *sandboxState) check(ios *IOStreams, conf *runConf, workDir string) (*sandboxPlan, error) {
 	s.cfg, s.fullAuto, s.workDir, s.odekHome = conf.cfg.Sandbox, conf.fullAuto, workDir, conf.cfg.Home
 	limit := conf.place.sandboxLimit
