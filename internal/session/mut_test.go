@@ -177,7 +177,10 @@ func TestRemoveStaleTempsKeepsFreshOnes(t *testing.T) {
 // A session of exactly the storage limit is saved whole and loads.
 func TestSessionAtExactlyTheLimit(t *testing.T) {
 	home := t.TempDir()
-	big := NewStore(Options{Dir: home + "/sessions", KeyPath: home + "/" + KeyFile})
+	// A fixed clock: each save writes updated_at, whose text is a byte
+	// shorter when its fraction of a second ends in a zero.
+	now := func() time.Time { return time.Date(2026, 12, 2, 4, 44, 0, 123456789, time.UTC) }
+	big := NewStore(Options{Dir: home + "/sessions", KeyPath: home + "/" + KeyFile, Now: now})
 	msgs := append([]llm.Message{system("sys"), user("task")}, toolGroup("g", 2, strings.Repeat("b", 500))...)
 	sess, _, err := big.Create(New{Task: "task", Messages: msgs})
 	if err != nil {
@@ -187,7 +190,7 @@ func TestSessionAtExactlyTheLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	size := int64(sess.FileSize())
-	exact := NewStore(Options{Dir: home + "/sessions", KeyPath: home + "/" + KeyFile, MaxBytes: size})
+	exact := NewStore(Options{Dir: home + "/sessions", KeyPath: home + "/" + KeyFile, MaxBytes: size, Now: now})
 	if _, err := exact.Save(sess); err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +200,7 @@ func TestSessionAtExactlyTheLimit(t *testing.T) {
 	if _, err := exact.Load(sess.ID); err != nil {
 		t.Fatalf("a session of exactly the limit does not load: %v", err)
 	}
-	under := NewStore(Options{Dir: home + "/sessions", KeyPath: home + "/" + KeyFile, MaxBytes: size - 1})
+	under := NewStore(Options{Dir: home + "/sessions", KeyPath: home + "/" + KeyFile, MaxBytes: size - 1, Now: now})
 	if _, err := under.Load(sess.ID); err == nil {
 		t.Fatal("a session over the limit loaded")
 	}
