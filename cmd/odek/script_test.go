@@ -56,7 +56,7 @@ func TestScripts(t *testing.T) {
 // them with the race-enabled odek.
 var raceScripts = []string{
 	"subagent_parallel", "interrupt_term", "mcp_interrupt",
-	"events_drop", "events_fifo", "events_sink", "sandbox_tmp_servers",
+	"events_drop", "events_fifo", "events_sink", "sandbox_tmp_servers", "sandbox_build_error",
 }
 
 // TestScriptsRace runs raceScripts with odek built with -race (this test
