@@ -138,6 +138,31 @@ func TestBodyCap(t *testing.T) {
 	}
 }
 
+// A capped body hands back exactly its limit, then errBodyTooLarge on that
+// read and on every later one, never a byte past the limit nor a count
+// outside 0..len(p) (io.Reader's contract: bufio panics on a negative one).
+func TestObservedBodyStopsAtTheCap(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		_, dog, stop := startAttempt(context.Background(), Timeouts{})
+		defer stop()
+		ex := &exchange{keepBody: keep, dog: dog}
+		b := &observedBody{rc: io.NopCloser(strings.NewReader(strings.Repeat("b", 25))), left: 10, ex: ex, keep: keep}
+		got, err := io.ReadAll(b)
+		if string(got) != strings.Repeat("b", 10) || !errors.Is(err, errBodyTooLarge) {
+			t.Fatalf("keep=%t: ReadAll = %q, %v; want the 10 bytes of the cap and errBodyTooLarge", keep, got, err)
+		}
+		for i := 0; i < 3; i++ {
+			p := make([]byte, 8)
+			if n, err := b.Read(p); n != 0 || !errors.Is(err, errBodyTooLarge) {
+				t.Fatalf("keep=%t: read %d after the cap = %d, %v; want 0, errBodyTooLarge", keep, i, n, err)
+			}
+		}
+		if keep && ex.body.String() != strings.Repeat("b", 10) {
+			t.Fatalf("kept body = %q, want the 10 bytes of the cap", ex.body.String())
+		}
+	}
+}
+
 type rtFunc func(*http.Request) (*http.Response, error)
 
 func (f rtFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -59,3 +59,34 @@ func TestStatusErrorBodyCapped(t *testing.T) {
 		t.Fatalf("Complete = %.200v (body %d bytes)", err, len(se.Body))
 	}
 }
+
+// A context-length error's provider text is cut to a bounded message, both
+// from an HTTP error status and from an error object sent with a 200.
+func TestContextLengthErrorMessageCapped(t *testing.T) {
+	long := "This model's maximum context length is 8192 tokens. " + strings.Repeat("z", 5000)
+	for _, tc := range []struct {
+		name string
+		err  func() error
+	}{
+		{"400", func() error {
+			_, err := statusClient(400, long, &recorder{}).Complete(context.Background(), simpleRequest())
+			return err
+		}},
+		{"200 error object", func() error {
+			_, err := bodyClient(`{"error":{"message":"`+long+`","code":"context_length_exceeded"}}`, false, &recorder{}).Complete(context.Background(), simpleRequest())
+			return err
+		}},
+	} {
+		err := tc.err()
+		var ce *llm.ContextLengthError
+		if !errors.As(err, &ce) {
+			t.Fatalf("%s: Complete = %.200v, want a ContextLengthError", tc.name, err)
+		}
+		if n := len(ce.Message); n > 600 || !strings.HasSuffix(ce.Message, "…") || !strings.HasPrefix(ce.Message, "This model's") {
+			t.Fatalf("%s: the message is %d bytes: %.80q…", tc.name, n, ce.Message)
+		}
+		if n := len(err.Error()); n > 700 {
+			t.Fatalf("%s: the error is %d bytes", tc.name, n)
+		}
+	}
+}
