@@ -96,3 +96,29 @@ func TestWalkBeneathTwice(t *testing.T) {
 		}
 	}
 }
+
+// A symlink found where the check resolved a file (swapped in after the
+// re-check) is refused as a path that changed, not replaced nor written
+// through: the link and the file it points to are left as they were.
+func TestWriteAtomicRefusesASymlinkInPlace(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no safe open on this platform")
+	}
+	tools, root, _ := setup(t)
+	ws := tools["write_file"].(*writeFile).ws
+	write(t, root, "target.txt", "kept\n")
+	link := filepath.Join(root, "link")
+	if err := os.Symlink("target.txt", link); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ws.writeAtomic(link, []byte("pwned\n"))
+	if !errors.Is(err, safepath.ErrSymlink) || !strings.Contains(err.Error(), "changed after it was checked") {
+		t.Fatalf("writeAtomic over a symlink = %v, want the path-changed error", err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, "target.txt")); string(data) != "kept\n" {
+		t.Fatalf("target.txt = %q", data)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v %v", fi, err)
+	}
+}
