@@ -92,6 +92,11 @@ func TestFallbackProviderRefusals(t *testing.T) {
 				if len(fb.got) != 1 || fb.got[0].Field != r.Param || fb.got[0].Model != "gemma3:4b" || fb.got[0].Status != statusOf(r) {
 					t.Fatalf("fallbacks: %+v", fb.got)
 				}
+				// Only a refused reasoning_effort names the value refused.
+				if wantValue := ""; r.Param == llm.FieldReasoningEffort && fb.got[0].Value != req.ReasoningEffort ||
+					r.Param != llm.FieldReasoningEffort && fb.got[0].Value != wantValue {
+					t.Fatalf("fallback of %s names value %q (request's reasoning_effort %q)", r.Param, fb.got[0].Value, req.ReasoningEffort)
+				}
 				if len(rec.Waits()) != 0 {
 					t.Errorf("a refusal is not a retry: waited %v", rec.Waits())
 				}

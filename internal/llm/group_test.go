@@ -30,6 +30,8 @@ func TestGroupEnd(t *testing.T) {
 		{"system alone", []Message{sys, usr}, 0, 1, true},
 		{"user alone", []Message{sys, usr}, 1, 2, true},
 		{"reply without calls", []Message{reply, usr}, 0, 1, true},
+		{"a reply without calls leaves a stray result apart", []Message{reply, result("x")}, 0, 1, true},
+		{"a user message leaves a stray result apart", []Message{usr, result("x")}, 0, 1, true},
 		{"call and its result", []Message{call("a"), result("a"), usr}, 0, 2, true},
 		{"two calls, two results", []Message{call("a", "b"), result("a"), result("b"), reply}, 0, 3, true},
 		{"two calls, one result", []Message{call("a", "b"), result("a"), usr}, 0, 2, false},

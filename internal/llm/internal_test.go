@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -22,8 +23,10 @@ func TestBackoffEqualJitter(t *testing.T) {
 			t.Errorf("failed=%d: range [%v, %v], base %v", failed, lo, hi, b)
 		}
 	}
-	if got := backoff(1, 7); got != 750*time.Millisecond { // out-of-range rand falls back to 0.5
-		t.Errorf("backoff(1, 7) = %v", got)
+	for _, r := range []float64{7, 1, -0.1} { // out-of-range rand falls back to 0.5: the wait stays below b
+		if got := backoff(1, r); got != 750*time.Millisecond {
+			t.Errorf("backoff(1, %v) = %v", r, got)
+		}
 	}
 }
 
@@ -58,7 +61,7 @@ func TestParseRetryAfter(t *testing.T) {
 }
 
 func TestUsesMaxCompletionTokens(t *testing.T) {
-	yes := []string{"o1", "o1-mini", "o3-mini", "o4-mini", "gpt-5", "gpt-5-mini", "gpt-5.1", "GPT-6-astra", "openai/gpt-5", "gpt-10"}
+	yes := []string{"o1", "o1-mini", "o3-mini", "o4-mini", "gpt-5", "gpt-5-mini", "gpt-5.1", "GPT-6-astra", "openai/gpt-5", "gpt-10", "gpt-9", "/o3"}
 	no := []string{"gpt-4o", "gpt-4.1", "gpt-3.5-turbo", "o1x", "llama3", "", "gpt-", "oo1"}
 	for _, m := range yes {
 		if !usesMaxCompletionTokens(m) {
@@ -68,6 +71,23 @@ func TestUsesMaxCompletionTokens(t *testing.T) {
 	for _, m := range no {
 		if usesMaxCompletionTokens(m) {
 			t.Errorf("%q: want max_tokens", m)
+		}
+	}
+}
+
+// OpenAI's non-reasoning chat families refuse a reasoning_effort, named
+// bare or behind a router's prefix.
+func TestRefusesReasoningEffort(t *testing.T) {
+	yes := []string{"gpt-4o", "GPT-4.1-mini", "gpt-3.5-turbo", "chatgpt-4o-latest", "openai/gpt-4o", "/gpt-4o", "a/b/gpt-4"}
+	no := []string{"gpt-5", "o3", "llama3", "", "my-gpt-4", "gpt-4o/llama"}
+	for _, m := range yes {
+		if !refusesReasoningEffort(m) {
+			t.Errorf("%q: want refused", m)
+		}
+	}
+	for _, m := range no {
+		if refusesReasoningEffort(m) {
+			t.Errorf("%q: want accepted", m)
 		}
 	}
 }
@@ -99,6 +119,10 @@ func TestCapString(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 	if got := capString("abc", 3); got != "abc" {
+		t.Errorf("got %q", got)
+	}
+	// Bytes that are all continuation bytes (not UTF-8) leave nothing to keep.
+	if got := capString(strings.Repeat("\x80", 10), 4); got != "…" {
 		t.Errorf("got %q", got)
 	}
 	long := strings.Repeat("x", 2000)
@@ -160,6 +184,123 @@ func TestObservedBodyStopsAtTheCap(t *testing.T) {
 		if keep && ex.body.String() != strings.Repeat("b", 10) {
 			t.Fatalf("kept body = %q, want the 10 bytes of the cap", ex.body.String())
 		}
+	}
+}
+
+// Whole calls sent without an index each start a call of their own after
+// the highest one so far, in the order they came (map order must not
+// matter: the stream is assembled 20 times).
+func TestAssemblerCallsWithoutIndex(t *testing.T) {
+	const n = 8
+	for round := 0; round < 20; round++ {
+		var a assembler
+		for i := 0; i < n; i++ {
+			raw := fmt.Sprintf(`{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"c%d","function":{"name":"t%d","arguments":"{}"}}]}}]}`, i, i)
+			if _, err := a.add([]byte(raw)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		calls := a.message().ToolCalls
+		if len(calls) != n {
+			t.Fatalf("round %d: %d calls, want %d: %+v", round, len(calls), n, calls)
+		}
+		for i, c := range calls {
+			if c.ID != fmt.Sprintf("c%d", i) || c.Function.Name != fmt.Sprintf("t%d", i) || c.Function.Arguments != "{}" {
+				t.Fatalf("round %d: call %d = %+v", round, i, c)
+			}
+		}
+	}
+}
+
+// A zero wait on a cancelled ctx reports the cancel, every time.
+func TestSleepCtxZeroWaitCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for i := 0; i < 64; i++ {
+		if err := sleepCtx(ctx, 0); !errors.Is(err, context.Canceled) {
+			t.Fatalf("try %d: sleepCtx = %v, want context.Canceled", i, err)
+		}
+	}
+	if err := sleepCtx(context.Background(), 0); err != nil {
+		t.Fatalf("sleepCtx(0) = %v", err)
+	}
+}
+
+// A body of exactly the cap is read whole, without an error.
+func TestObservedBodyAtTheCapIsWhole(t *testing.T) {
+	b := &observedBody{rc: io.NopCloser(strings.NewReader(strings.Repeat("b", 10))), left: 10}
+	if got, err := io.ReadAll(b); len(got) != 10 || err != nil {
+		t.Fatalf("ReadAll = %d bytes, %v; want all 10 and no error", len(got), err)
+	}
+}
+
+// Only a non-streaming call's success body is kept (its dropped fields are
+// read from it): not a stream's, not an error's, not a redirect's.
+func TestObserverKeepsOnlyPlainSuccessBodies(t *testing.T) {
+	for _, tc := range []struct {
+		keepBody bool
+		status   int
+		kept     bool
+	}{{true, 200, true}, {true, 299, true}, {true, 300, false}, {true, 500, false}, {false, 200, false}} {
+		_, dog, stop := startAttempt(context.Background(), Timeouts{})
+		ex := &exchange{keepBody: tc.keepBody, dog: dog}
+		o := &observer{base: rtFunc(func(r *http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: tc.status, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("body")), Request: r}, nil
+		}), ex: ex}
+		req, _ := http.NewRequest("POST", "http://fake.invalid/v1", nil)
+		resp, err := o.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := io.ReadAll(resp.Body); string(got) != "body" || err != nil {
+			t.Fatalf("body %q, %v", got, err)
+		}
+		stop()
+		if kept := string(ex.kept()) == "body"; kept != tc.kept || (!kept && len(ex.kept()) != 0) {
+			t.Errorf("keepBody=%t status %d: kept %q", tc.keepBody, tc.status, ex.kept())
+		}
+	}
+}
+
+// Only the idle phase moves with activity, and only when it is armed; a
+// body read that brought bytes is activity, the read that meets EOF is not.
+func TestWatchdogTouch(t *testing.T) {
+	_, dog, stop := startAttempt(context.Background(), Timeouts{Connect: time.Hour, FirstByte: time.Hour, Idle: time.Hour})
+	defer stop()
+	past := time.Now().Add(-time.Minute)
+	dog.arm(PhaseFirstByte, time.Hour)
+	dog.mu.Lock()
+	dog.deadline = past
+	dog.mu.Unlock()
+	dog.touch()
+	if dog.deadline != past {
+		t.Fatalf("first-byte phase moved to %v", dog.deadline)
+	}
+	dog.arm(PhaseIdle, -1) // disabled
+	dog.touch()
+	if !dog.deadline.IsZero() {
+		t.Fatalf("a disabled idle timeout was armed by a touch: %v", dog.deadline)
+	}
+	dog.arm(PhaseIdle, time.Hour)
+	ex := &exchange{dog: dog}
+	b := &observedBody{rc: io.NopCloser(strings.NewReader("data")), left: 100, ex: ex}
+	dog.mu.Lock()
+	dog.deadline = past
+	dog.mu.Unlock()
+	if n, err := b.Read(make([]byte, 16)); n != 4 || err != nil {
+		t.Fatalf("read %d, %v", n, err)
+	}
+	if !dog.deadline.After(time.Now()) {
+		t.Fatalf("a read of 4 bytes left the idle deadline at %v", dog.deadline)
+	}
+	dog.mu.Lock()
+	dog.deadline = past
+	dog.mu.Unlock()
+	if n, err := b.Read(make([]byte, 16)); n != 0 || err != io.EOF {
+		t.Fatalf("read %d, %v; want EOF", n, err)
+	}
+	if dog.deadline != past {
+		t.Fatalf("the EOF read moved the idle deadline to %v", dog.deadline)
 	}
 }
 

@@ -77,9 +77,12 @@ func timeoutAttempts(t *testing.T, baseURL string, stream bool, tm llm.Timeouts,
 	if !errors.As(err, &re) || re.Attempts != attempts || !errors.As(err, &te) || te.Phase != phase || te.Limit != limit {
 		t.Fatalf("err = %v, want %d attempts ending in a %s timeout of %v", err, attempts, phase, limit)
 	}
+	// Each attempt's error is the timeout itself, worded as one (not a lost
+	// connection that wraps it).
+	want := (&llm.TimeoutError{Phase: phase, Limit: limit}).Error()
 	for i, e := range clk.errs {
-		if !errors.As(e, &te) || te.Phase != phase {
-			t.Fatalf("attempt %d failed with %v, want the %s timeout", i+1, e, phase)
+		if !errors.As(e, &te) || te.Phase != phase || e.Error() != want {
+			t.Fatalf("attempt %d failed with %v, want %q", i+1, e, want)
 		}
 	}
 	var slow []string
