@@ -3,6 +3,7 @@ package subagent
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,5 +140,45 @@ func TestDeliverArtifactsReplacedAfterValidation(t *testing.T) {
 	inline(d)
 	if d[0].v != nil {
 		t.Fatal("a replaced file was inlined")
+	}
+}
+
+// TestDeliverArtifactsAtTheBounds: a text artifact of exactly
+// maxInlineBytes is inlined whole, four of exactly a quarter of
+// maxInlineTotal all fit the budget, and a result of MaxRefs+1 refs drops
+// exactly the one past MaxRefs.
+func TestDeliverArtifactsAtTheBounds(t *testing.T) {
+	ws, root := t.TempDir(), t.TempDir()
+	files := map[string]string{}
+	for _, n := range []string{"a", "b", "c", "d"} {
+		files[n+".txt"] = strings.Repeat(n, maxInlineTotal/4) // each exactly maxInlineBytes
+	}
+	stageFiles(t, ws, "task-0000000000000004", files)
+	c := childside.CollectArtifacts(ws, "task-0000000000000004", root)
+	lines := strings.Join(deliverArtifacts([]taskArtifacts{{Index: 1, Root: root, Refs: c.Refs}}, nil)[1], "\n")
+	if maxInlineTotal/4 != maxInlineBytes {
+		t.Fatalf("the test assumes maxInlineTotal = 4 × maxInlineBytes")
+	}
+	if n := strings.Count(lines, "--- artifact: "); n != 4 {
+		t.Fatalf("%d of 4 artifacts of exactly %d bytes inlined, want all (their sum is exactly the budget):\n%.300s", n, maxInlineBytes, lines)
+	}
+	if strings.Contains(lines, "dropped") {
+		t.Fatalf("an artifact of exactly the inline size was dropped:\n%.300s", lines)
+	}
+
+	refs := make([]artifact.Ref, artifact.MaxRefs+1)
+	for i := range refs {
+		refs[i] = c.Refs[0]
+		refs[i].ID = "r" + strings.Repeat("x", i)
+	}
+	out := deliverArtifacts([]taskArtifacts{{Index: 1, Root: root, Refs: refs}}, nil)[1]
+	over := 0
+	for _, l := range out {
+		if strings.Contains(l, fmt.Sprintf("more than %d artifacts", artifact.MaxRefs)) {
+			over++
+		}
+	}
+	if over != 1 {
+		t.Errorf("%d refs dropped as more than %d in one result, want 1 (the last of %d)", over, artifact.MaxRefs, len(refs))
 	}
 }

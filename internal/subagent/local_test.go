@@ -3,6 +3,7 @@ package subagent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,6 +155,14 @@ func TestToolResultAndEvents(t *testing.T) {
 		}
 		if b, _ := json.Marshal(ev); strings.Contains(string(b), `"one"`) || strings.Contains(string(b), `"two"`) {
 			t.Fatalf("a goal reached the events: %s", b)
+		}
+		// The child reported 2 iterations and 30 tokens and no artifacts: a
+		// count it left out is left out, not 0.
+		if ev.Type == events.SubagentCompleted {
+			_, arts := ev.Data["artifact_count"]
+			if fmt.Sprint(ev.Data["iterations"]) != "2" || fmt.Sprint(ev.Data["tokens_used"]) != "30" || arts {
+				t.Fatalf("completed: %v", ev.Data)
+			}
 		}
 	}
 }

@@ -172,6 +172,14 @@ func TestSettingsNormalized(t *testing.T) {
 	if got := (Settings{MaxDepth: -1}).Normalized(); got != (Settings{MaxDepth: 2, TimeoutSeconds: 1800, MaxIterations: 15, BudgetInherit: inheritOperator}) {
 		t.Fatalf("%+v", got)
 	}
+	// 0 is a setting of its own (no delegation at all), not "unset".
+	if got := (Settings{MaxDepth: 0}).Normalized(); got.MaxDepth != 0 {
+		t.Fatalf("max_depth 0 normalized to %d; delegation must stay off", got.MaxDepth)
+	}
+	// 1 is within the cap, and a timeout or iteration count of exactly 1 is kept.
+	if got := (Settings{MaxDepth: 1, TimeoutSeconds: 1, MaxIterations: 1}).Normalized(); got.MaxDepth != 1 || got.TimeoutSeconds != 1 || got.MaxIterations != 1 {
+		t.Fatalf("%+v", got)
+	}
 }
 
 func TestArgsSummaryAndRisk(t *testing.T) {
