@@ -143,6 +143,11 @@ func TestToolResultAndEvents(t *testing.T) {
 	if strings.Count(out, "status: success · 2 iterations") != 2 || !strings.Contains(out, "denials (1 of 1): shell/install — no") {
 		t.Fatalf("results:\n%s", out)
 	}
+	// A run without a session files its children's artifact roots under
+	// "unfiled", one directory per task.
+	if roots, err := os.ReadDir(filepath.Join(tool.o.ArtifactsHome, unfiled)); err != nil || len(roots) != 2 {
+		t.Fatalf("artifact roots under %s: %v (%v), want 2", unfiled, roots, err)
+	}
 	types := strings.Join(flush(), ",")
 	for _, want := range []string{"subagent_spawned", "subagent_completed", "subagent_denied"} {
 		if strings.Count(types, want) != 2 {
@@ -155,6 +160,9 @@ func TestToolResultAndEvents(t *testing.T) {
 		}
 		if b, _ := json.Marshal(ev); strings.Contains(string(b), `"one"`) || strings.Contains(string(b), `"two"`) {
 			t.Fatalf("a goal reached the events: %s", b)
+		}
+		if ev.Type == events.SubagentSpawned && (fmt.Sprint(ev.Data["depth"]) != "1" || fmt.Sprint(ev.Data["timeout_seconds"]) != "60") {
+			t.Fatalf("spawned at depth 0 with a 60 s timeout: %v", ev.Data)
 		}
 		// The child reported 2 iterations and 30 tokens and no artifacts: a
 		// count it left out is left out, not 0.

@@ -192,3 +192,17 @@ func TestArgsSummaryAndRisk(t *testing.T) {
 		t.Fatalf("AssessRisk = %+v, %v", a, err)
 	}
 }
+
+// TestNewToolDefaults: an unset kill margin (0) and clock get their
+// defaults; a margin given is kept.
+func TestNewToolDefaults(t *testing.T) {
+	if got := NewTool(Options{}).o.KillMargin; got != defaultKillMargin {
+		t.Errorf("kill margin unset: %v, want %v", got, defaultKillMargin)
+	}
+	if got := NewTool(Options{KillMargin: time.Millisecond}).o.KillMargin; got != time.Millisecond {
+		t.Errorf("kill margin 1ms: %v", got)
+	}
+	if NewTool(Options{}).o.Now == nil {
+		t.Error("no clock")
+	}
+}
