@@ -23,6 +23,12 @@ case "$MODE" in
 result)
   echo '{"type":"subagent_started","pid":1}'
   echo '{"type":"result","result":{"status":"success","summary":"ok","tokens_used":30,"iterations":2,"usage":{"input_tokens":20,"output_tokens":10,"tool_calls":2},"denials":[{"tool":"shell","class":"install","reason":"no"}]}}' ;;
+artifact)
+  root=$(grep -o '"artifact_root":"[^"]*"' "$task" | cut -d'"' -f4)
+  g=$(grep -o '"goal":"[^"]*"' "$task" | cut -d'"' -f4)
+  printf '%s' "$g" > "$root/out.txt"
+  sha=$(sha256sum "$root/out.txt" | cut -d' ' -f1)
+  printf '{"type":"result","result":{"status":"success","summary":"ok","artifacts":[{"schema":"odek.artifact-ref/v1","id":"out","uri":"file://%s/out.txt","media_type":"text/plain","sha256":"%s","size_bytes":%d}]}}\n' "$root" "$sha" "${#g}" ;;
 flood) while :; do echo "{}"; done ;;
 hang) sleep 300 & sleep 300 ;;
 crash) echo "fatal: boom" >&2; exit 7 ;;
@@ -172,6 +178,18 @@ func TestToolResultAndEvents(t *testing.T) {
 				t.Fatalf("completed: %v", ev.Data)
 			}
 		}
+	}
+}
+
+// TestToolArtifactsReachTheirTask: each child's artifact is delivered
+// under its own task's result, inlined, with its task's number.
+func TestToolArtifactsReachTheirTask(t *testing.T) {
+	tool, _, _ := newTestTool(t, "artifact", nil)
+	out := unwrap(t, call(t, tool, context.Background(), `{"tasks":[{"goal":"first-body"},{"goal":"second-body"}]}`))
+	i1, i2 := strings.Index(out, "\n    first-body\n"), strings.Index(out, "\n    second-body\n") // the inlined contents
+	t1, t2 := strings.Index(out, ", task 1)"), strings.Index(out, ", task 2)")
+	if i1 < 0 || i2 < 0 || t1 < 0 || t2 < 0 || !(t1 < i1 && i1 < t2 && t2 < i2) {
+		t.Fatalf("each artifact under its own task, in order:\n%s", out)
 	}
 }
 
