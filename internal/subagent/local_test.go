@@ -29,6 +29,9 @@ artifact)
   printf '%s' "$g" > "$root/out.txt"
   sha=$(sha256sum "$root/out.txt" | cut -d' ' -f1)
   printf '{"type":"result","result":{"status":"success","summary":"ok","artifacts":[{"schema":"odek.artifact-ref/v1","id":"out","uri":"file://%s/out.txt","media_type":"text/plain","sha256":"%s","size_bytes":%d}]}}\n' "$root" "$sha" "${#g}" ;;
+events)
+  if grep -q '"events":true' "$task"; then e=yes; else e=no; fi
+  printf '{"type":"result","result":{"status":"success","summary":"events=%s"}}\n' "$e" ;;
 flood) while :; do echo "{}"; done ;;
 hang) sleep 300 & sleep 300 ;;
 crash) echo "fatal: boom" >&2; exit 7 ;;
@@ -178,6 +181,24 @@ func TestToolResultAndEvents(t *testing.T) {
 				t.Fatalf("completed: %v", ev.Data)
 			}
 		}
+	}
+}
+
+// TestToolAsksForEventsOnlyWhenForwarded: the task file asks the child
+// for its events only when the parent forwards them and has an emitter.
+func TestToolAsksForEventsOnlyWhenForwarded(t *testing.T) {
+	for _, tc := range []struct {
+		forward bool
+		want    string
+	}{{false, "events=no"}, {true, "events=yes"}} {
+		tool, _, _ := newTestTool(t, "events", func(o *Options) { o.ForwardEvents = tc.forward })
+		if out := call(t, tool, context.Background(), `{"tasks":[{"goal":"g"}]}`); !strings.Contains(out, tc.want) {
+			t.Errorf("ForwardEvents %v: want %s in\n%s", tc.forward, tc.want, out)
+		}
+	}
+	tool, _, _ := newTestTool(t, "events", func(o *Options) { o.ForwardEvents, o.Events = true, nil })
+	if out := call(t, tool, context.Background(), `{"tasks":[{"goal":"g"}]}`); !strings.Contains(out, "events=no") {
+		t.Errorf("ForwardEvents without an emitter: want events=no in\n%s", out)
 	}
 }
 
@@ -336,5 +357,17 @@ func TestToolShareRefusesWhenExhausted(t *testing.T) {
 	}
 	if types := flush(); len(types) != 0 {
 		t.Fatalf("a child was spawned: %v", types)
+	}
+}
+
+// TestToolKillMarginExtendsTheDeadline: the child's own --timeout is the
+// task's; the parent kills it only a margin later, so a child within its
+// timeout is never cut short by the parent.
+func TestToolKillMarginExtendsTheDeadline(t *testing.T) {
+	tool, _, _ := newTestTool(t, "result", func(o *Options) {
+		o.Settings.TimeoutSeconds, o.KillMargin = 1, 3*time.Second
+	})
+	if out := call(t, tool, context.Background(), `{"tasks":[{"goal":"g"}]}`); !strings.Contains(out, "status: success") {
+		t.Fatalf("a child well within its 1 s timeout did not succeed:\n%s", out)
 	}
 }
