@@ -29,6 +29,8 @@ artifact)
   printf '%s' "$g" > "$root/out.txt"
   sha=$(sha256sum "$root/out.txt" | cut -d' ' -f1)
   printf '{"type":"result","result":{"status":"success","summary":"ok","artifacts":[{"schema":"odek.artifact-ref/v1","id":"out","uri":"file://%s/out.txt","media_type":"text/plain","sha256":"%s","size_bytes":%d}]}}\n' "$root" "$sha" "${#g}" ;;
+silent-ok)
+  printf '{"type":"result","result":{"status":"success","summary":"ok"}}\n' ;;
 events)
   if grep -q '"events":true' "$task"; then e=yes; else e=no; fi
   printf '{"type":"result","result":{"status":"success","summary":"events=%s"}}\n' "$e" ;;
@@ -369,5 +371,26 @@ func TestToolKillMarginExtendsTheDeadline(t *testing.T) {
 	})
 	if out := call(t, tool, context.Background(), `{"tasks":[{"goal":"g"}]}`); !strings.Contains(out, "status: success") {
 		t.Fatalf("a child well within its 1 s timeout did not succeed:\n%s", out)
+	}
+}
+
+// TestToolCompletedWithoutDuration: a duration of 0 (here a clock that
+// stands still) is left out of subagent_completed, not reported as 0.
+func TestToolCompletedWithoutDuration(t *testing.T) {
+	at := time.Date(2026, 12, 2, 6, 0, 0, 0, time.UTC)
+	tool, sink, flush := newTestTool(t, "silent-ok", func(o *Options) { o.Now = func() time.Time { return at } })
+	call(t, tool, context.Background(), `{"tasks":[{"goal":"g"}]}`)
+	flush()
+	n := 0
+	for _, ev := range sink.evs {
+		if ev.Type == events.SubagentCompleted {
+			n++
+			if _, ok := ev.Data["duration_seconds"]; ok {
+				t.Errorf("completed with a duration of 0: %v", ev.Data)
+			}
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d completed events, want 1", n)
 	}
 }
