@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,6 +38,8 @@ type jail struct {
 	got                []string       // lines and datagrams the listeners received
 	usr1               chan os.Signal // SIGUSR1 (an attack) and SIGUSR2 (signalled)
 	early              bool           // a SIGUSR1 drained before the command ran
+	recorded           chan struct{}  // the listeners recorded a line or a connection
+	sentinels          int
 }
 
 // needLandlock skips where the kernel cannot hold every promise.
@@ -66,6 +69,7 @@ func newJail(t *testing.T, sandboxed bool, tweak func(*sandbox.Policy)) *jail {
 	mustWrite(t, filepath.Join(j.out, "target"), "orig\n")
 	mustWrite(t, filepath.Join(j.ws, "a"), "a\nb\n")
 	mustWrite(t, filepath.Join(j.ws, "p.sh"), payload)
+	j.recorded = make(chan struct{}, 1)
 	j.listen()
 	j.usr1 = make(chan os.Signal, 8)
 	signal.Notify(j.usr1, syscall.SIGUSR1, syscall.SIGUSR2)
@@ -128,6 +132,7 @@ func (j *jail) listen() {
 			j.mu.Lock()
 			j.tcpConns++
 			j.mu.Unlock()
+			j.wake()
 			go func() {
 				defer c.Close()
 				_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
@@ -153,6 +158,58 @@ func (j *jail) record(s string) {
 	j.mu.Lock()
 	j.got = append(j.got, s)
 	j.mu.Unlock()
+	j.wake()
+}
+
+// wake tells settle that the listeners recorded something.
+func (j *jail) wake() {
+	select {
+	case j.recorded <- struct{}{}:
+	default:
+	}
+}
+
+// settle sends each listener a sentinel of its own after a command and
+// waits until both are seen: the TCP listener accepts in order and UDP
+// datagrams to one socket are read in order, so whatever the attack sent
+// before is recorded by then, however slow the machine. The sentinels
+// are then taken out again.
+func (j *jail) settle() {
+	j.sentinels++
+	tok := "sentinel-" + strconv.Itoa(j.sentinels)
+	j.mu.Lock()
+	conns := j.tcpConns
+	j.mu.Unlock()
+	tc, err := net.Dial("tcp4", "127.0.0.1:"+strconv.Itoa(j.tcpPort))
+	if err != nil {
+		j.t.Fatal(err)
+	}
+	defer tc.Close()
+	uc, err := net.Dial("udp4", "127.0.0.1:"+strconv.Itoa(j.udpPort))
+	if err != nil {
+		j.t.Fatal(err)
+	}
+	defer uc.Close()
+	if _, err := uc.Write([]byte(tok)); err != nil {
+		j.t.Fatal(err)
+	}
+	timeout := time.After(10 * time.Second)
+	for {
+		j.mu.Lock()
+		i := slices.Index(j.got, "udp:"+tok)
+		if i >= 0 && j.tcpConns > conns {
+			j.got = slices.Delete(j.got, i, i+1)
+			j.tcpConns--
+			j.mu.Unlock()
+			return
+		}
+		j.mu.Unlock()
+		select {
+		case <-j.recorded:
+		case <-timeout:
+			j.t.Fatal("the listeners did not see their own sentinels within 10 s")
+		}
+	}
 }
 
 // run runs one command through the shell tool, as the loop would with the
@@ -174,6 +231,7 @@ func (j *jail) run(cmd string, timeout int) string {
 
 // breaches lists how the attack named n got out, given its output.
 func (j *jail) breaches(n, out string) []string {
+	j.settle()
 	var b []string
 	if _, err := os.Stat(filepath.Join(j.out, n)); err == nil {
 		b = append(b, "wrote outside the workspace")
