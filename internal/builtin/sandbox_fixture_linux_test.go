@@ -36,7 +36,7 @@ type jail struct {
 	mu                 sync.Mutex
 	tcpConns           int
 	got                []string       // lines and datagrams the listeners received
-	usr1               chan os.Signal // SIGUSR1 (an attack) and SIGUSR2 (signalled)
+	sigs               chan os.Signal // SIGUSR1 (an attack) and SIGUSR2 (signalled)
 	early              bool           // a SIGUSR1 drained before the command ran
 	recorded           chan struct{}  // the listeners recorded a line or a connection
 	sentinels          int
@@ -71,9 +71,9 @@ func newJail(t *testing.T, sandboxed bool, tweak func(*sandbox.Policy)) *jail {
 	mustWrite(t, filepath.Join(j.ws, "p.sh"), payload)
 	j.recorded = make(chan struct{}, 1)
 	j.listen()
-	j.usr1 = make(chan os.Signal, 8)
-	signal.Notify(j.usr1, syscall.SIGUSR1, syscall.SIGUSR2)
-	t.Cleanup(func() { signal.Stop(j.usr1) })
+	j.sigs = make(chan os.Signal, 8)
+	signal.Notify(j.sigs, syscall.SIGUSR1, syscall.SIGUSR2)
+	t.Cleanup(func() { signal.Stop(j.sigs) })
 	cls, err := risk.New(risk.Options{Dir: j.ws, Home: j.home})
 	if err != nil {
 		t.Fatal(err)
@@ -271,7 +271,7 @@ func (j *jail) breaches(n, out string) []string {
 func (j *jail) drainSignals() {
 	for {
 		select {
-		case s := <-j.usr1:
+		case s := <-j.sigs:
 			j.early = j.early || s == syscall.SIGUSR1
 		default:
 			return
@@ -293,7 +293,7 @@ func (j *jail) signalled() bool {
 	timeout := time.After(10 * time.Second)
 	for {
 		select {
-		case s := <-j.usr1:
+		case s := <-j.sigs:
 			if s == syscall.SIGUSR2 {
 				return got
 			}

@@ -63,14 +63,20 @@ func TestParseRetryAfter(t *testing.T) {
 func TestUsesMaxCompletionTokens(t *testing.T) {
 	yes := []string{"o1", "o1-mini", "o3-mini", "o4-mini", "gpt-5", "gpt-5-mini", "gpt-5.1", "GPT-6-astra", "openai/gpt-5", "gpt-10", "gpt-9", "/o3"}
 	no := []string{"gpt-4o", "gpt-4.1", "gpt-3.5-turbo", "o1x", "llama3", "", "gpt-", "oo1"}
+	checkModels(t, usesMaxCompletionTokens, yes, no, "want max_completion_tokens", "want max_tokens")
+}
+
+// checkModels requires is to hold for every name of yes and for none of no.
+func checkModels(t *testing.T, is func(string) bool, yes, no []string, wantYes, wantNo string) {
+	t.Helper()
 	for _, m := range yes {
-		if !usesMaxCompletionTokens(m) {
-			t.Errorf("%q: want max_completion_tokens", m)
+		if !is(m) {
+			t.Errorf("%q: %s", m, wantYes)
 		}
 	}
 	for _, m := range no {
-		if usesMaxCompletionTokens(m) {
-			t.Errorf("%q: want max_tokens", m)
+		if is(m) {
+			t.Errorf("%q: %s", m, wantNo)
 		}
 	}
 }
@@ -80,16 +86,7 @@ func TestUsesMaxCompletionTokens(t *testing.T) {
 func TestRefusesReasoningEffort(t *testing.T) {
 	yes := []string{"gpt-4o", "GPT-4.1-mini", "gpt-3.5-turbo", "chatgpt-4o-latest", "openai/gpt-4o", "/gpt-4o", "a/b/gpt-4"}
 	no := []string{"gpt-5", "o3", "llama3", "", "my-gpt-4", "gpt-4o/llama"}
-	for _, m := range yes {
-		if !refusesReasoningEffort(m) {
-			t.Errorf("%q: want refused", m)
-		}
-	}
-	for _, m := range no {
-		if refusesReasoningEffort(m) {
-			t.Errorf("%q: want accepted", m)
-		}
-	}
+	checkModels(t, refusesReasoningEffort, yes, no, "want refused", "want accepted")
 }
 
 func TestContextLengthMarkers(t *testing.T) {
