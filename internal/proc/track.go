@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"syscall"
+
+	"github.com/odek-run/odek/internal/procfs"
 )
 
 // live is every process Start started that has not been reaped: the
@@ -92,14 +94,11 @@ func descendants(pid int) []int {
 	return out
 }
 
-// childPids lists pid's children. Linux lists each thread's children in
-// /proc/PID/task/TID/children (an orphan re-parented to a subreaper joins
-// one of its threads' lists): a read for each of odek's few threads, where
-// the scan of parents reads every process's stat, most of the time
-// odek spends exiting. Without those files (a kernel built without
-// CONFIG_PROC_CHILDREN) it falls back to the scan.
+// childPids lists pid's children from its threads' children lists, or
+// where the kernel keeps none, from the scan of parents (which reads every
+// process's stat: it was most of the time odek spent exiting).
 func childPids(pid int) []int {
-	if kids, ok := threadChildren(pid); ok {
+	if kids, ok := procfs.Children(pid); ok {
 		return kids
 	}
 	var out []int
@@ -109,31 +108,6 @@ func childPids(pid int) []int {
 		}
 	}
 	return out
-}
-
-// threadChildren reads the children of every thread of pid; ok is false
-// when no thread's list could be read.
-func threadChildren(pid int) (kids []int, ok bool) {
-	dir := "/proc/" + strconv.Itoa(pid) + "/task/"
-	d, err := os.Open(dir)
-	if err != nil {
-		return nil, false
-	}
-	tids, _ := d.Readdirnames(-1)
-	d.Close()
-	for _, tid := range tids {
-		b, err := os.ReadFile(dir + tid + "/children")
-		if err != nil {
-			continue // the thread exited, or the kernel has no such lists
-		}
-		ok = true
-		for _, f := range bytes.Fields(b) {
-			if child, err := strconv.Atoi(string(f)); err == nil && !slices.Contains(kids, child) {
-				kids = append(kids, child)
-			}
-		}
-	}
-	return kids, ok
 }
 
 // parents maps every pid to its parent pid. It lists /proc once and reads

@@ -4,8 +4,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"testing"
+
+	"github.com/odek-run/odek/internal/procfs"
 )
 
 // TestParents: the scan finds this process's parent, and a child's, also
@@ -41,59 +42,10 @@ func TestParents(t *testing.T) {
 	}
 }
 
-// TestThreadChildrenMatchScan: the children lists of this process's
-// threads name the same children as the scan of every process's stat,
-// also a child started from another thread.
-func TestThreadChildrenMatchScan(t *testing.T) {
-	if _, ok := threadChildren(os.Getpid()); !ok {
-		t.Skip("this kernel keeps no /proc/PID/task/TID/children lists")
-	}
-	var cmds []*exec.Cmd
-	defer func() {
-		for _, c := range cmds {
-			_ = c.Process.Kill()
-			_ = c.Wait()
-		}
-	}()
-	started := make(chan *exec.Cmd, 3)
-	for range 3 {
-		go func() { // each Start may run on another thread
-			c := exec.Command("sleep", "300")
-			if err := c.Start(); err != nil {
-				t.Error(err)
-				c = nil
-			}
-			started <- c
-		}()
-	}
-	for range 3 {
-		if c := <-started; c != nil {
-			cmds = append(cmds, c)
-		}
-	}
-	got, _ := threadChildren(os.Getpid())
-	var want []int
-	for child, pp := range parents() {
-		if pp == os.Getpid() {
-			want = append(want, child)
-		}
-	}
-	slices.Sort(got)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Errorf("threads' children lists = %v, scan = %v", got, want)
-	}
-	for _, c := range cmds {
-		if !slices.Contains(got, c.Process.Pid) {
-			t.Errorf("child %d missing from the threads' children lists %v", c.Process.Pid, got)
-		}
-	}
-}
-
 func BenchmarkChildPids(b *testing.B) {
 	b.Run("thread-lists", func(b *testing.B) {
 		for b.Loop() {
-			threadChildren(os.Getpid())
+			procfs.Children(os.Getpid())
 		}
 	})
 	b.Run("scan", func(b *testing.B) {

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/odek-run/odek/internal/procfs"
 )
 
 // reap waits for the target (pid main) and every process it starts. As the
@@ -62,26 +64,13 @@ func killChildren() {
 	}
 }
 
-// children lists the launcher's children from /proc/self/task/*/children,
-// or where the kernel lacks those files, from every process's parent pid.
+// children lists the launcher's children from its threads' children
+// lists, or where the kernel lacks them, from every process's parent pid.
 func children() []int {
-	tasks, _ := filepath.Glob("/proc/self/task/*/children")
-	if len(tasks) == 0 {
-		return childrenByScan()
+	if kids, ok := procfs.Children(os.Getpid()); ok {
+		return kids
 	}
-	var out []int
-	for _, t := range tasks {
-		b, err := os.ReadFile(t)
-		if err != nil {
-			continue
-		}
-		for _, f := range strings.Fields(string(b)) {
-			if pid, err := strconv.Atoi(f); err == nil {
-				out = append(out, pid)
-			}
-		}
-	}
-	return out
+	return childrenByScan()
 }
 
 // childrenByScan finds the processes whose parent is the launcher.
