@@ -17,8 +17,15 @@ const (
 	StatusDone  = "done"
 )
 
-// IsLauncher reports whether args (os.Args) start a launcher.
-func IsLauncher(args []string) bool { return len(args) > 1 && args[1] == LauncherArg }
+// confineArg is argv[1] of the launcher's second stage: the process that
+// takes the policy and becomes the target.
+const confineArg = "__odek-sandbox-confine"
+
+// IsLauncher reports whether args (os.Args) start a launcher or its
+// second stage; Main runs either.
+func IsLauncher(args []string) bool {
+	return len(args) > 1 && (args[1] == LauncherArg || args[1] == confineArg)
+}
 
 // Command is the argv that runs target with args under p through the
 // launcher binary self (odek's own executable).

@@ -1,20 +1,27 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
-// Main is the launcher (args is os.Args, args[1] == LauncherArg). It
-// returns the target's exit code (128+n for a signal), or 125 when it could
-// not start the target, after the status pipe said why.
+// Main is the launcher (args is os.Args, args[1] == LauncherArg), or its
+// second stage (args[1] == confineArg). It returns the target's exit code
+// (128+n for a signal), or 125 when it could not start the target, after
+// the status pipe said why.
 func Main(args []string) int {
+	if len(args) > 1 && args[1] == confineArg {
+		return confine(args)
+	}
 	status := statusPipe()
 	fail := func(err error) int {
 		if status != nil {
@@ -29,12 +36,11 @@ func Main(args []string) int {
 	if err != nil {
 		return fail(err)
 	}
-	// The main goroutine keeps the main thread, which stays outside the
-	// sandbox: the command cannot signal the launcher (its leader) to
-	// orphan its tree. Every restriction is per thread; a second thread
-	// takes them, forks the target, and then ends, taking the domain
-	// membership with it, so no launcher thread is left for tgkill either.
-	runtime.LockOSThread()
+	// No thread of the launcher ever takes the policy: the command could
+	// signal that thread (Landlock's scoping allows signals inside one
+	// domain), and a signal to one thread kills the whole launcher, which
+	// would orphan the command's tree. The second stage, a process of its
+	// own, takes the policy and becomes the target by exec.
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return fail(fmt.Errorf("PR_SET_CHILD_SUBREAPER: %w", err))
 	}
@@ -44,7 +50,7 @@ func Main(args []string) int {
 	}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	pid, err := startConfined(p, path, args[4:])
+	pid, err := startTarget(p, args[0], args[2], path, args[4:])
 	if err != nil {
 		return fail(err)
 	}
@@ -58,32 +64,72 @@ func Main(args []string) int {
 	return code
 }
 
-// startConfined starts the target from a fresh thread that it first puts
-// under p; the thread is never unlocked, so the Go runtime ends it when
-// its goroutine returns.
-func startConfined(p Policy, path string, argv []string) (int, error) {
-	type result struct {
-		pid int
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the confined thread dies with this goroutine
-		if err := apply(p); err != nil {
-			done <- result{err: err}
-			return
-		}
+// startTarget starts the target: directly when p confines nothing (the
+// launcher only reaps), else through the second stage.
+func startTarget(p Policy, self, policy, path string, argv []string) (int, error) {
+	if !p.Sandboxed() {
 		proc, err := os.StartProcess(path, argv, &os.ProcAttr{
 			Env: os.Environ(), Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
 		})
 		if err != nil {
-			done <- result{err: err}
-			return
+			return 0, err
 		}
-		done <- result{pid: proc.Pid}
-	}()
-	r := <-done
-	return r.pid, r.err
+		return proc.Pid, nil
+	}
+	return startConfined(self, policy, path, argv)
+}
+
+// startConfined starts the second stage (this executable again, with
+// confineArg), which puts itself under the policy and executes path with
+// argv. It returns once the exec is done: the second stage's error pipe
+// closes empty when the exec works, and holds the reason when it did not
+// (the stage has then exited; it is reaped here).
+func startConfined(self, policy, path string, argv []string) (int, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	stage := append([]string{self, confineArg, policy, "--", path}, argv...)
+	proc, err := os.StartProcess("/proc/self/exe", stage, &os.ProcAttr{
+		Env: os.Environ(), Files: []*os.File{os.Stdin, os.Stdout, os.Stderr, w},
+	})
+	w.Close()
+	if err != nil {
+		return 0, err
+	}
+	msg, _ := io.ReadAll(io.LimitReader(r, 4096))
+	if len(msg) > 0 {
+		_, _ = proc.Wait()
+		return 0, errors.New(strings.TrimSpace(string(msg)))
+	}
+	return proc.Pid, nil
+}
+
+// confine is the second stage: it puts its own thread under the policy
+// and executes the target on that thread, so the target (same pid, the
+// launcher's child) is the only process in the policy's domain. What went
+// wrong before the exec goes to fd 3, which an exec that works closes.
+func confine(args []string) int {
+	errPipe := os.NewFile(StatusFD, "confine status")
+	syscall.CloseOnExec(StatusFD)
+	fail := func(err error) int {
+		fmt.Fprintln(errPipe, oneLine(err.Error()))
+		return 125
+	}
+	if len(args) < 6 || args[3] != "--" {
+		return fail(fmt.Errorf("%w: want %s <policy> -- <path> <argv0> [args]", ErrLauncher, confineArg))
+	}
+	p, err := Decode(args[2])
+	if err != nil {
+		return fail(err)
+	}
+	runtime.LockOSThread() // the policy is per thread: exec from the thread that took it
+	if err := apply(p); err != nil {
+		return fail(err)
+	}
+	err = syscall.Exec(args[4], args[5:], os.Environ())
+	return fail(&os.PathError{Op: "exec", Path: args[4], Err: err})
 }
 
 // apply puts the calling thread under p: no_new_privs, no capabilities,

@@ -1,0 +1,158 @@
+package sandbox
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// attack is the first thing the confined command does: ask every thread of
+// its parent, the launcher, whether it accepts a signal (kill -0 checks
+// permission against the thread the id names), and send SIGKILL to each
+// that does. dash starts in well under a millisecond.
+const attack = `for t in /proc/$PPID/task/*; do t=${t##*/}
+if kill -0 $t 2>/dev/null; then echo "$t:accepted"; kill -9 $t; else echo "$t:refused"; fi
+done`
+
+// TestCommandCannotSignalItsLauncher: no thread of the launcher is in the
+// command's Landlock domain at any moment the command runs, so signal
+// scoping refuses every signal the command sends the launcher, even as the
+// first thing it does. When one launcher thread applied the policy and
+// forked the command, that thread outlived the fork for a moment, and a
+// command signalling it at once killed the launcher, orphaning its tree, in
+// about one run of three. Each round checks what the attack was told and
+// how the launcher ended.
+func TestCommandCannotSignalItsLauncher(t *testing.T) {
+	if Probe().LandlockABI < abiScoping {
+		t.Skip("no Landlock signal scoping")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Policy{Mode: ModeWorkspaceWrite, Workspace: t.TempDir(), Landlock: true}
+	p.Prepare()
+	argv, err := Command(exe, p, "/bin/sh", "-c", attack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 40 {
+		var out bytes.Buffer
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				t.Fatalf("round %d: the command killed its launcher (%v); the attack saw:\n%s", round, ws.Signal(), out.String())
+			}
+		}
+		if err != nil {
+			t.Fatalf("round %d: %v:\n%s", round, err, out.String())
+		}
+		if strings.Contains(out.String(), ":accepted") {
+			t.Fatalf("round %d: a launcher thread accepted the command's signal:\n%s", round, out.String())
+		}
+		if !strings.Contains(out.String(), ":refused") {
+			t.Fatalf("round %d: the attack reached no launcher thread:\n%s", round, out.String())
+		}
+	}
+}
+
+// launch runs the launcher for p and argv with a status pipe, as proc
+// does, and returns its exit code, the status lines and the output.
+func launch(t *testing.T, p Policy, target string, args ...string) (int, string, string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv, err := Command(exe, p, target, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var out bytes.Buffer
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdout, cmd.Stderr, cmd.ExtraFiles = &out, &out, []*os.File{w}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	status, _ := io.ReadAll(r)
+	err = cmd.Wait()
+	code := 0
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, string(status), out.String()
+}
+
+// TestConfinedExecFailureReported: when the target cannot be executed
+// under the policy (here it lies in a protected directory, which Landlock
+// keeps the command from reading or executing), the launcher says why on
+// its status pipe and exits 125; the target never ran.
+func TestConfinedExecFailureReported(t *testing.T) {
+	if Probe().LandlockABI < abiFS {
+		t.Skip("no Landlock")
+	}
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "secret")
+	if err := os.Mkdir(secret, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ran := filepath.Join(dir, "ws", "ran")
+	prog := filepath.Join(secret, "prog")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\ntouch "+ran+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Dir(ran), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := Policy{Mode: ModeWorkspaceWrite, Workspace: filepath.Dir(ran), Landlock: true, Protected: []string{secret}}
+	p.Prepare()
+	code, status, out := launch(t, p, prog)
+	if want := "error: exec " + prog + ": permission denied\n"; code != 125 || status != want {
+		t.Errorf("exit %d, status %q (output %q); want 125 and %q", code, status, out, want)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Error("the protected program ran")
+	}
+}
+
+// TestUnconfinedTargetStartsDirectly: with the sandbox off the launcher
+// only reaps; the target runs, its exit code comes back, and the status
+// pipe says ready and done.
+func TestUnconfinedTargetStartsDirectly(t *testing.T) {
+	code, status, out := launch(t, Policy{Mode: ModeOff}, "/bin/sh", "-c", "echo hi; exit 7")
+	if code != 7 || status != StatusReady+"\n"+StatusDone+"\n" || out != "hi\n" {
+		t.Errorf("exit %d, status %q, output %q; want 7, ready and done, hi", code, status, out)
+	}
+}
+
+// TestCommandCannotWriteLauncherStatus: neither the launcher's status pipe
+// nor the second stage's error pipe reaches the command, so it cannot
+// forge a status line ("error: …" would make odek report a launch that
+// failed).
+func TestCommandCannotWriteLauncherStatus(t *testing.T) {
+	if Probe().LandlockABI < abiFS {
+		t.Skip("no Landlock")
+	}
+	p := Policy{Mode: ModeWorkspaceWrite, Workspace: t.TempDir(), Landlock: true}
+	p.Prepare()
+	code, status, out := launch(t, p, "/bin/sh", "-c", "echo 'error: forged' >&3 && echo wrote")
+	if status != StatusReady+"\n"+StatusDone+"\n" || strings.Contains(out, "wrote") || code == 0 {
+		t.Errorf("exit %d, status %q, output %q; want the write to fail and the status ready, done", code, status, out)
+	}
+}
