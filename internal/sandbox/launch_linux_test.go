@@ -42,7 +42,7 @@ func TestCommandCannotSignalItsLauncher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for round := range 40 {
+	for round := range 25 {
 		var out bytes.Buffer
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Stdout, cmd.Stderr = &out, &out
