@@ -118,3 +118,27 @@ func TestExceededWithoutAToolCallLimit(t *testing.T) {
 		t.Fatalf("12 tool calls, no tool-call limit: %v", err)
 	}
 }
+
+// TestSettleReleasesEveryDimension: once a child is settled, what it held
+// and did not spend is free again in each dimension, and what it spent
+// stays charged.
+func TestSettleReleasesEveryDimension(t *testing.T) {
+	l := Limits{MaxToolCalls: 10, MaxInputTokens: 1000, MaxOutputTokens: 100, MaxCostUSD: 1}
+	tr := NewTracker(l, Prices{InputPerMillionUSD: 1, OutputPerMillionUSD: 1}, t0)
+	g, err := tr.Reserve(1, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spent := ChildUsage{ToolCalls: 1, InputTokens: 10, OutputTokens: 5, CostMicroUSD: 250_000}
+	if err := tr.Settle(g.Shares[0], spent); err != nil {
+		t.Fatal(err)
+	}
+	g, err = tr.Reserve(1, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Reservation{ToolCalls: 9, InputTokens: 990, OutputTokens: 95, CostMicroUSD: 750_000}
+	if g.Shares[0] != want {
+		t.Fatalf("after settling: %+v, want %+v", g.Shares[0], want)
+	}
+}
