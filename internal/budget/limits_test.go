@@ -97,3 +97,10 @@ func TestSaturatingArithmetic(t *testing.T) {
 		}
 	}
 }
+
+// Prompt is the whole prompt: each kind of input token counts once.
+func TestUsagePrompt(t *testing.T) {
+	if got := (Usage{InputTokens: 1, CacheReadTokens: 2, CacheCreationTokens: 4, OutputTokens: 8}).Prompt(); got != 7 {
+		t.Fatalf("Prompt() = %d, want 7", got)
+	}
+}
