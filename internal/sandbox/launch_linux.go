@@ -29,6 +29,9 @@ func Main(args []string) int {
 		}
 		return 125
 	}
+	if err := sealInherited(); err != nil {
+		return fail(err)
+	}
 	if len(args) < 5 || args[3] != "--" {
 		return fail(fmt.Errorf("%w: want %s <policy> -- <command> [args]", ErrLauncher, LauncherArg))
 	}
@@ -116,6 +119,9 @@ func confine(args []string) int {
 	fail := func(err error) int {
 		fmt.Fprintln(errPipe, oneLine(err.Error()))
 		return 125
+	}
+	if err := sealInherited(); err != nil { // the launcher passes none; this stage holds its own promise
+		return fail(err)
 	}
 	if len(args) < 6 || args[3] != "--" {
 		return fail(fmt.Errorf("%w: want %s <policy> -- <path> <argv0> [args]", ErrLauncher, confineArg))
