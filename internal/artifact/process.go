@@ -9,6 +9,7 @@ import (
 type ProcessOptions struct {
 	Server, Tool string   // named in the truncation notice
 	Roots        []string // the server's artifact_roots; empty rejects every ref
+	Within       string   // when set, roots count only where they resolve inside it
 	MaxChars     int      // max_result_chars; <= 0 means DefaultMaxChars
 }
 
@@ -46,7 +47,7 @@ func Process(items []string, o ProcessOptions) (*Processed, error) {
 		// Plain result: the items are the text, nothing follows a render.
 		return fit(layout{head: cleanText(strings.Join(tails, "\n"))}, nil, o), nil
 	}
-	verified, err := validateAll(refs, o.Roots)
+	verified, err := validateAll(refs, o.Roots, o.Within)
 	if err != nil {
 		return nil, err
 	}
@@ -63,8 +64,8 @@ func Process(items []string, o ProcessOptions) (*Processed, error) {
 }
 
 // validateAll enforces the per-result ref limit and unique ids, then
-// validates each ref.
-func validateAll(refs []Ref, roots []string) ([]Verified, error) {
+// validates each ref against the roots that lie within within ("": all).
+func validateAll(refs []Ref, roots []string, within string) ([]Verified, error) {
 	if len(refs) > MaxRefs {
 		return nil, malformed("%d artifact refs exceed the limit of %d", len(refs), MaxRefs)
 	}
@@ -75,7 +76,7 @@ func validateAll(refs []Ref, roots []string) ([]Verified, error) {
 			return nil, refErr(ref, "duplicate id: ids must be unique within a result")
 		}
 		seen[ref.ID] = true
-		v, err := Validate(ref, roots)
+		v, err := validate(ref, roots, within)
 		if err != nil {
 			return nil, err
 		}

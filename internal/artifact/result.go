@@ -22,8 +22,13 @@ type ResultStore interface {
 type ResultOptions struct {
 	Server, Tool string   // named in notices and in the untrusted source
 	Roots        []string // the server's artifact_roots; empty rejects every ref
-	MaxChars     int      // max_result_chars; <= 0 means DefaultMaxChars
-	Store        ResultStore
+	// Within, when set, is the only tree roots may lie in, their symlinks
+	// resolved when the ref is checked: a project server's directory, so
+	// that neither a root its file names outside nor one it swaps for a
+	// symlink out of the workspace makes odek read a file for it.
+	Within   string
+	MaxChars int // max_result_chars; <= 0 means DefaultMaxChars
+	Store    ResultStore
 }
 
 // Rendered is a tool result ready for the model.
@@ -49,7 +54,7 @@ func (o ResultOptions) source() string { return "mcp:" + o.Server + ":" + o.Tool
 // Store; a truncated result is saved whole and the notice followed by the
 // metadata line of the saved artifact.
 func RenderResult(items []Content, o ResultOptions) (*Rendered, error) {
-	p, err := Process(contentLines(items), ProcessOptions{Server: o.Server, Tool: o.Tool, Roots: o.Roots, MaxChars: o.MaxChars})
+	p, err := Process(contentLines(items), ProcessOptions{Server: o.Server, Tool: o.Tool, Roots: o.Roots, Within: o.Within, MaxChars: o.MaxChars})
 	if err != nil {
 		if re := (*RefError)(nil); errors.As(err, &re) {
 			err = fmt.Errorf("artifact ref rejected: %w", err)

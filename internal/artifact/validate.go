@@ -33,7 +33,11 @@ type Verified struct {
 // are then measured on that descriptor, never on the path again. The file
 // is hashed streaming, never read whole into memory. The returned error is a
 // *RefError.
-func Validate(ref Ref, roots []string) (*Verified, error) {
+func Validate(ref Ref, roots []string) (*Verified, error) { return validate(ref, roots, "") }
+
+// validate is Validate with only the roots that resolve inside within
+// ("": every root).
+func validate(ref Ref, roots []string, within string) (*Verified, error) {
 	if err := checkFields(ref); err != nil {
 		return nil, err
 	}
@@ -44,7 +48,7 @@ func Validate(ref Ref, roots []string) (*Verified, error) {
 	if err != nil {
 		return nil, err
 	}
-	loc, err := locate(ref, path, roots)
+	loc, err := locate(ref, path, roots, within)
 	if err != nil {
 		return nil, err
 	}
@@ -91,12 +95,24 @@ func isLowerHex64(s string) bool {
 // locate finds the root path lies in, comparing whole path elements with
 // the root as configured and with the root's symlinks resolved (a root may
 // itself be a symlink the operator chose; nothing below it may be). Blank,
-// relative or unresolvable roots confine nothing.
-func locate(ref Ref, path string, roots []string) (location, error) {
-	usable := false
+// relative or unresolvable roots confine nothing, nor, when within is set,
+// a root that does not resolve inside within's resolved tree. The file is
+// then opened from the resolved root without following a symlink, so a
+// root swapped for a symlink after this check is refused, not followed.
+func locate(ref Ref, path string, roots []string, within string) (location, error) {
+	usable, outside := false, 0
+	inside := func(string) bool { return true }
+	if within != "" {
+		w, ok := resolveRoot(within)
+		inside = func(r string) bool { _, in := below(r, w); return ok && in }
+	}
 	for _, root := range roots {
 		resolved, ok := resolveRoot(root)
 		if !ok {
+			continue
+		}
+		if !inside(resolved) {
+			outside++
 			continue
 		}
 		usable = true
@@ -105,6 +121,9 @@ func locate(ref Ref, path string, roots []string) (location, error) {
 				return location{root: resolved, rel: rel}, nil
 			}
 		}
+	}
+	if !usable && outside > 0 {
+		return location{}, refErr(ref, "%d of the %d configured artifact_roots resolve outside the server's project directory, where a project server's roots must lie", outside, len(roots))
 	}
 	if !usable {
 		return location{}, refErr(ref, "none of the %d configured artifact_roots is an existing absolute directory", len(roots))

@@ -183,7 +183,8 @@ var table = []Setting{
 		template: inGlobalTemplate | inProjectTemplate, Example: map[string]any{},
 		TrustNote: "a project server needs the operator's approval to start, cannot replace a global server " +
 			"of its name, and its auto_approve, elicitation and token_env are ignored, as is an env value that names or holds " +
-			`a secret; a global {"enabled": false} entry switches the project server of that name off`,
+			`a secret; its artifact_roots count only where they resolve inside the project directory and widen no sandbox; ` +
+			`a global {"enabled": false} entry switches the project server of that name off`,
 		Help:        "MCP servers by name: command/args/env (stdio) or url/token_env (HTTP), limits, enabled, auto_approve, sandbox, elicitation",
 		goType:      reflect.TypeFor[map[string]mcpclient.ServerConfig](),
 		extraFields: []string{"type"}},

@@ -100,6 +100,12 @@ func (c *Client) callOnce(ctx context.Context, op string, params map[string]any)
 func (c *Client) render(name string, res *callResultWire) (*CallResult, error) {
 	op := "tool " + name
 	o := artifact.ResultOptions{Server: c.name, Tool: name, Roots: c.cfg.ArtifactRoots, MaxChars: c.lim.maxChars, Store: c.opts.Store}
+	if c.opts.project {
+		o.Within = c.opts.dir
+		if o.Within == "" {
+			o.Roots = nil // no project directory known: no root holds
+		}
+	}
 	if res.IsError {
 		return nil, newError(c.name, op+" returned error", ClassMCP, &ToolError{Text: artifact.RenderError(res.Content, o)})
 	}

@@ -52,6 +52,11 @@ type Options struct {
 
 	// timings lets this package's tests change the waits of one Client.
 	timings timings
+	// project is set by Start for a server a project file defines, dir its
+	// project directory: its artifact_roots widen no sandbox, and count
+	// only where they resolve inside dir.
+	project bool
+	dir     string
 }
 
 // Client is one connection to one MCP server. It is safe for concurrent use:
@@ -158,8 +163,16 @@ func (c *Client) startProcess() (transport, error) {
 	}
 	var pol *sandbox.Policy
 	if c.opts.Sandbox != nil {
+		cfg := c.cfg
+		if c.opts.project {
+			// The policy makes artifact roots writable: a project file
+			// naming $HOME, or a root that is a symlink out of the
+			// workspace, would take its server out of the sandbox. The
+			// workspace itself is granted anyway.
+			cfg.ArtifactRoots = nil
+		}
 		var err error
-		if pol, err = c.opts.Sandbox(c.cfg); err != nil {
+		if pol, err = c.opts.Sandbox(cfg); err != nil {
 			return nil, newError(c.name, "sandbox "+c.cfg.Command, ClassSetup, err)
 		}
 	}

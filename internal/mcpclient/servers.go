@@ -231,6 +231,7 @@ func connectAll(ctx context.Context, specs []ServerSpec, opts Options) ([]starte
 
 // connectOne returns a client only on success; on failure it has closed it.
 func connectOne(ctx context.Context, spec ServerSpec, opts Options) (*Client, []ToolDef, error) {
+	opts.project, opts.dir = spec.Project, spec.Dir
 	c, err := Connect(ctx, spec.Name, spec.Config, opts)
 	if err != nil {
 		return nil, nil, serverErr(spec.Name, err, "")

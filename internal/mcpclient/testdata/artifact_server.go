@@ -254,6 +254,7 @@ type args struct {
 	N    int    `json:"n"`
 	MS   int    `json:"ms"`
 	Kind string `json:"kind"`
+	Path string `json:"path"` // bad_artifact kind "path": the file the ref names, relative to the server's directory
 }
 
 func call(m msg) {
@@ -278,7 +279,7 @@ func call(m msg) {
 	case "artifact_result":
 		artifactResult(m.ID)
 	case "bad_artifact":
-		badArtifact(m.ID, a.Kind)
+		badArtifact(m.ID, a.Kind, a.Path)
 	case "slow":
 		time.Sleep(time.Duration(a.MS) * time.Millisecond)
 		text(m.ID, fmt.Sprintf("slept %d ms", a.MS), false)
@@ -369,12 +370,15 @@ func artifactResult(id json.RawMessage) {
 		"sha256": sum, "size_bytes": len(content), "summary": "Full CI test results (JUnit XML)"})
 }
 
-func badArtifact(id json.RawMessage, kind string) {
+func badArtifact(id json.RawMessage, kind, path string) {
 	p, sum := writeArtifact("real.txt", "real content\n")
 	ref := map[string]any{"id": "bad-1", "media_type": "text/plain", "uri": "file://" + p}
 	switch kind {
 	case "outside":
 		ref["uri"] = "file:///etc/hostname"
+	case "path":
+		abs, _ := filepath.Abs(path)
+		ref["uri"] = "file://" + abs
 	case "traversal":
 		ref["uri"] = "file://" + filepath.Dir(p) + "/../../etc/hostname"
 	case "hash":
