@@ -99,6 +99,13 @@ func Start(s Spec) (*Process, error) {
 	}
 	cmd := exec.Command(path, args...)
 	cmd.Env, cmd.Dir = s.Env, s.Dir
+	if s.Sandbox != nil {
+		env := s.Env
+		if env == nil {
+			env = os.Environ()
+		}
+		cmd.Env = sandbox.LauncherEnv(env) // the launcher's loader sees none of the target's LD_*
+	}
 	if s.Stdin != nil {
 		cmd.Stdin = s.Stdin
 	}

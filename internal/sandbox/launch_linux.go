@@ -72,7 +72,7 @@ func Main(args []string) int {
 func startTarget(p Policy, self, policy, path string, argv []string) (int, error) {
 	if !p.Sandboxed() {
 		proc, err := os.StartProcess(path, argv, &os.ProcAttr{
-			Env: os.Environ(), Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+			Env: targetEnv(os.Environ()), Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
 		})
 		if err != nil {
 			return 0, err
@@ -134,7 +134,7 @@ func confine(args []string) int {
 	if err := apply(p); err != nil {
 		return fail(err)
 	}
-	err = syscall.Exec(args[4], args[5:], os.Environ())
+	err = syscall.Exec(args[4], args[5:], targetEnv(os.Environ()))
 	return fail(&os.PathError{Op: "exec", Path: args[4], Err: err})
 }
 
