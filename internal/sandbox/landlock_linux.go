@@ -8,8 +8,13 @@ import (
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
-// devices are the device files every sandboxed command may write.
-var devices = []string{"/dev/null", "/dev/zero", "/dev/full"}
+// devices are the device files every sandboxed command may write, and
+// readDevices those it may only read; /dev is protected, so no other
+// device is readable.
+var (
+	devices     = []string{"/dev/null", "/dev/zero", "/dev/full"}
+	readDevices = []string{"/dev/random", "/dev/urandom"}
+)
 
 // landlockConfig is the strongest configuration go-landlock knows, without
 // the network rights when p lets the network on; BestEffort downgrades it to
@@ -35,6 +40,7 @@ func landlockRules(p Policy) []landlock.Rule {
 		landlock.ROFiles(files...).IgnoreIfMissing(),
 		landlock.PathAccess(ll.AccessFSReadDir, listOnly...).IgnoreIfMissing(),
 		landlock.RWFiles(existing(devices)...).IgnoreIfMissing(),
+		landlock.ROFiles(existing(readDevices)...).IgnoreIfMissing(),
 	}
 	for _, r := range p.Readable {
 		rules = append(rules, pathRule(r, false))

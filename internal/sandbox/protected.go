@@ -17,8 +17,12 @@ var homeSecrets = []string{
 	".node_repl_history", ".lesshst", ".viminfo",
 }
 
-// systemSecrets are system files a root-run odek would otherwise expose.
-var systemSecrets = []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh", "/root/.ssh"}
+// systemSecrets are system files a root-run odek would otherwise expose,
+// and /dev: the operator's other terminals (/dev/pts/N, a keylogger's
+// source), and for root every block device, which holds every protected
+// file. The devices a command needs are granted by name (devices,
+// readDevices).
+var systemSecrets = []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh", "/root/.ssh", "/dev"}
 
 // DefaultProtected is the protected set for a user whose home is home and
 // whose odek home (config, secrets.env, sessions, approvals) is odekHome,
