@@ -62,15 +62,20 @@ func (r *agentRun) delegateTool(ios *IOStreams) *subagent.Tool {
 		ParentTrust:   r.conf.place.trust,
 		Tainted:       r.tainted.Load,
 		ArtifactsHome: filepath.Join(cfg.Home, "artifacts"),
-		Session:       r.sessionID,
-		Workspace:     wd,
-		Env:           env,
-		SecretNames:   cfg.SecretNames,
-		Secret:        redact.IsSecretName,
-		APIKey:        cfg.APIKey,
-		Model:         cfg.Model,
-		BaseURL:       cfg.BaseURL,
-		Provider:      providerOf(cfg.BaseURL), // a label, as the session records it
+		// Task files go where no sandboxed command may write (odek's home
+		// is protected): the temp dir may be writable for them (TMPDIR in
+		// the workspace, /tmp among sandbox.writable_paths), and the child
+		// takes its goal, base_url, sandbox and trust from the file.
+		TempDir:     filepath.Join(cfg.Home, "tmp"),
+		Session:     r.sessionID,
+		Workspace:   wd,
+		Env:         env,
+		SecretNames: cfg.SecretNames,
+		Secret:      redact.IsSecretName,
+		APIKey:      cfg.APIKey,
+		Model:       cfg.Model,
+		BaseURL:     cfg.BaseURL,
+		Provider:    providerOf(cfg.BaseURL), // a label, as the session records it
 		// The children's tools and policy are never wider than this run's,
 		// and they talk to the model the way it does.
 		ParentTools:  r.tools.offeredNames,

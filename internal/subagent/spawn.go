@@ -163,6 +163,9 @@ func (t *Tool) writeTaskFile(task *wire.Task) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := os.MkdirAll(t.o.TempDir, 0o700); err != nil {
+		return "", fmt.Errorf("task file: %w", err)
+	}
 	f, err := os.CreateTemp(t.o.TempDir, "odek-task-*.json") // O_EXCL, mode 0600
 	if err != nil {
 		return "", fmt.Errorf("task file: %w", err)
