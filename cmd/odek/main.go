@@ -28,8 +28,8 @@ func run() int {
 	if sandbox.IsLauncher(os.Args) {
 		return sandbox.Main(os.Args)
 	}
-	if exe, err := os.Executable(); err == nil {
-		procs.SetLauncher(exe)
+	if exe, err := procs.SelfExe(); err == nil {
+		procs.SetLauncher(exe) // the running image, never a path a command could replace
 	}
 	// Orphans of anything odek starts re-parent to odek, which kills them.
 	_ = procs.BecomeSubreaper()

@@ -98,6 +98,9 @@ func Start(s Spec) (*Process, error) {
 		}
 	}
 	cmd := exec.Command(path, args...)
+	if self, _ := SelfExe(); path == self {
+		cmd.Args[0] = os.Args[0] // the name odek was started as, not /proc/self/exe
+	}
 	cmd.Env, cmd.Dir = s.Env, s.Dir
 	if s.Sandbox != nil {
 		env := s.Env

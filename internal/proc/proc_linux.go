@@ -20,3 +20,11 @@ func sysProcAttr(launched bool) *syscall.SysProcAttr {
 // descendants: an orphan anywhere below re-parents to it, not to init, and
 // KillOrphans can find it.
 func BecomeSubreaper() error { return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) }
+
+// SelfExe is the path that starts this process's own executable again:
+// /proc/self/exe, the image the kernel runs, not the path it was started
+// from. odek re-executes itself unconfined (the sandbox launcher, every
+// sub-agent); where that path is writable for a sandboxed command (odek
+// run from a checkout's bin/), a file renamed over it would run in its
+// place, outside the sandbox.
+func SelfExe() (string, error) { return "/proc/self/exe", nil }

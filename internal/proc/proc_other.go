@@ -2,9 +2,16 @@
 
 package proc
 
-import "syscall"
+import (
+	"os"
+	"syscall"
+)
 
 func sysProcAttr(bool) *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 
 // BecomeSubreaper does nothing outside Linux.
 func BecomeSubreaper() error { return nil }
+
+// SelfExe is this process's executable (os.Executable: there is no
+// /proc/self/exe to start instead).
+func SelfExe() (string, error) { return os.Executable() }

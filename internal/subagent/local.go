@@ -28,7 +28,9 @@ const (
 // LocalRunner starts children as local processes of the odek binary, each
 // in its own process group.
 type LocalRunner struct {
-	// Path is the odek executable; "" means os.Executable().
+	// Path is the odek executable; "" means the running one
+	// (proc.SelfExe: /proc/self/exe on Linux, so that nothing renamed
+	// over odek's path since it started runs as the child).
 	Path string
 	// Grace is the time between SIGTERM and SIGKILL on cancellation; 0
 	// means defaultGrace.
@@ -42,7 +44,7 @@ type LocalRunner struct {
 func (r *LocalRunner) Start(ctx context.Context, spec Spec) (Process, error) {
 	path := r.Path
 	if path == "" {
-		exe, err := os.Executable()
+		exe, err := proc.SelfExe()
 		if err != nil {
 			return nil, fmt.Errorf("subagent: find the odek executable: %w", err)
 		}
