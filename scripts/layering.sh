@@ -37,7 +37,7 @@ declare -A allowed=(
   [approval]="mcpclient errclass untrusted atomicfile"
   [subagent]="subagent/wire artifact budget events risk untrusted proc"
   [subagent/wire]="artifact errclass llm untrusted"
-  [subagent/childside]="subagent/wire artifact budget events untrusted"
+  [subagent/childside]="subagent/wire artifact budget events untrusted safepath"
 )
 # entry is the allowed[] key of an internal package: its own, else its top
 # directory's.

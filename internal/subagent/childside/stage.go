@@ -14,7 +14,10 @@ import (
 	"strings"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/odek-run/odek/internal/artifact"
+	"github.com/odek-run/odek/internal/safepath"
 	"github.com/odek-run/odek/internal/subagent/wire"
 	"github.com/odek-run/odek/internal/untrusted"
 )
@@ -42,23 +45,35 @@ func CollectArtifacts(workspace, taskID, root string) Collected {
 	}
 	stageParent := filepath.Join(workspace, StageDir)
 	stage := filepath.Join(stageParent, taskID)
-	info, err := os.Lstat(stage)
-	if err != nil {
+	if _, err := os.Lstat(stage); err != nil {
 		return c // nothing staged
 	}
 	defer func() {
 		_ = os.RemoveAll(stage) // RemoveAll never follows symlinks
 		_ = os.Remove(stageParent)
 	}()
-	if !info.IsDir() {
+	// Everything below goes through a descriptor of the staging directory,
+	// opened without following a symlink: a command still running (a
+	// sibling's, a parent's, a project server) may swap the directory for
+	// a symlink to ~/.ssh while the files are moved, and a rename by path
+	// would then move the protected files into the artifacts.
+	dir, err := openStage(workspace, taskID)
+	if err != nil {
 		c.problem("staging path %s/%s is not a directory; nothing collected", StageDir, taskID)
 		return c
 	}
+	defer dir.Close()
 	if root == "" {
 		c.problem("no artifact root was given; staged files discarded")
 		return c
 	}
-	entries, err := os.ReadDir(stage)
+	rootDir, err := os.Open(root) // the parent made it, under odek's home
+	if err != nil {
+		c.problem("the artifact directory cannot be opened; staged files discarded")
+		return c
+	}
+	defer rootDir.Close()
+	entries, err := dir.ReadDir(-1)
 	if err != nil {
 		c.problem("staging directory cannot be read")
 		return c
@@ -66,17 +81,29 @@ func CollectArtifacts(workspace, taskID, root string) Collected {
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 	ids := map[string]bool{}
 	for _, e := range entries {
-		c.take(stage, root, e, ids)
+		c.take(dir, rootDir, root, e, ids)
 	}
 	return c
+}
+
+// openStage opens <workspace>/.odek-artifacts/<taskID> without following a
+// symlink at either component.
+func openStage(workspace, taskID string) (*os.File, error) {
+	ws, err := os.Open(workspace)
+	if err != nil {
+		return nil, err
+	}
+	defer ws.Close()
+	return safepath.OpenBeneath(ws, StageDir+"/"+taskID, safepath.DirFlags|unix.O_NOFOLLOW)
 }
 
 func (c *Collected) problem(format string, args ...any) {
 	c.Problems = append(c.Problems, "[artifact] "+fmt.Sprintf(format, args...))
 }
 
-// take moves one staged entry.
-func (c *Collected) take(stage, root string, e fs.DirEntry, ids map[string]bool) {
+// take moves one staged entry from stage (a descriptor) into rootDir, the
+// descriptor of root.
+func (c *Collected) take(stage, rootDir *os.File, root string, e fs.DirEntry, ids map[string]bool) {
 	name := e.Name()
 	shown := untrusted.OneLine(name, 64)
 	switch {
@@ -97,7 +124,7 @@ func (c *Collected) take(stage, root string, e fs.DirEntry, ids map[string]bool)
 		return
 	}
 	dst := filepath.Join(root, name)
-	size, sum, err := moveFile(filepath.Join(stage, name), dst)
+	size, sum, err := moveFile(stage, rootDir, name, dst)
 	if err != nil {
 		_ = os.Remove(dst)
 		c.problem("%q: %v; discarded", shown, err)
@@ -115,26 +142,29 @@ func (c *Collected) take(stage, root string, e fs.DirEntry, ids map[string]bool)
 	})
 }
 
-// moveFile renames src to dst (copying across file systems), then measures
-// dst through a descriptor that refuses symlinks, so the size and hash
-// describe exactly the file the ref will name.
-func moveFile(src, dst string) (int64, string, error) {
+// moveFile renames name from the stage directory to the same name in
+// rootDir, dst (copying across file systems), then measures dst through a
+// descriptor that refuses symlinks, so the size and hash describe exactly
+// the file the ref will name. Both directories are descriptors: a rename
+// does not follow a symlink in the last component, and no other component
+// is looked up again.
+func moveFile(stage, rootDir *os.File, name, dst string) (int64, string, error) {
 	if _, err := os.Lstat(dst); err == nil {
 		return 0, "", errors.New("an artifact of that name already exists")
 	}
-	if err := os.Rename(src, dst); err != nil {
+	if err := unix.Renameat(int(stage.Fd()), name, int(rootDir.Fd()), name); err != nil {
 		if !errors.Is(err, syscall.EXDEV) {
 			return 0, "", errors.New("cannot be moved")
 		}
-		if err := copyFile(src, dst); err != nil {
+		if err := copyFile(stage, name, dst); err != nil {
 			return 0, "", err
 		}
 	}
 	return measure(dst)
 }
 
-func copyFile(src, dst string) error {
-	in, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+func copyFile(stage *os.File, name, dst string) error {
+	in, err := safepath.OpenBeneath(stage, name, safepath.FileFlags|unix.O_NOFOLLOW)
 	if err != nil {
 		return errors.New("cannot be opened")
 	}
