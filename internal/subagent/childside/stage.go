@@ -48,10 +48,7 @@ func CollectArtifacts(workspace, taskID, root string) Collected {
 	if _, err := os.Lstat(stage); err != nil {
 		return c // nothing staged
 	}
-	defer func() {
-		_ = os.RemoveAll(stage) // RemoveAll never follows symlinks
-		_ = os.Remove(stageParent)
-	}()
+	defer removeStage(workspace, taskID)
 	// Everything below goes through a descriptor of the staging directory,
 	// opened without following a symlink: a command still running (a
 	// sibling's, a parent's, a project server) may swap the directory for
@@ -84,6 +81,24 @@ func CollectArtifacts(workspace, taskID, root string) Collected {
 		c.take(dir, rootDir, root, e, ids)
 	}
 	return c
+}
+
+// removeStage removes the staging directory and .odek-artifacts when it
+// is empty, within the workspace: a symlink in place of .odek-artifacts
+// (aimed at odek's own artifact directories, whose names are the task ids)
+// is not followed out of it.
+func removeStage(workspace, taskID string) {
+	ws, err := os.OpenRoot(workspace)
+	if err != nil {
+		return
+	}
+	defer ws.Close()
+	if fi, err := ws.Lstat(StageDir); err != nil || !fi.IsDir() {
+		_ = ws.Remove(StageDir) // a symlink or a file: only the name goes
+		return
+	}
+	_ = ws.RemoveAll(StageDir + "/" + taskID)
+	_ = ws.Remove(StageDir)
 }
 
 // openStage opens <workspace>/.odek-artifacts/<taskID> without following a
