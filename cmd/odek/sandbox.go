@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -198,7 +200,25 @@ func (s *sandboxState) basePolicy(ios *IOStreams, mode string, network, landlock
 		extra = append(extra, path)
 	}
 	p.Protected = sandbox.DefaultProtected(home, s.odekHome, extra...)
+	if own := passwdHome(); own != "" && filepath.Clean(own) != filepath.Clean(home) {
+		// HOME may point elsewhere (a CI step, a container's HOME=/tmp,
+		// sudo keeping the caller's): the secrets in the user's own home
+		// are protected too.
+		p.Protected = append(p.Protected, sandbox.DefaultProtected(own, "")...)
+		slices.Sort(p.Protected)
+		p.Protected = slices.Compact(p.Protected)
+	}
 	return p, p.Validate()
+}
+
+// passwdHome is the home directory the user database names for this
+// user ("" when it cannot be read); a var so tests can stand in for it.
+var passwdHome = func() string {
+	u, err := user.Current()
+	if err != nil || !filepath.IsAbs(u.HomeDir) {
+		return ""
+	}
+	return u.HomeDir
 }
 
 // privateTmp is the run's private temp dir, made on first use. The
