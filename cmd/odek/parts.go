@@ -70,7 +70,7 @@ type runLimits struct {
 // here: the config refuses it (RequireEnforceableBudget).
 func (l *runLimits) start(ctx context.Context, conf *runConf) context.Context {
 	cfg := conf.cfg
-	prices := budget.ResolvePrices(cfg.Model, cfg.Prices, cfg.ModelPrices)
+	prices := cfg.BudgetPrices() // a project's model is never priced below the price table
 	l.tracker = budget.New(budget.Options{Limits: cfg.Limits, Prices: prices, Start: conf.start, Now: conf.now})
 	ctx, l.overrun = context.WithCancelCause(ctx)
 	var stop context.CancelFunc

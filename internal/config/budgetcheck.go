@@ -17,21 +17,65 @@ func (c *Config) RequireEnforceableBudget() error {
 	if c.Limits.MaxCostUSD <= 0 {
 		return nil
 	}
-	p := budget.ResolvePrices(c.Model, c.Prices, c.ModelPrices)
-	if p.InputPerMillionUSD > 0 && p.OutputPerMillionUSD > 0 {
+	p, ok := c.budgetPrices()
+	if ok && p.InputPerMillionUSD > 0 && p.OutputPerMillionUSD > 0 {
 		return nil
 	}
 	global := "~/.odek/config.json"
 	if c.Home != "" {
 		global = filepath.Join(c.Home, "config.json")
 	}
+	capText := strconv.FormatFloat(c.Limits.MaxCostUSD, 'f', -1, 64)
+	if !ok {
+		return &SetupError{
+			Msg: fmt.Sprintf("limits.max_cost_usd %s (%s) cannot be enforced: model %q (%s) is not in odek's price table, "+
+				"and the flat limits.*_cost_per_million_usd prices do not count for a model a project file chose; set limits.model_prices.%q in %s",
+				capText, c.origin("limits.max_cost_usd"), c.Model, c.origin("model"), c.Model, global),
+			Err: ErrUnenforceableBudget,
+		}
+	}
 	return &SetupError{
 		Msg: fmt.Sprintf("limits.max_cost_usd %s (%s) cannot be enforced: model %q (%s) has no input and output price (it is not in odek's price table); "+
 			"set limits.input_cost_per_million_usd and limits.output_cost_per_million_usd, or limits.model_prices.%q, in %s",
-			strconv.FormatFloat(c.Limits.MaxCostUSD, 'f', -1, 64), c.origin("limits.max_cost_usd"),
-			c.Model, c.origin("model"), c.Model, global),
+			capText, c.origin("limits.max_cost_usd"), c.Model, c.origin("model"), c.Model, global),
 		Err: ErrUnenforceableBudget,
 	}
+}
+
+// BudgetPrices are the prices the run's budget counts tokens at:
+// budget.ResolvePrices, except for a model a project file chose (see
+// budgetPrices).
+func (c *Config) BudgetPrices() budget.Prices {
+	p, _ := c.budgetPrices()
+	return p
+}
+
+// budgetPrices resolves the model's prices. The operator's flat prices beat
+// the price table, and were set for the operator's model: a project file
+// that picks a dear model would otherwise be counted at them and spend many
+// times the cost cap. So a model the project file chose, unless
+// model_prices prices it, costs at least its price in the table; one the
+// table does not know is priced by nothing the operator vouched for (ok
+// false when the flat prices alone would price it: RequireEnforceableBudget
+// refuses a cost cap on it).
+func (c *Config) budgetPrices() (budget.Prices, bool) {
+	p := budget.ResolvePrices(c.Model, c.Prices, c.ModelPrices)
+	i := keyIndex()["model"]
+	if c.kinds == nil || c.kinds[i] != projectLayer {
+		return p, true
+	}
+	if _, priced := c.ModelPrices[c.Model]; priced {
+		return p, true
+	}
+	r := budget.LookupPrice(c.Model)
+	if r == nil {
+		// Only the flat prices could price it: they do not vouch for it.
+		return p, p.InputPerMillionUSD <= 0 && p.OutputPerMillionUSD <= 0
+	}
+	p.InputPerMillionUSD = max(p.InputPerMillionUSD, r.Input)
+	p.CachedInputPerMillionUSD = max(p.CachedInputPerMillionUSD, r.CachedInput)
+	p.OutputPerMillionUSD = max(p.OutputPerMillionUSD, r.Output)
+	return p, true
 }
 
 // origin words Source for messages.
