@@ -113,6 +113,12 @@ func (s *sandboxState) build(ios *IOStreams, plan *sandboxPlan) error {
 		printWarnings(ios, []string{fmt.Sprintf("sandbox: the workspace %s holds protected paths (%s): commands may read and write them "+
 			"like any workspace file; run odek in a project directory", s.workDir, strings.Join(inside, ", "))})
 	}
+	for _, w := range p.Writable {
+		if inside := p.ProtectedUnder(w); len(inside) > 0 {
+			printWarnings(ios, []string{fmt.Sprintf("sandbox: the writable path %s holds protected paths (%s): commands may read and write them; "+
+				"name narrower trees in sandbox.writable_paths", w, strings.Join(inside, ", "))})
+		}
+	}
 	if plan.limit != nil {
 		narrowed := p.Within(*plan.limit)
 		p = &narrowed

@@ -243,10 +243,15 @@ func Decode(s string) (Policy, error) {
 // workspace: Landlock grants the workspace as a whole, so they are not
 // protected from the commands (nor, being workspace files, from the path
 // tools).
-func (p Policy) ProtectedInWorkspace() []string {
+func (p Policy) ProtectedInWorkspace() []string { return p.ProtectedUnder(p.Workspace) }
+
+// ProtectedUnder lists the existing protected paths at or below root. A
+// writable tree is granted as a whole too, reads included: a protected
+// path under one is not protected.
+func (p Policy) ProtectedUnder(root string) []string {
 	var out []string
 	for _, pr := range p.Protected {
-		if isUnder(pr, p.Workspace) {
+		if isUnder(pr, root) {
 			if _, err := os.Lstat(pr); err == nil {
 				out = append(out, pr)
 			}
