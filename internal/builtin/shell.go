@@ -161,7 +161,8 @@ type runResult struct {
 	err       error
 }
 
-// exitCode reads a finished command's exit status (128+n for a signal).
+// exitCode reads a finished command's exit status (128+n for a signal);
+// it is negative only beside an error.
 func exitCode(err error) (int, error) {
 	if err == nil {
 		return 0, nil

@@ -62,9 +62,6 @@ func runGroup(ctx context.Context, s runSpec) runResult {
 	res := runResult{timedOut: errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil,
 		contained: p.Contained()}
 	res.code, res.err = exitCode(p.Wait())
-	if res.err == nil && res.code < 0 {
-		res.code = 0
-	}
 	return res
 }
 

@@ -14,7 +14,7 @@ func TestShellEnvAllowlist(t *testing.T) {
 		"SENTRY_DSN=https://k@o1.ingest.sentry.io/1", "NPM_CONFIG__AUTH=dXNlcjpwYXNz", "DOCKER_AUTH_CONFIG={}",
 		"CI_JOB_JWT=eyJ.eyJ.x", "SLACK_WEBHOOK=https://hooks.slack.com/services/x", "GOOGLE_API=AIza-key",
 		"HTTPS_PROXY=http://u:p@proxy", "GOPROXY=https://u:p@proxy", "SSH_AUTH_SOCK=/run/agent",
-		"MYAPP_MODE=dev", "MYAPP_URL=http://x", "GH_HOST=github.com", "=broken", "NOEQUALS", "KEYISH=the-api-key",
+		"MYAPP_MODE=dev", "MYAPP_URL=http://x", "GH_HOST=github.com", "=broken", "NOEQUALS", "TERM", "KEYISH=the-api-key",
 	}
 	got := ShellEnv(environ, EnvOptions{Passthrough: []string{"MYAPP_*", "GH_HOST", "KEYISH", "*", "_*"}, Drop: []string{"the-api-key"}})
 	want := "PATH=/bin HOME=/h LC_ALL=C LC_CTYPE=UTF-8 GOCACHE=/c CARGO_HOME=/cargo MYAPP_MODE=dev MYAPP_URL=http://x GH_HOST=github.com"
@@ -23,6 +23,19 @@ func TestShellEnvAllowlist(t *testing.T) {
 	}
 	if got := ShellEnv(environ, EnvOptions{}); len(got) != 6 {
 		t.Fatalf("no passthrough: %q", got)
+	}
+}
+
+// A long passthrough list (more names than BaseEnv has) works like a
+// short one.
+func TestShellEnvManyPassthroughNames(t *testing.T) {
+	var names []string
+	for i := range len(BaseEnv) + 10 {
+		names = append(names, "APP"+strings.Repeat("X", i))
+	}
+	got := ShellEnv([]string{"APPXX=1", "PATH=/bin", "OTHER=2"}, EnvOptions{Passthrough: names})
+	if strings.Join(got, " ") != "APPXX=1 PATH=/bin" {
+		t.Fatalf("ShellEnv = %q", got)
 	}
 }
 

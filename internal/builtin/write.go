@@ -191,8 +191,10 @@ func (ws *workspace) readSmall(path string) ([]byte, error) {
 		return nil, &TooLargeError{What: "the file", Size: size, Max: MaxWriteBytes}
 	}
 	data := make([]byte, size)
+	// A file that shrank since the stat is read as far as it now goes; one
+	// emptied since is io.EOF. (A zero size reads nothing, without error.)
 	n, err := io.ReadFull(f, data)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && size > 0 {
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return nil, err
 	}
 	if isBinary(data[:min(n, sniffBytes)]) {
