@@ -109,6 +109,9 @@ func (t *searchFiles) Call(ctx context.Context, args json.RawMessage) (string, e
 	if err != nil {
 		return "", fmt.Errorf("search_files: %w", err)
 	}
+	if ctx.Err() != nil { // the files searched so far are not the result asked for
+		return "", context.Cause(ctx)
+	}
 	header := fmt.Sprintf("%d matches for %q in %s", len(res.lines), a.Pattern, a.Path)
 	if res.more {
 		header += fmt.Sprintf("; stopped at %d: narrow the pattern, path or glob", MaxMatches)

@@ -25,17 +25,19 @@ func readText(root *os.File, rel string, buf []byte) ([]byte, []byte, bool) {
 		return nil, buf, false
 	}
 	defer syscall.Close(fd)
-	return readFD(fd, buf)
+	return readFD(fd, buf, MaxSearchFile)
 }
 
 // readOpenText is readText of a file already open.
 func readOpenText(f *os.File) ([]byte, bool) {
 	defer runtime.KeepAlive(f)
-	data, _, ok := readFD(int(f.Fd()), nil)
+	data, _, ok := readFD(int(f.Fd()), nil, MaxSearchFile)
 	return data, ok
 }
 
-func readFD(fd int, buf []byte) ([]byte, []byte, bool) {
+// readFD reads fd whole into buf (grown as needed) unless it is binary or
+// over limit bytes.
+func readFD(fd int, buf []byte, limit int) ([]byte, []byte, bool) {
 	if cap(buf) < readChunk {
 		buf = make([]byte, 0, readChunk)
 	}
@@ -44,11 +46,12 @@ func readFD(fd int, buf []byte) ([]byte, []byte, bool) {
 	if bytes.IndexByte(data[:min(n, sniffBytes)], 0) >= 0 {
 		return nil, buf, false
 	}
+	// Read on to at most limit+1 bytes: a file that fills them is over.
 	for !eof {
-		if len(data) > MaxSearchFile {
+		if n > limit {
 			return nil, buf, false
 		}
-		grown := make([]byte, 2*len(data))
+		grown := make([]byte, min(2*len(data), limit+1))
 		copy(grown, data[:n])
 		data, buf = grown, grown[:0]
 		var k int
