@@ -210,32 +210,15 @@ func (t *globTool) Call(ctx context.Context, args json.RawMessage) (string, erro
 	if base == "." && !strings.HasPrefix(a.Pattern, "./") {
 		rest = a.Pattern
 	}
-	segs := strings.Split(rest, "/")
 	var matches []string
-	visits, truncated := 0, false
+	truncated := false
 	root, err := t.ws.open(dir, safepath.DirFlags)
 	switch {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, safepath.ErrNotDir):
 		err = nil // nothing below a missing base matches
 	case err == nil:
 		defer root.Close()
-		err = walkBeneath(root, func(rel string, d fs.DirEntry, _ *os.File) error {
-			if visits++; visits > maxVisits || ctx.Err() != nil {
-				truncated = true
-				return fs.SkipAll
-			}
-			if d.IsDir() && d.Name() == ".git" {
-				return fs.SkipDir
-			}
-			if matchSegments(segs, strings.Split(rel, "/")) {
-				if len(matches) == MaxEntries {
-					truncated = true
-					return fs.SkipAll
-				}
-				matches = append(matches, path.Join(base, rel))
-			}
-			return nil
-		})
+		matches, truncated, err = globWalk(ctx, root, base, strings.Split(rest, "/"), maxVisits)
 	}
 	if err != nil {
 		return "", fmt.Errorf("glob %s: %w", a.Pattern, err)
@@ -246,6 +229,31 @@ func (t *globTool) Call(ctx context.Context, args json.RawMessage) (string, erro
 		header += " (stopped early; narrow the pattern)"
 	}
 	return header + "\n" + untrusted.Wrap("glob", strings.Join(matches, "\n")), nil
+}
+
+// globWalk returns the paths below root (named base in them) that match
+// segs, at most MaxEntries of them, looking at no more than visitCap
+// entries; truncated says it stopped early (or ctx ended).
+func globWalk(ctx context.Context, root *os.File, base string, segs []string, visitCap int) (matches []string, truncated bool, err error) {
+	visits := 0
+	err = walkBeneath(root, func(rel string, d fs.DirEntry, _ *os.File) error {
+		if visits++; visits > visitCap || ctx.Err() != nil {
+			truncated = true
+			return fs.SkipAll
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return fs.SkipDir
+		}
+		if matchSegments(segs, strings.Split(rel, "/")) {
+			if len(matches) == MaxEntries {
+				truncated = true
+				return fs.SkipAll
+			}
+			matches = append(matches, path.Join(base, rel))
+		}
+		return nil
+	})
+	return matches, truncated, err
 }
 
 // matchSegments matches path elements against pattern elements; "**"
