@@ -244,14 +244,14 @@ func (s searchSpec) keep(rel, name string) bool {
 
 func (s searchSpec) displayPath(rel string) string { return path.Join(s.show, rel) }
 
-// collector assembles per-file results in walk order.
+// collector assembles per-file results in walk order, keeping the first
+// limit lines; reaching limit cancels the search.
 type collector struct {
 	mu     sync.Mutex
 	limit  int
 	done   map[int][]string
 	next   int // first seq not yet folded into out
 	out    []string
-	more   bool
 	cancel func()
 }
 
@@ -266,24 +266,18 @@ func (c *collector) put(seq int, lines []string) {
 		}
 		delete(c.done, c.next)
 		c.next++
-		if len(c.out) >= c.limit {
-			c.more = c.more || len(l) > 0
-			continue
-		}
-		if room := c.limit - len(c.out); len(l) > room {
-			l, c.more = l[:room], true
-		}
-		c.out = append(c.out, l...)
+		c.out = append(c.out, l[:min(len(l), c.limit-len(c.out))]...)
 		if len(c.out) >= c.limit {
 			c.cancel()
 		}
 	}
 }
 
+// result is the lines and whether there may be more: the limit was reached.
 func (c *collector) result() ([]string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.out, c.more || len(c.out) >= c.limit
+	return c.out, len(c.out) >= c.limit
 }
 
 // matcher searches one file: a literal every match must contain is looked

@@ -167,8 +167,7 @@ func (t *patchTool) Call(ctx context.Context, args json.RawMessage) (string, err
 		return "", fmt.Errorf("patch %s: old text matches %d times; include more surrounding lines so it matches exactly once; nothing changed", a.Path, n)
 	}
 	at := bytes.Index(data, old)
-	out := make([]byte, 0, len(data)-len(old)+len(a.New))
-	out = append(append(append(out, data[:at]...), a.New...), data[at+len(old):]...)
+	out := bytes.Replace(data, old, []byte(a.New), 1)
 	if len(out) > MaxWriteBytes {
 		return "", &TooLargeError{What: "the patched file", Size: int64(len(out)), Max: MaxWriteBytes}
 	}
