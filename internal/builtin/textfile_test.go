@@ -119,9 +119,8 @@ func TestPatchFirstLineHint(t *testing.T) {
 // there is one.
 func TestTooLargeErrorText(t *testing.T) {
 	tools, _, _ := setup(t)
-	c, _ := json.Marshal(strings.Repeat("a", MaxWriteBytes+1))
-	_, err := tools["write_file"].AssessRisk(json.RawMessage(`{"path":"f","content":` + string(c) + `}`))
-	want := fmt.Sprintf("content is %d bytes, over the %d-byte limit", MaxWriteBytes+1, MaxWriteBytes)
+	_, err := tools["search_files"].AssessRisk(json.RawMessage(`{"pattern":"` + strings.Repeat("a", maxPatternBytes+1) + `"}`))
+	want := fmt.Sprintf("pattern is %d bytes, over the %d-byte limit", maxPatternBytes+1, maxPatternBytes)
 	var tl *TooLargeError
 	if !errors.As(err, &tl) || err.Error() != want {
 		t.Fatalf("got %v, want %q", err, want)
