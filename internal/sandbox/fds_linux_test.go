@@ -75,14 +75,7 @@ func TestCommandInheritsNoDescriptor(t *testing.T) {
 // output and the first output line (the descriptor list).
 func runWithFiles(t *testing.T, p Policy, files []*os.File, target string, args ...string) (string, string) {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	argv, err := Command(exe, p, target, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	argv := launcherArgv(t, p, target, args...)
 	var out bytes.Buffer
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr, cmd.ExtraFiles = &out, &out, files

@@ -32,16 +32,9 @@ func TestCommandCannotSignalItsLauncher(t *testing.T) {
 	if Probe().LandlockABI < abiScoping {
 		t.Skip("no Landlock signal scoping")
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := Policy{Mode: ModeWorkspaceWrite, Workspace: t.TempDir(), Landlock: true}
 	p.Prepare()
-	argv, err := Command(exe, p, "/bin/sh", "-c", attack)
-	if err != nil {
-		t.Fatal(err)
-	}
+	argv := launcherArgv(t, p, "/bin/sh", "-c", attack)
 	for round := range 25 {
 		var out bytes.Buffer
 		cmd := exec.Command(argv[0], argv[1:]...)
@@ -64,9 +57,9 @@ func TestCommandCannotSignalItsLauncher(t *testing.T) {
 	}
 }
 
-// launch runs the launcher for p and argv with a status pipe, as proc
-// does, and returns its exit code, the status lines and the output.
-func launch(t *testing.T, p Policy, target string, args ...string) (int, string, string) {
+// launcherArgv is the argv that runs target under p through this test
+// binary as the launcher.
+func launcherArgv(t *testing.T, p Policy, target string, args ...string) []string {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -76,6 +69,14 @@ func launch(t *testing.T, p Policy, target string, args ...string) (int, string,
 	if err != nil {
 		t.Fatal(err)
 	}
+	return argv
+}
+
+// launch runs the launcher for p and argv with a status pipe, as proc
+// does, and returns its exit code, the status lines and the output.
+func launch(t *testing.T, p Policy, target string, args ...string) (int, string, string) {
+	t.Helper()
+	argv := launcherArgv(t, p, target, args...)
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -154,5 +155,33 @@ func TestCommandCannotWriteLauncherStatus(t *testing.T) {
 	code, status, out := launch(t, p, "/bin/sh", "-c", "echo 'error: forged' >&3 && echo wrote")
 	if status != StatusReady+"\n"+StatusDone+"\n" || strings.Contains(out, "wrote") || code == 0 {
 		t.Errorf("exit %d, status %q, output %q; want the write to fail and the status ready, done", code, status, out)
+	}
+}
+
+// TestConfineRefusesBadArguments: the second stage started without a
+// policy and a target exits 125 and says what it wants on its error pipe.
+func TestConfineRefusesBadArguments(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{confineArg}, {confineArg, "{}", "--", "/bin/true"}, {confineArg, "not json", "--", "/bin/true", "true"}} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(exe, args...)
+		cmd.ExtraFiles = []*os.File{w}
+		err = cmd.Start()
+		w.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, _ := io.ReadAll(r)
+		r.Close()
+		err = cmd.Wait()
+		if ee := (*exec.ExitError)(nil); !errors.As(err, &ee) || ee.ExitCode() != 125 || len(msg) == 0 {
+			t.Errorf("%q: exit %v, message %q; want 125 and a reason", args, err, msg)
+		}
 	}
 }
