@@ -124,9 +124,10 @@ for target in "$@"; do
   comm -23 "$log.lived" "$log.equiv" >"$log.new"
   known=$(wc -l <"$log.known")
   # Stale: a listed entry of a mutated file that no longer survives (with a
-  # keep list, only its files were mutated).
+  # keep list, only its files were mutated; a subpackage's files are not).
   stale=$(awk -v d="$dir/" -v keep=",$keep," 'index($1, d) == 1 {
       f = substr($1, length(d) + 1); sub(/:.*/, "", f)
+      if (index(f, "/")) next # a file of a subpackage: its own target
       if (keep == ",," || index(keep, "," f ",")) print }' "$log.equiv" | comm -23 - "$log.lived")
   raw=$(awk -v k="$killed" -v l="$lived" 'BEGIN { if (k + l == 0) print "n/a"; else printf "%.2f", 100 * k / (k + l) }')
   adj=$(awk -v k="$killed" -v l="$((lived - known))" 'BEGIN { if (k + l == 0) print "100.00"; else printf "%.2f", 100 * k / (k + l) }')
