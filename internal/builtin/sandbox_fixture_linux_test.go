@@ -81,7 +81,10 @@ func newJail(t *testing.T, sandboxed bool, tweak func(*sandbox.Policy)) *jail {
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + j.home, "TMPDIR=" + j.tmp, "LANG=C",
 		"WS=" + j.ws, "OUT=" + j.out, "ODEK_HOME=" + j.odekHome,
 		"TCP=" + strconv.Itoa(j.tcpPort), "UDP=" + strconv.Itoa(j.udpPort), "ODEK_PID=" + strconv.Itoa(os.Getpid()),
-		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"}
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
+		// A race-enabled launcher (this test binary) sleeps 1 s at exit
+		// unless told not to; the commands ignore the variable.
+		"GORACE=atexit_sleep_ms=0"}
 	o := Options{Classifier: cls, Env: env}
 	if sandboxed {
 		p := &sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Workspace: j.ws, TempDir: j.tmp, Landlock: true,
