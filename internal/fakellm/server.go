@@ -224,6 +224,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, rf, text)
 		return
 	}
+	if msg, param := sequenceError(rec.Messages); msg != "" {
+		s.keep(rec)
+		s.logf("%s %s -> 400 invalid message sequence at %s", r.Method, r.URL.Path, param)
+		invalidParam(w, msg, param)
+		return
+	}
 	if p := rejectedParam(body, s.script.RejectParams); p != "" {
 		s.keep(rec)
 		s.logf("%s %s -> 400 unsupported parameter %s", r.Method, r.URL.Path, p)

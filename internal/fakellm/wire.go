@@ -55,6 +55,17 @@ func paramError(w http.ResponseWriter, param string) {
 	w.Write(b)
 }
 
+// invalidParam is OpenAI's answer to a request one of whose values is
+// malformed.
+func invalidParam(w http.ResponseWriter, msg, param string) {
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{
+		"message": msg, "type": "invalid_request_error", "param": param, "code": nil,
+	}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	w.Write(b)
+}
+
 // rejectedParam is the first of params present at the top level of a JSON
 // request body, or "".
 func rejectedParam(body []byte, params []string) string {
