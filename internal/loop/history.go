@@ -57,15 +57,21 @@ func (h *History) Snapshot() []llm.Message {
 
 // Regroup rebuilds a history from a flat transcript, grouped by
 // llm.GroupEnd (an assistant message with tool calls and the tool messages
-// answering it form one group); trailing
-// assistant tool calls without all their answers are dropped, since a
-// provider rejects a request with dangling tool calls.
+// answering it form one group). A provider rejects a request with a
+// dangling tool call or with a tool result that follows no call, so
+// trailing assistant tool calls without all their answers are dropped, and
+// so is a tool message that starts a group (a session saved by an older
+// odek may hold one).
 func Regroup(msgs []llm.Message) *History {
 	h := &History{}
 	for i := 0; i < len(msgs); {
 		j, complete := llm.GroupEnd(msgs, i)
 		if !complete {
 			break // dangling tool calls: drop this group and everything after it
+		}
+		if msgs[i].Role == llm.RoleTool {
+			i = j // an orphaned result
+			continue
 		}
 		h.Append(msgs[i:j]...)
 		i = j

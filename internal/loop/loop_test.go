@@ -312,6 +312,29 @@ func TestRegroupDropsDangling(t *testing.T) {
 	}
 }
 
+// TestRegroupDropsOrphanedResults: a tool message that follows no call
+// (an older session may hold one) would make the provider refuse every
+// request; it goes, and the groups around it stay whole.
+func TestRegroupDropsOrphanedResults(t *testing.T) {
+	h := []llm.Message{
+		{Role: "tool", ToolCallID: "0", Content: "orphan 1"},
+		{Role: "user", Content: "q"},
+		{Role: "tool", ToolCallID: "9", Content: "orphan 2"},
+		{Role: "tool", ToolCallID: "8", Content: "orphan 3"},
+		{Role: "assistant", ToolCalls: []llm.ToolCall{tc("1", "a", "")}},
+		{Role: "tool", ToolCallID: "1", Content: "kept"},
+		{Role: "assistant", Content: "a"},
+	}
+	got := Regroup(h).Messages()
+	var contents []string
+	for _, m := range got {
+		contents = append(contents, m.Role+":"+m.Content)
+	}
+	if want := "user:q assistant: tool:kept assistant:a"; strings.Join(contents, " ") != want {
+		t.Fatalf("regrouped = %q, want %q", strings.Join(contents, " "), want)
+	}
+}
+
 func TestDuplicateToolNames(t *testing.T) {
 	a := funcTool{"a", nil}
 	if _, err := NewRegistry(a, a); err == nil || err.Error() != `loop: two tools are named "a"` {

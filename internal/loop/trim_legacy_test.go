@@ -14,8 +14,10 @@ import (
 // `odek continue` regroups whatever transcript a session holds, and a
 // session saved by an older odek (no MAC) may hold any: a message between
 // the system prompt and the task, a tool-call group first, a tool result
-// without its call (Regroup keeps it as a group of its own). These tests
-// pin how trimming treats such histories.
+// without its call (Regroup drops that one, since a provider refuses it;
+// the trimmer is still tested on a history that holds it as a group of its
+// own, so it stays sound whatever it is given). These tests pin how
+// trimming treats such histories.
 
 // A message between the system prompt and the task is not part of the
 // protected head: proactive trimming drops it, survival removes it.
@@ -74,7 +76,13 @@ func orphanHistory(n int) *History {
 	for i := range 5 {
 		msgs = append(msgs, toolStep(fmt.Sprint("s", i), 1, "small")...)
 	}
-	return Regroup(msgs)
+	h := &History{} // grouped as Regroup does, but the orphan kept
+	for i := 0; i < len(msgs); {
+		j, _ := llm.GroupEnd(msgs, i)
+		h.Append(msgs[i:j]...)
+		i = j
+	}
+	return h
 }
 
 // A tool result that is a group of its own and that survival removed is not
