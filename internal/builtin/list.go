@@ -244,16 +244,39 @@ func globWalk(ctx context.Context, root *os.File, base string, segs []string, vi
 		if d.IsDir() && d.Name() == ".git" {
 			return fs.SkipDir
 		}
-		if matchSegments(segs, strings.Split(rel, "/")) {
+		names := strings.Split(rel, "/")
+		if matchSegments(segs, names) {
 			if len(matches) == MaxEntries {
 				truncated = true
 				return fs.SkipAll
 			}
 			matches = append(matches, path.Join(base, rel))
 		}
+		if d.IsDir() && !mayMatchBelow(segs, names) {
+			return fs.SkipDir // "*.md" does not walk the subtrees
+		}
 		return nil
 	})
 	return matches, truncated, err
+}
+
+// mayMatchBelow reports whether a path with name's elements and at least
+// one more could match the pattern elements pat: a directory for which it
+// is false is not walked, so a pattern without "**" looks only as deep as
+// it reaches and finds its matches however large the subtrees beside them.
+func mayMatchBelow(pat, name []string) bool {
+	for ; len(name) > 0; pat, name = pat[1:], name[1:] {
+		if len(pat) == 0 {
+			return false
+		}
+		if pat[0] == "**" {
+			return true
+		}
+		if ok, _ := path.Match(pat[0], name[0]); !ok {
+			return false
+		}
+	}
+	return len(pat) > 0
 }
 
 // matchSegments matches path elements against pattern elements; "**"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,6 +77,49 @@ func TestGlobVisitCap(t *testing.T) {
 	if m, truncated, err = globWalk(ctx, f, ".", segs, entries); err != nil || !truncated || len(m) != 0 {
 		t.Fatalf("cancelled: %q, truncated %v, %v", m, truncated, err)
 	}
+}
+
+// A pattern without "**" walks only as deep as it reaches: a directory no
+// match can be below is skipped, so a large subtree neither uses up the
+// visit cap nor hides the matches after it.
+func TestGlobSkipsSubtreesNoMatchIsBelow(t *testing.T) {
+	_, root, _ := setup(t)
+	for i := range 40 {
+		write(t, root, fmt.Sprintf("a/deep/f%02d.md", i), "")
+	}
+	for _, n := range []string{"b/x.md", "b/c/y.md", "z.md", "zz/w.go"} {
+		write(t, root, n, "")
+	}
+	f, err := os.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, c := range []struct {
+		pattern, want string
+	}{
+		{"*.md", "z.md"},
+		{"*/*.md", "b/x.md"},
+		{"b/*/*.md", "b/c/y.md"},
+		{"[bz]*/**/*.md", "b/c/y.md b/x.md"},
+		{"*/deep", "a/deep"},
+	} {
+		// 12 visits cannot cover a/deep's 40 files: only skipping it finds z.md.
+		m, truncated, err := globWalk(context.Background(), f, ".", strings.Split(c.pattern, "/"), 12)
+		if sortJoin(m) != c.want || truncated || err != nil {
+			t.Errorf("%s: %q, truncated %v, %v; want %q", c.pattern, m, truncated, err, c.want)
+		}
+	}
+	// With "**" first every directory may hold a match: the cap stops it.
+	if _, truncated, _ := globWalk(context.Background(), f, ".", []string{"**", "*.md"}, 12); !truncated {
+		t.Error(`"**/*.md" looked at more than its visit cap`)
+	}
+}
+
+func sortJoin(m []string) string {
+	m = slices.Clone(m)
+	slices.Sort(m)
+	return strings.Join(m, " ")
 }
 
 // A pattern whose wildcard follows the leading "/" starts at "/": it is
