@@ -50,10 +50,6 @@ func (r *LocalRunner) Start(ctx context.Context, spec Spec) (Process, error) {
 		}
 		path = exe
 	}
-	grace := r.Grace
-	if grace <= 0 {
-		grace = defaultGrace
-	}
 	args := append([]string{"subagent", "--task", spec.TaskFile, "--quiet", "--stream"}, spec.Args...)
 	var extra []*os.File
 	if spec.KeyFile != nil {
@@ -78,8 +74,16 @@ func (r *LocalRunner) Start(ctx context.Context, spec Spec) (Process, error) {
 	p := &localProcess{proc: pr, stdout: outR, exited: make(chan struct{}), stderrDone: make(chan struct{})}
 	go p.drainStderr(errR)
 	go p.wait()
-	go p.cancelOn(ctx, grace)
+	go p.cancelOn(ctx, r.grace())
 	return p, nil
+}
+
+// grace is Grace, or defaultGrace when it is unset.
+func (r *LocalRunner) grace() time.Duration {
+	if r.Grace <= 0 {
+		return defaultGrace
+	}
+	return r.Grace
 }
 
 // cancelOn stops the child when ctx ends: SIGTERM to its group, then after
