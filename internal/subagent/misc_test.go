@@ -206,3 +206,18 @@ func TestNewToolDefaults(t *testing.T) {
 		t.Error("no clock")
 	}
 }
+
+// TestSemaphoreNoticeDefault: a notice of 0 (or less) is DefaultWaitNotice,
+// not a timer that fires at once; a notice given is kept.
+func TestSemaphoreNoticeDefault(t *testing.T) {
+	for _, tc := range []struct{ set, want time.Duration }{
+		{0, DefaultWaitNotice}, {-time.Second, DefaultWaitNotice}, {time.Nanosecond, time.Nanosecond},
+	} {
+		if got := NewSemaphore(1, tc.set).notice; got != tc.want {
+			t.Errorf("NewSemaphore(1, %v).notice = %v, want %v", tc.set, got, tc.want)
+		}
+	}
+	if DefaultWaitNotice != 5*time.Second {
+		t.Errorf("DefaultWaitNotice = %v, want the documented 5 s", DefaultWaitNotice)
+	}
+}
