@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -170,15 +171,23 @@ func (t *Tool) writeTaskFile(task *wire.Task) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("task file: %w", err)
 	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := writeClose(f, data); err != nil {
 		os.Remove(f.Name())
 		return "", fmt.Errorf("task file: %w", err)
 	}
 	return f.Name(), nil
+}
+
+// writeClose writes data to f and closes it. A failed write is the error
+// even when the close succeeds; a close that fails after a good write is one
+// too (where some filesystems report a lost write), so the child is never
+// handed a short task file.
+func writeClose(f io.WriteCloser, data []byte) error {
+	_, err := f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // onLine relays a child's forwarded events and hands the rest to OnLine.
