@@ -1,0 +1,127 @@
+package subagent
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/subagent/wire"
+)
+
+// fakeRunner starts no process: its child prints stdout and exits, and the
+// kills the parent sends are counted.
+type fakeRunner struct {
+	stdout string
+	kills  atomic.Int32
+}
+
+func (r *fakeRunner) Start(context.Context, Spec) (Process, error) {
+	return &fakeProc{r: r, out: strings.NewReader(r.stdout)}, nil
+}
+
+type fakeProc struct {
+	r   *fakeRunner
+	out io.Reader
+}
+
+func (p *fakeProc) PID() int           { return 0 }
+func (p *fakeProc) Stdout() io.Reader  { return p.out }
+func (p *fakeProc) Kill()              { p.r.kills.Add(1) }
+func (p *fakeProc) Wait() error        { return nil }
+func (p *fakeProc) StderrTail() string { return "" }
+
+func fakeTool(t *testing.T, stdout string, mutate func(*Options)) (*Tool, *fakeRunner, *recordSink, func() []string) {
+	t.Helper()
+	fr := &fakeRunner{stdout: stdout}
+	tool, sink, flush := newTestTool(t, "", func(o *Options) {
+		o.Runner = fr
+		if mutate != nil {
+			mutate(o)
+		}
+	})
+	return tool, fr, sink, flush
+}
+
+// TestSpawnKillsOnlyAfterAReadError: a child whose output broke a cap is
+// killed (its blocked writes would otherwise keep it alive until its
+// deadline); a child that ended its stream normally is not.
+func TestSpawnKillsOnlyAfterAReadError(t *testing.T) {
+	tool, fr, _, _ := fakeTool(t, strings.Repeat("{}\n", 100_001), nil)
+	out := unwrap(t, call(t, tool, context.Background(), `{"tasks":[{"goal":"flood"}]}`))
+	if !strings.Contains(out, "more than 100000 lines") || fr.kills.Load() != 1 {
+		t.Fatalf("flood: %d kills, want 1:\n%s", fr.kills.Load(), out)
+	}
+	tool, fr, _, _ = fakeTool(t, `{"type":"result","result":{"status":"success","summary":"ok"}}`+"\n", nil)
+	out = unwrap(t, call(t, tool, context.Background(), `{"tasks":[{"goal":"ok"}]}`))
+	if !strings.Contains(out, "status: success") || fr.kills.Load() != 0 {
+		t.Fatalf("clean end: %d kills, want 0:\n%s", fr.kills.Load(), out)
+	}
+}
+
+// TestSpawnRelaysEventsAndPassesTheRest: a child's event line is forwarded
+// to the parent's sinks, tied to the parent and the task; its other
+// telemetry lines go to OnLine, and no event line does.
+func TestSpawnRelaysEventsAndPassesTheRest(t *testing.T) {
+	child := strings.Repeat("a", 32)
+	stdout := `{"type":"event","event":{"schema":"odek.event/v1","type":"tool_started","run_id":"` + child + `","timestamp":"2026-01-01T00:00:00Z"}}
+{"type":"subagent_started","pid":7}
+{"type":"result","result":{"status":"success","summary":"ok"}}
+`
+	var mu sync.Mutex
+	var lines []string
+	tool, _, sink, flush := fakeTool(t, stdout, func(o *Options) {
+		o.OnLine = func(i int, l *wire.Line) {
+			mu.Lock()
+			lines = append(lines, fmt.Sprintf("%d %s %d", i, l.Type, l.PID))
+			mu.Unlock()
+		}
+	})
+	call(t, tool, context.Background(), `{"tasks":[{"goal":"g"}]}`)
+	flush()
+	var taskID string
+	var relayed []*events.Event
+	for _, ev := range sink.evs {
+		if ev.Type == events.SubagentSpawned {
+			taskID, _ = ev.Data["task_id"].(string)
+		}
+		if ev.RunID == child {
+			relayed = append(relayed, ev)
+		}
+	}
+	if len(relayed) != 1 || relayed[0].Type != "tool_started" || relayed[0].ParentRunID != tool.o.Events.RunID() || relayed[0].TaskID != taskID || taskID == "" {
+		t.Fatalf("relayed %+v, want one tool_started of parent %s, task %q", relayed, tool.o.Events.RunID(), taskID)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(lines) != 1 || lines[0] != "0 subagent_started 7" {
+		t.Fatalf("OnLine got %q, want the one subagent_started line", lines)
+	}
+}
+
+// TestCompletedCarriesWhatTheChildReported: a duration the child reported
+// is kept (not replaced by the parent's clock), and counts it did not report
+// are left out of subagent_completed, not given as 0.
+func TestCompletedCarriesWhatTheChildReported(t *testing.T) {
+	tool, _, sink, flush := fakeTool(t, `{"type":"result","result":{"status":"success","summary":"ok","duration_seconds":42.5}}`+"\n", nil)
+	call(t, tool, context.Background(), `{"tasks":[{"goal":"g"}]}`)
+	flush()
+	var done []map[string]any
+	for _, ev := range sink.evs {
+		if ev.Type == events.SubagentCompleted {
+			done = append(done, ev.Data)
+		}
+	}
+	if len(done) != 1 {
+		t.Fatalf("%d completed events, want 1", len(done))
+	}
+	_, iters := done[0]["iterations"]
+	_, tokens := done[0]["tokens_used"]
+	if fmt.Sprint(done[0]["duration_seconds"]) != "42.5" || iters || tokens {
+		t.Fatalf("completed: %v, want duration_seconds 42.5 and no iterations or tokens_used", done[0])
+	}
+}
