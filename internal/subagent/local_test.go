@@ -218,7 +218,10 @@ func TestToolArtifactsReachTheirTask(t *testing.T) {
 
 func TestToolFloodKillsTheChild(t *testing.T) {
 	t.Parallel()
-	tool, _, _ := newTestTool(t, "flood", nil)
+	// A deadline of 10 s, not 60: a change that left the flooding child
+	// alive (blocked on its stdout) holds this test only that long, so
+	// TestSpawnKillsOnlyAfterAReadError fails the suite before it times out.
+	tool, _, _ := newTestTool(t, "flood", func(o *Options) { o.Settings.TimeoutSeconds, o.KillMargin = 10, 100*time.Millisecond })
 	out := unwrap(t, call(t, tool, context.Background(), `{"tasks":[{"goal":"flood"}]}`))
 	if !strings.Contains(out, "error: child output flood: more than 100000 lines") {
 		t.Fatalf("results:\n%s", out)
