@@ -179,8 +179,10 @@ func (p *localProcess) drainStderr(r *os.File) {
 func (p *localProcess) StderrTail() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	// Sanitised (controls, escapes and bidi marks become spaces), then its
+	// runs of white space collapsed.
 	oneLine := func(b []byte) string {
-		return strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "\uFFFD")), " ")
+		return strings.Join(strings.Fields(untrusted.OneLine(string(b), 0)), " ")
 	}
 	if p.total <= stderrHeadBytes {
 		return untrusted.OneLine(oneLine(p.head), stderrHeadBytes)

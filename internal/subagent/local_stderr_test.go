@@ -68,6 +68,10 @@ func TestLocalStderrTail(t *testing.T) {
 		// first 512 bytes hold (here 112 runes).
 		{"tail of 200 runes", x(" ", 400) + x(z, 200), x(z, 112) + " … " + x(z, 200)},
 		{"tail of 201 runes", x(" ", 400) + x(z, 201), x(z, 112) + " … …" + x(z, 200)},
+		// The tail is sanitised like the head: no escape sequence, bidi
+		// override or other control reaches a terminal or the model.
+		{"controls in the tail", x("h", 600) + "\x1b]0;owned\x07\u202eevil\x1b[2J",
+			x("h", 200) + "… … …" + x("h", 182) + " ]0;owned evil [2J"},
 	}
 	for _, tc := range tests {
 		if got := drained(t, tc.stderr).StderrTail(); got != tc.want {
