@@ -190,9 +190,13 @@ func writeClose(f io.WriteCloser, data []byte) error {
 	return err
 }
 
-// onLine relays a child's forwarded events and hands the rest to OnLine.
+// onLine relays a child's forwarded events (when they were asked for:
+// others are dropped) and hands the rest to OnLine.
 func (t *Tool) onLine(index int, taskID string, l *wire.Line) {
 	if l.Type == wire.LineEvent {
+		if !t.o.ForwardEvents {
+			return
+		}
 		if ev := forwardedEvent(l.Event, t.o.Events.RunID(), taskID); ev != nil {
 			t.o.Events.Forward(ev)
 		}

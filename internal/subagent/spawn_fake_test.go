@@ -75,6 +75,7 @@ func TestSpawnRelaysEventsAndPassesTheRest(t *testing.T) {
 	var mu sync.Mutex
 	var lines []string
 	tool, _, sink, flush := fakeTool(t, stdout, func(o *Options) {
+		o.ForwardEvents = true
 		o.OnLine = func(i int, l *wire.Line) {
 			mu.Lock()
 			lines = append(lines, fmt.Sprintf("%d %s %d", i, l.Type, l.PID))
@@ -100,6 +101,30 @@ func TestSpawnRelaysEventsAndPassesTheRest(t *testing.T) {
 	defer mu.Unlock()
 	if len(lines) != 1 || lines[0] != "0 subagent_started 7" {
 		t.Fatalf("OnLine got %q, want the one subagent_started line", lines)
+	}
+}
+
+// TestUnaskedRelayIsDropped: a child relays events only when the parent
+// asked for them (ForwardEvents); event lines it sends anyway reach neither
+// the parent's sinks nor OnLine.
+func TestUnaskedRelayIsDropped(t *testing.T) {
+	child := strings.Repeat("b", 32)
+	stdout := `{"type":"event","event":{"schema":"odek.event/v1","type":"tool_started","run_id":"` + child + `","timestamp":"2026-01-01T00:00:00Z"}}
+{"type":"result","result":{"status":"success","summary":"ok"}}
+`
+	var online atomic.Int32
+	tool, _, sink, flush := fakeTool(t, stdout, func(o *Options) {
+		o.OnLine = func(int, *wire.Line) { online.Add(1) }
+	})
+	call(t, tool, context.Background(), `{"tasks":[{"goal":"g"}]}`)
+	flush()
+	for _, ev := range sink.evs {
+		if ev.RunID == child {
+			t.Fatalf("an unasked relay reached the sink: %+v", ev)
+		}
+	}
+	if n := online.Load(); n != 0 {
+		t.Fatalf("OnLine got %d lines, want none", n)
 	}
 }
 
