@@ -54,3 +54,40 @@ func TestProjectServerCannotLeaveSandbox(t *testing.T) {
 		t.Errorf("no warning in %q", w)
 	}
 }
+
+// TestProjectSandboxRepeatingOperator: a project file that repeats the
+// operator's sandbox setting, or tightens it by one step, loosens nothing,
+// so it is taken with no "ignoring" warning; one step looser is ignored.
+// The equal case is the boundary of each rule: treating it as loosening
+// would only warn, but a warning that blames a harmless file teaches
+// operators to skim past the ones that matter.
+func TestProjectSandboxRepeatingOperator(t *testing.T) {
+	cases := []struct {
+		global, project string
+		mode, network   string
+		required, warns bool
+	}{
+		{``, `{"sandbox": {"mode": "auto", "network": "off", "required": false}}`, "auto", "off", false, false},
+		{`{"sandbox": {"mode": "read-only", "network": "on", "required": true}}`,
+			`{"sandbox": {"mode": "read-only", "network": "on", "required": true}}`, "read-only", "on", true, false},
+		{`{"sandbox": {"mode": "workspace-write"}}`, `{"sandbox": {"mode": "workspace-write"}}`, "workspace-write", "off", false, false},
+		{`{"sandbox": {"mode": "off"}}`, `{"sandbox": {"mode": "off"}}`, "off", "off", false, false},
+		{`{"sandbox": {"mode": "off"}}`, `{"sandbox": {"mode": "auto"}}`, "auto", "off", false, false},
+		{``, `{"sandbox": {"mode": "workspace-write"}}`, "workspace-write", "off", false, false},
+		{`{"sandbox": {"network": "on"}}`, `{"sandbox": {"network": "off"}}`, "auto", "off", false, false},
+		{`{"sandbox": {"mode": "workspace-write"}}`, `{"sandbox": {"mode": "auto"}}`, "workspace-write", "off", false, true},
+		{``, `{"sandbox": {"mode": "off"}}`, "auto", "off", false, true},
+	}
+	for _, tc := range cases {
+		c, w := fixture{global: tc.global, project: tc.project}.mustLoad(t)
+		s := c.Sandbox
+		if s.Mode != tc.mode || s.Network != tc.network || s.Required != tc.required {
+			t.Errorf("%s over %s: mode %q network %q required %v, want %q %q %v",
+				tc.project, tc.global, s.Mode, s.Network, s.Required, tc.mode, tc.network, tc.required)
+		}
+		warned := slices.ContainsFunc(w, func(s string) bool { return strings.Contains(s, `ignoring "sandbox.`) })
+		if warned != tc.warns {
+			t.Errorf("%s over %s: warnings %q, want a sandbox warning %v", tc.project, tc.global, w, tc.warns)
+		}
+	}
+}
