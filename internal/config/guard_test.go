@@ -146,6 +146,12 @@ func TestUnenforceableCostCap(t *testing.T) {
 	if c, _ = (fixture{}).mustLoad(t); c.RequireEnforceableBudget() != nil {
 		t.Error("no cap, no prices: error")
 	}
+	// A cap of 0 is no cap: an unpriced model runs under it.
+	for _, g := range []string{`{"model": "m-unpriced"}`, `{"model": "m-unpriced", "limits": {"max_cost_usd": 0}}`} {
+		if c, _ = (fixture{global: g}).mustLoad(t); c.RequireEnforceableBudget() != nil {
+			t.Errorf("%s: %v", g, c.RequireEnforceableBudget())
+		}
+	}
 }
 
 func scrubPaths(s string, c *Config) string {
