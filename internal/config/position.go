@@ -33,6 +33,9 @@ func newParseError(file string, data []byte, err error) *ParseError {
 // to be pointed at its start.
 func valueStart(data []byte, end int64) int {
 	dec := json.NewDecoder(bytes.NewReader(data))
+	// A number beyond float64 (1e400) is one of the type errors located
+	// here; decoded as a float64 its token would fail and stop the walk.
+	dec.UseNumber()
 	prev := int64(0)
 	for {
 		if _, err := dec.Token(); err != nil {
