@@ -54,6 +54,8 @@ func valueStart(data []byte, end int64) int {
 		}
 		prev = off
 	}
+	// No token ends at end (the walk failed first, or end falls between
+	// tokens): the byte before it is the last of whatever value ends there.
 	return int(end) - 1
 }
 
