@@ -18,6 +18,7 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"missing comma", "{\n  \"model\": \"m\"\n  \"stream\": true\n}", `DIR/odek.json:3:3: invalid JSON: invalid character '"' after object key:value pair`},
 		{"truncated", "{\n  \"model\": \"m\",\n", `DIR/odek.json:2:16: invalid JSON: unexpected end of JSON input`},
+		{"truncated in a key", `{"mod`, `DIR/odek.json:1:6: invalid JSON: unexpected end of JSON input`},
 		{"trailing garbage", "{} x", `DIR/odek.json:1:4: invalid JSON: invalid character 'x' after top-level value`},
 		{"wrong type", "{\n  \"model\": \"m\",\n  \"max_iterations\": \"x\"\n}", `DIR/odek.json:3:21: "max_iterations" must be an integer, got string`},
 		{"nested wrong type", "{\"limits\": {\n\t\"max_tool_calls\": 1.5}}", `DIR/odek.json:2:20: "limits.max_tool_calls" must be an integer, got number 1.5`},
