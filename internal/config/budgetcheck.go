@@ -56,8 +56,8 @@ func (c *Config) BudgetPrices() budget.Prices {
 // times the cost cap. So a model the project file chose, unless
 // model_prices prices it, costs at least its price in the table; one the
 // table does not know is priced by nothing the operator vouched for (ok
-// false when the flat prices alone would price it: RequireEnforceableBudget
-// refuses a cost cap on it).
+// false: RequireEnforceableBudget refuses a cost cap on it, naming
+// model_prices, the one setting that would price it).
 func (c *Config) budgetPrices() (budget.Prices, bool) {
 	p := budget.ResolvePrices(c.Model, c.Prices, c.ModelPrices)
 	i := keyIndex()["model"]
@@ -69,8 +69,9 @@ func (c *Config) budgetPrices() (budget.Prices, bool) {
 	}
 	r := budget.LookupPrice(c.Model)
 	if r == nil {
-		// Only the flat prices could price it: they do not vouch for it.
-		return p, p.InputPerMillionUSD <= 0 && p.OutputPerMillionUSD <= 0
+		// Only the flat prices could price it: they do not vouch for it,
+		// whether the operator set them or not.
+		return p, false
 	}
 	p.InputPerMillionUSD = max(p.InputPerMillionUSD, r.Input)
 	p.CachedInputPerMillionUSD = max(p.CachedInputPerMillionUSD, r.CachedInput)

@@ -117,9 +117,17 @@ func TestUnenforceableCostCap(t *testing.T) {
 	}
 	c, _ = fixture{global: global, project: `{"model": "m-unpriced"}`}.mustLoad(t)
 	err := c.RequireEnforceableBudget()
-	want := `limits.max_cost_usd 1 (from HOME/config.json) cannot be enforced: model "m-unpriced" (from DIR/odek.json) has no input and output price (it is not in odek's price table); ` +
-		`set limits.input_cost_per_million_usd and limits.output_cost_per_million_usd, or limits.model_prices."m-unpriced", in HOME/config.json`
+	want := `limits.max_cost_usd 1 (from HOME/config.json) cannot be enforced: model "m-unpriced" (from DIR/odek.json) is not in odek's price table, ` +
+		`and the flat limits.*_cost_per_million_usd prices do not count for a model a project file chose; set limits.model_prices."m-unpriced" in HOME/config.json`
 	if err == nil || scrubPaths(err.Error(), c) != want || !errors.Is(err, ErrSetup) || !errors.Is(err, ErrUnenforceableBudget) {
+		t.Errorf("err = %v\nwant %s", err, want)
+	}
+	// The operator's own unpriced model may be priced by the flat prices too.
+	c, _ = fixture{global: `{"limits": {"max_cost_usd": 1}, "model": "m-unpriced"}`}.mustLoad(t)
+	err = c.RequireEnforceableBudget()
+	want = `limits.max_cost_usd 1 (from HOME/config.json) cannot be enforced: model "m-unpriced" (from HOME/config.json) has no input and output price (it is not in odek's price table); ` +
+		`set limits.input_cost_per_million_usd and limits.output_cost_per_million_usd, or limits.model_prices."m-unpriced", in HOME/config.json`
+	if err == nil || scrubPaths(err.Error(), c) != want || !errors.Is(err, ErrUnenforceableBudget) {
 		t.Errorf("err = %v\nwant %s", err, want)
 	}
 	// Model ids are case-exact: another case is another, unpriced model.

@@ -48,20 +48,22 @@ func TestProjectModelPricedAtLeastAtTheTable(t *testing.T) {
 
 // TestProjectUnknownModelAdvice: under a cost cap, a model a project file
 // chose that the price table does not know is refused, and the advice must
-// be one that works: once the operator has set any flat price, the error
-// must say that the flat prices do not count for a project's model (only
-// model_prices would price it), not ask for the flat prices again.
+// be one that works: the flat prices do not count for a project's model
+// (only model_prices would price it), so the error says so whether or not
+// the operator set any, and never asks for them.
 func TestProjectUnknownModelAdvice(t *testing.T) {
 	const notCounted = "the flat limits.*_cost_per_million_usd prices do not count for a model a project file chose"
 	for _, flat := range []string{
-		`"input_cost_per_million_usd": 1`,
-		`"output_cost_per_million_usd": 1`,
-		`"input_cost_per_million_usd": 1, "output_cost_per_million_usd": 1`,
+		``,
+		`, "input_cost_per_million_usd": 1`,
+		`, "output_cost_per_million_usd": 1`,
+		`, "input_cost_per_million_usd": 1, "output_cost_per_million_usd": 1`,
 	} {
-		global := `{"limits": {"max_cost_usd": 1, ` + flat + `}}`
+		global := `{"limits": {"max_cost_usd": 1` + flat + `}}`
 		cfg, _ := fixture{global: global, project: `{"model": "someones-dear-model-9"}`}.mustLoad(t)
 		err := cfg.RequireEnforceableBudget()
-		if !errors.Is(err, ErrUnenforceableBudget) || !strings.Contains(err.Error(), notCounted) {
+		if !errors.Is(err, ErrUnenforceableBudget) || !strings.Contains(err.Error(), notCounted) ||
+			strings.Contains(err.Error(), "set limits.input_cost_per_million_usd") {
 			t.Errorf("%s: err = %v, want unenforceable: %s", global, err, notCounted)
 		}
 	}
