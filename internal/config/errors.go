@@ -76,6 +76,10 @@ func describeJSONError(err error) string {
 		if te.Field == "" {
 			return fmt.Sprintf("the file must hold a JSON object, got %s", got)
 		}
+		if n, ok := strings.CutPrefix(got, "number "); ok && isFloat(te.Type) {
+			// a number a float64 cannot hold (1e400)
+			return fmt.Sprintf("%q must be a finite number, got %s", te.Field, n)
+		}
 		return fmt.Sprintf("%q must be %s, got %s", te.Field, jsonKind(te.Type), got)
 	}
 	var se *json.SyntaxError
@@ -83,6 +87,13 @@ func describeJSONError(err error) string {
 		return "invalid JSON: " + se.Error()
 	}
 	return err.Error()
+}
+
+func isFloat(t reflect.Type) bool {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t != nil && (t.Kind() == reflect.Float64 || t.Kind() == reflect.Float32)
 }
 
 // jsonKind names the JSON shape a Go type decodes from.

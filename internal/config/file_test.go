@@ -31,7 +31,7 @@ func TestParseErrors(t *testing.T) {
 		{"list element", `{"tools": {"disabled": ["a", 1]}}`, `DIR/odek.json:1:30: "tools.disabled" must be an array of strings, got number`},
 		{"nested object", `{"dangerous": {"classes": []}}`, `DIR/odek.json:1:27: "dangerous.classes" must be an object, got array`},
 		{"map entry field", `{"profiles": {"p": {"tools": "x"}}}`, `DIR/odek.json:1:30: "profiles.p.tools" must be an array of strings, got string`},
-		{"number beyond float64", `{"limits": {"model_prices": {"m": {"input_cost_per_million_usd": 1e400}}}}`, `DIR/odek.json:1:66: "limits.model_prices.m.input_cost_per_million_usd" must be a number, got number 1e400`},
+		{"number beyond float64", `{"limits": {"model_prices": {"m": {"input_cost_per_million_usd": 1e400}}}}`, `DIR/odek.json:1:66: "limits.model_prices.m.input_cost_per_million_usd" must be a finite number, got 1e400`},
 		{"column counts characters", `{"model": "ééé" "x"}`, `DIR/odek.json:1:17: invalid JSON: invalid character '"' after object key:value pair`},
 	}
 	for _, tt := range tests {

@@ -16,7 +16,7 @@ func TestNonFiniteNumbersRefused(t *testing.T) {
 		{`{"limits": {"max_cost_usd": -1e400}}`, "", `"limits.max_cost_usd" must be a finite number, got -1e400`},
 		{`{"limits": {"input_cost_per_million_usd": 1e309}}`, "", `"limits.input_cost_per_million_usd" must be a finite number, got 1e309`},
 		{`{"limits": {"output_cost_per_million_usd": -2e308}}`, "", `"limits.output_cost_per_million_usd" must be a finite number, got -2e308`},
-		{`{"limits": {"model_prices": {"m": {"input_cost_per_million_usd": 1e400, "output_cost_per_million_usd": 1}}}}`, "", `"limits.model_prices.m.input_cost_per_million_usd" must be a number`},
+		{`{"limits": {"model_prices": {"m": {"input_cost_per_million_usd": 1e400, "output_cost_per_million_usd": 1}}}}`, "", `"limits.model_prices.m.input_cost_per_million_usd" must be a finite number, got 1e400`},
 	}
 	for _, f := range files {
 		c, _, err := fixture{global: f.global, project: f.project}.load(t)
