@@ -119,6 +119,24 @@ func TestRPCErrorQuotesSupported(t *testing.T) {
 	}
 }
 
+// An HTTP status names the server's versions only when its body listed
+// some: a plain 500 must not claim "server supports ;".
+func TestHTTPStatusErrorQuotesSupportedOnlyWhenListed(t *testing.T) {
+	tests := []struct {
+		err  *HTTPStatusError
+		want string
+	}{
+		{&HTTPStatusError{Code: 500, Body: "boom"}, "http 500: boom"},
+		{&HTTPStatusError{Code: 400, Body: "old", Supported: []string{"2099-01-01"}},
+			`http 400: old (server supports ["2099-01-01"]; odek speaks 2026-07-28, 2025-03-26, 2025-11-25, 2025-06-18, 2024-11-05)`},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("got  %s\nwant %s", got, tt.want)
+		}
+	}
+}
+
 func TestParseDiscover(t *testing.T) {
 	tests := []struct{ raw, err string }{
 		{`{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"serverInfo":{"name":"x","version":"1"}}`, ""},
