@@ -212,6 +212,31 @@ func TestInputRequiredAnsweredFromConfig(t *testing.T) {
 	}
 }
 
+// A call may come back input_required maxInputRounds-1 times and still
+// complete; the maxInputRounds-th time odek gives up instead of retrying.
+func TestInputRequiredRoundsAreBounded(t *testing.T) {
+	cfg := ServerConfig{Elicitation: map[string]json.RawMessage{"name": json.RawMessage(`"octocat"`)}}
+	c, err := eraClient(t, "modern", cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(rounds int) (*CallResult, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return c.CallToolResult(ctx, "ask_rounds", json.RawMessage(fmt.Sprintf(`{"steps":%d}`, rounds)))
+	}
+	r, err := call(maxInputRounds - 1)
+	if err != nil || !strings.Contains(r.Text, fmt.Sprintf("complete after %d rounds", maxInputRounds-1)) {
+		t.Fatalf("%d rounds of input: %v, %+v", maxInputRounds-1, err, r)
+	}
+	// The server would complete on the next retry: only the bound stops it.
+	_, err = call(maxInputRounds)
+	want := fmt.Sprintf("mcpclient era: tool ask_rounds: still asked for input after %d rounds; gave up", maxInputRounds)
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v\nwant %s", err, want)
+	}
+}
+
 func progressCall(t *testing.T, c *Client, steps, ms int) (*CallResult, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -148,6 +149,7 @@ func tools() []any {
 		map[string]any{"name": "weather_text", "inputSchema": obj, "outputSchema": weather},
 		map[string]any{"name": "bad_weather", "inputSchema": obj, "outputSchema": weather},
 		map[string]any{"name": "ask", "inputSchema": obj},
+		map[string]any{"name": "ask_rounds", "inputSchema": obj},
 		map[string]any{"name": "odd_result", "inputSchema": obj},
 		map[string]any{"name": "progress", "inputSchema": obj},
 	}
@@ -196,6 +198,18 @@ func call(m msg) {
 		res["content"] = text("done after " + string(meta.Token))
 	case "odd_result":
 		res["resultType"] = "partial"
+	case "ask_rounds":
+		// input_required Steps times (requestState counts them), then complete.
+		n, _ := strconv.Atoi(strings.TrimPrefix(p.RequestState, "round-"))
+		if n >= p.Arguments.Steps {
+			res["content"] = text("complete after " + strconv.Itoa(n) + " rounds")
+			break
+		}
+		res = map[string]any{"resultType": "input_required", "requestState": "round-" + strconv.Itoa(n+1),
+			"inputRequests": map[string]any{"login": map[string]any{"method": "elicitation/create",
+				"params": map[string]any{"mode": "form", "message": "Again?",
+					"requestedSchema": map[string]any{"type": "object", "required": []string{"name"},
+						"properties": map[string]any{"name": map[string]any{"type": "string"}}}}}}}
 	case "ask":
 		if r, ok := p.InputResponses["login"]; ok && p.RequestState == "st-1" {
 			res["content"] = text("answered " + string(r))
