@@ -70,6 +70,21 @@ func TestContractTools(t *testing.T) {
 	}
 }
 
+// A result's resource_link is remembered, so that mcp_resource_read may
+// follow it; a URI the server did not link to is not.
+func TestResultResourceLinksAreRemembered(t *testing.T) {
+	f := startFixture(t, ServerConfig{})
+	if _, err := f.call(t, "mixed_content", `{}`); err != nil {
+		t.Fatal(err)
+	}
+	if !f.c.links.has("file:///x/y.txt") {
+		t.Errorf("the result's resource_link was not remembered: %q", f.c.links.uris)
+	}
+	if f.c.links.has("mem://z") {
+		t.Error("an embedded resource's URI was remembered as a link")
+	}
+}
+
 func TestContractErrors(t *testing.T) {
 	f := startFixture(t, ServerConfig{})
 	tests := []struct {
