@@ -44,7 +44,7 @@ func TestContractTools(t *testing.T) {
 		{"garbage", `{}`, []string{"after garbage"}, 0, false},
 		{"wrong_ids", `{}`, []string{"right id"}, 0, false},
 		{"flood", `{"n":20000}`, []string{"after flood"}, 0, false},
-		{"server_requests", `{}`, []string{`ping={} roots={"code":-32601,"message":"Method not found"}`}, 0, false},
+		{"server_requests", `{}`, []string{`ping={} roots={"code":-32601,"message":"Method not found"} elicit={"action":"decline"}`}, 0, false},
 		{"mixed_content", `{}`, []string{"caption\n[image content: image/png, 1234 bytes base64 omitted]\n[resource link: file:///x/y.txt (text/plain) y]\n[embedded resource: mem://z (application/octet-stream), 4 bytes base64 omitted]"}, 0, false},
 		{"state", `{}`, []string{`"initialized":true`}, 0, false},
 	}

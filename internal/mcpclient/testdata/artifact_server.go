@@ -411,5 +411,6 @@ func serverRequests(id json.RawMessage) {
 	}
 	ping := ask("0", "ping")
 	roots := ask(`"r-1"`, "roots/list")
-	text(id, "ping="+ping+" roots="+roots, false)
+	elicit := ask(`"e-1"`, "elicitation/create") // legacy form, outside any call
+	text(id, "ping="+ping+" roots="+roots+" elicit="+elicit, false)
 }
