@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/odek-run/odek/internal/artifact"
+	"github.com/odek-run/odek/internal/sandbox"
 )
 
 func TestConfigValidation(t *testing.T) {
@@ -259,5 +261,37 @@ func TestCallBeforeDiscover(t *testing.T) {
 	defer c.Close()
 	if _, err := c.CallTool(context.Background(), "x", "{}"); err == nil || !strings.Contains(err.Error(), "call Discover first") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// A sandboxed server gets the policy's private temp dir as TMPDIR (the one
+// place besides the workspace it may write), not the operator's.
+func TestSandboxedServerGetsThePolicysTempDir(t *testing.T) {
+	tmp := t.TempDir()
+	cfg := ServerConfig{Command: fixtureBin, Args: []string{"-root", t.TempDir()}}
+	o := Options{Environ: append([]string{"TMPDIR=/operator/tmp"}, testEnviron...),
+		Sandbox: func(ServerConfig) (*sandbox.Policy, error) {
+			return &sandbox.Policy{Mode: sandbox.ModeOff, TempDir: tmp}, nil
+		}}
+	c, err := Connect(context.Background(), "sb", cfg, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.Discover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.CallToolResult(ctx, "echo_env", json.RawMessage(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := unwrap(t, r.Text, "mcp:sb:echo_env")
+	if !slices.Contains(strings.Split(strings.TrimSpace(body), "\n"), "TMPDIR="+tmp) {
+		t.Errorf("child env lacks TMPDIR=%s:\n%s", tmp, body)
+	}
+	if strings.Contains(body, "/operator/tmp") {
+		t.Errorf("child env kept the operator's TMPDIR:\n%s", body)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/odek-run/odek/internal/proc"
+	"github.com/odek-run/odek/internal/sandbox"
 	"github.com/odek-run/odek/internal/syncbuf"
 	"go.uber.org/goleak"
 )
@@ -22,6 +24,17 @@ var fixtureBin string
 var eraBin string
 
 func TestMain(m *testing.M) {
+	// The test binary is the sandbox launcher, as odek's binary is: proc
+	// re-executes it with sandbox.LauncherArg for a server with a policy.
+	if sandbox.IsLauncher(os.Args) {
+		os.Exit(sandbox.Main(os.Args))
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	proc.SetLauncher(exe)
 	dir, err := os.MkdirTemp("", "mcpfixture")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
