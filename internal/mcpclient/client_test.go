@@ -295,3 +295,42 @@ func TestSandboxedServerGetsThePolicysTempDir(t *testing.T) {
 		t.Errorf("child env kept the operator's TMPDIR:\n%s", body)
 	}
 }
+
+// A project server's artifact refs count only where its roots lie inside
+// the project directory; with no directory known no root holds, so the
+// ref a server with a directory may cite is rejected.
+func TestProjectServerArtifactRootsNeedItsDirectory(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		dir     func(root string) string
+		wantErr string
+	}{
+		{"inside the project", func(root string) string { return root }, ""},
+		{"no project directory", func(string) string { return "" }, "no artifact_roots are configured for this server"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			cfg := ServerConfig{Command: fixtureBin, Args: []string{"-root", root}, ArtifactRoots: []string{root}}
+			c, err := Connect(context.Background(), "fx", cfg, Options{Environ: testEnviron, project: true, dir: tt.dir(root)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = c.Close() })
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if _, err := c.Discover(ctx); err != nil {
+				t.Fatal(err)
+			}
+			r, err := c.CallToolResult(ctx, "artifact_result", json.RawMessage(`{}`))
+			if tt.wantErr == "" {
+				if err != nil || r.ArtifactCount != 1 {
+					t.Errorf("got %v, %+v; want one artifact", err, r)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("err = %v, want %q", err, tt.wantErr)
+			}
+		})
+	}
+}
