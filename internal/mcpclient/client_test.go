@@ -3,6 +3,7 @@ package mcpclient
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -332,5 +333,27 @@ func TestProjectServerArtifactRootsNeedItsDirectory(t *testing.T) {
 				t.Errorf("err = %v, want %q", err, tt.wantErr)
 			}
 		})
+	}
+}
+
+// A replay or a recorder that cannot be set up fails Connect, naming which;
+// no server is left running for a failed recorder.
+func TestConnectFailsWithoutReplayOrRecorder(t *testing.T) {
+	cfg := ServerConfig{Command: fixtureBin, Args: []string{"-root", t.TempDir()}}
+	for _, tt := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{Replay: func(string) (Peer, error) { return nil, errors.New("no cassette") }}, "mcpclient fx: replay: no cassette"},
+		{Options{Tap: func(string) (WireTap, error) { return nil, errors.New("disk full") }}, "mcpclient fx: record: disk full"},
+	} {
+		tt.o.Environ = testEnviron
+		c, err := Connect(context.Background(), "fx", cfg, tt.o)
+		if c != nil {
+			t.Cleanup(func() { _ = c.Close() })
+		}
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("err = %v, want %s", err, tt.want)
+		}
 	}
 }
