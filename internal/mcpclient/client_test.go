@@ -336,23 +336,32 @@ func TestProjectServerArtifactRootsNeedItsDirectory(t *testing.T) {
 	}
 }
 
-// A replay or a recorder that cannot be set up fails Connect, naming which;
-// no server is left running for a failed recorder.
-func TestConnectFailsWithoutReplayOrRecorder(t *testing.T) {
+// A replay, a recorder, a sandbox policy or a process that cannot be set
+// up fails Connect, naming which step; no server is left running for a
+// failed recorder.
+func TestConnectSetupFailures(t *testing.T) {
 	cfg := ServerConfig{Command: fixtureBin, Args: []string{"-root", t.TempDir()}}
 	for _, tt := range []struct {
 		o    Options
+		cfg  *ServerConfig
 		want string
 	}{
-		{Options{Replay: func(string) (Peer, error) { return nil, errors.New("no cassette") }}, "mcpclient fx: replay: no cassette"},
-		{Options{Tap: func(string) (WireTap, error) { return nil, errors.New("disk full") }}, "mcpclient fx: record: disk full"},
+		{Options{Sandbox: func(ServerConfig) (*sandbox.Policy, error) { return nil, errors.New("no landlock") }}, nil,
+			"mcpclient fx: sandbox " + fixtureBin + ": no landlock"},
+		{Options{}, &ServerConfig{Command: "/nonexistent/odek-mcp-server"}, "mcpclient fx: start /nonexistent/odek-mcp-server: "},
+		{Options{Replay: func(string) (Peer, error) { return nil, errors.New("no cassette") }}, nil, "mcpclient fx: replay: no cassette"},
+		{Options{Tap: func(string) (WireTap, error) { return nil, errors.New("disk full") }}, nil, "mcpclient fx: record: disk full"},
 	} {
 		tt.o.Environ = testEnviron
-		c, err := Connect(context.Background(), "fx", cfg, tt.o)
+		sc := cfg
+		if tt.cfg != nil {
+			sc = *tt.cfg
+		}
+		c, err := Connect(context.Background(), "fx", sc, tt.o)
 		if c != nil {
 			t.Cleanup(func() { _ = c.Close() })
 		}
-		if err == nil || err.Error() != tt.want {
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 			t.Errorf("err = %v, want %s", err, tt.want)
 		}
 	}
