@@ -75,16 +75,23 @@ func TestPathErrSaysWhatChanged(t *testing.T) {
 	}
 }
 
+// openDir opens a directory for the walks, closed when the test ends.
+func openDir(t testing.TB, path string) *os.File {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
 // The walk reads its root through a descriptor of its own: the same open
 // directory walks twice alike.
 func TestWalkBeneathTwice(t *testing.T) {
 	_, root, _ := setup(t)
 	write(t, root, "a/b.txt", "x")
-	dir, err := os.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dir.Close()
+	dir := openDir(t, root)
 	for range 2 {
 		var seen []string
 		err := walkBeneath(dir, func(rel string, _ os.DirEntry, _ *os.File) error {

@@ -3,7 +3,6 @@ package builtin
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -57,11 +56,7 @@ func TestGlobVisitCap(t *testing.T) {
 	for _, n := range []string{"a.go", "b.txt", "sub/c.go", "sub/d.go"} {
 		write(t, root, n, "")
 	}
-	f, err := os.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openDir(t, root)
 	segs := []string{"**", "*.go"}
 	const entries = 5 // a.go b.txt sub sub/c.go sub/d.go
 	m, truncated, err := globWalk(context.Background(), f, ".", segs, entries)
@@ -90,11 +85,7 @@ func TestGlobSkipsSubtreesNoMatchIsBelow(t *testing.T) {
 	for _, n := range []string{"b/x.md", "b/c/y.md", "z.md", "zz/w.go"} {
 		write(t, root, n, "")
 	}
-	f, err := os.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openDir(t, root)
 	for _, c := range []struct {
 		pattern, want string
 	}{

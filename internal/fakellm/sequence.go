@@ -24,8 +24,7 @@ func sequenceError(msgs []RecordedMessage) (msg, param string) {
 			continue
 		}
 		if len(open) > 0 {
-			return "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. " +
-				"The following tool_call_ids did not have response messages: " + strings.Join(open, ", "), fmt.Sprintf("messages.[%d].role", i)
+			return unanswered(open), fmt.Sprintf("messages.[%d].role", i)
 		}
 		if m.Role == "assistant" {
 			for _, c := range m.ToolCalls {
@@ -34,10 +33,15 @@ func sequenceError(msgs []RecordedMessage) (msg, param string) {
 		}
 	}
 	if len(open) > 0 {
-		return "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. " +
-			"The following tool_call_ids did not have response messages: " + strings.Join(open, ", "), fmt.Sprintf("messages.[%d].role", len(msgs))
+		return unanswered(open), fmt.Sprintf("messages.[%d].role", len(msgs))
 	}
 	return "", ""
+}
+
+// unanswered is OpenAI's complaint about calls left without a result.
+func unanswered(ids []string) string {
+	return "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. " +
+		"The following tool_call_ids did not have response messages: " + strings.Join(ids, ", ")
 }
 
 func indexOf(ids []string, id string) int {

@@ -1,9 +1,7 @@
 package fakellm
 
 import (
-	"bytes"
 	"encoding/json"
-	"net/http"
 	"strings"
 	"testing"
 )
@@ -54,24 +52,21 @@ func TestServerRefusesInvalidSequence(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	post := func(body string) (int, string) {
-		resp, err := http.Post(s.URL()+"/chat/completions", "application/json", strings.NewReader(body))
+	send := func(body string) (int, string) {
+		resp, b, err := post(t, s, body)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer resp.Body.Close()
-		var b bytes.Buffer
-		b.ReadFrom(resp.Body)
-		return resp.StatusCode, b.String()
+		return resp.StatusCode, string(b)
 	}
-	code, body := post(`{"model":"m","messages":[{"role":"user","content":"x"},{"role":"tool","tool_call_id":"c1","content":"r"}]}`)
+	code, body := send(`{"model":"m","messages":[{"role":"user","content":"x"},{"role":"tool","tool_call_id":"c1","content":"r"}]}`)
 	var e struct {
 		Error struct{ Message, Type, Param string }
 	}
 	if err := json.Unmarshal([]byte(body), &e); err != nil || code != 400 || e.Error.Type != "invalid_request_error" || e.Error.Param != "messages.[1].role" {
 		t.Fatalf("orphan tool message: %d %s", code, body)
 	}
-	if code, body := post(`{"model":"m","messages":[{"role":"user","content":"x"}]}`); code != 200 || !strings.Contains(body, "hi") {
+	if code, body := send(`{"model":"m","messages":[{"role":"user","content":"x"}]}`); code != 200 || !strings.Contains(body, "hi") {
 		t.Fatalf("a valid request after the refusal: %d %s (the refusal consumed the turn?)", code, body)
 	}
 }

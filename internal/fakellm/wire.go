@@ -38,31 +38,30 @@ func apiError(w http.ResponseWriter, code int, msg, typ, errCode string) {
 	if errCode != "" {
 		e["code"] = errCode
 	}
-	b, _ := json.Marshal(map[string]any{"error": e})
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	w.Write(b)
+	writeError(w, code, e)
 }
 
 // paramError is OpenAI's answer to a parameter the model does not support.
 func paramError(w http.ResponseWriter, param string) {
-	b, _ := json.Marshal(map[string]any{"error": map[string]any{
+	writeError(w, http.StatusBadRequest, map[string]any{
 		"message": fmt.Sprintf("Unsupported parameter: '%s' is not supported with this model.", param),
 		"type":    "invalid_request_error", "param": param, "code": "unsupported_parameter",
-	}})
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusBadRequest)
-	w.Write(b)
+	})
 }
 
 // invalidParam is OpenAI's answer to a request one of whose values is
 // malformed.
 func invalidParam(w http.ResponseWriter, msg, param string) {
-	b, _ := json.Marshal(map[string]any{"error": map[string]any{
+	writeError(w, http.StatusBadRequest, map[string]any{
 		"message": msg, "type": "invalid_request_error", "param": param, "code": nil,
-	}})
+	})
+}
+
+// writeError writes {"error": e} with status code.
+func writeError(w http.ResponseWriter, code int, e map[string]any) {
+	b, _ := json.Marshal(map[string]any{"error": e})
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusBadRequest)
+	w.WriteHeader(code)
 	w.Write(b)
 }
 

@@ -274,16 +274,12 @@ func TestSandboxedServerGetsThePolicysTempDir(t *testing.T) {
 		Sandbox: func(ServerConfig) (*sandbox.Policy, error) {
 			return &sandbox.Policy{Mode: sandbox.ModeOff, TempDir: tmp}, nil
 		}}
-	c, err := Connect(context.Background(), "sb", cfg, o)
+	c, _, err := connectDiscovered(t, "sb", cfg, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := c.Discover(ctx); err != nil {
-		t.Fatal(err)
-	}
 	r, err := c.CallToolResult(ctx, "echo_env", json.RawMessage(`{}`))
 	if err != nil {
 		t.Fatal(err)
@@ -312,16 +308,12 @@ func TestProjectServerArtifactRootsNeedItsDirectory(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
 			cfg := ServerConfig{Command: fixtureBin, Args: []string{"-root", root}, ArtifactRoots: []string{root}}
-			c, err := Connect(context.Background(), "fx", cfg, Options{Environ: testEnviron, project: true, dir: tt.dir(root)})
+			c, _, err := connectDiscovered(t, "fx", cfg, Options{Environ: testEnviron, project: true, dir: tt.dir(root)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { _ = c.Close() })
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			if _, err := c.Discover(ctx); err != nil {
-				t.Fatal(err)
-			}
 			r, err := c.CallToolResult(ctx, "artifact_result", json.RawMessage(`{}`))
 			if tt.wantErr == "" {
 				if err != nil || r.ArtifactCount != 1 {

@@ -16,14 +16,7 @@ func eraClient(t *testing.T, mode string, cfg ServerConfig, o Options) (*Client,
 	t.Helper()
 	cfg.Command, cfg.Args = eraBin, []string{"-era", mode}
 	o.Environ = testEnviron
-	c, err := Connect(context.Background(), "era", cfg, o)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	_, err = c.Discover(ctx)
+	c, _, err := connectDiscovered(t, "era", cfg, o)
 	return c, err
 }
 

@@ -104,16 +104,24 @@ func connectFixtureTimed(t testing.TB, cfg ServerConfig, tm timings, flags ...st
 	if cfg.ArtifactRoots == nil {
 		cfg.ArtifactRoots = []string{f.root}
 	}
-	c, err := Connect(context.Background(), "fx", cfg, Options{Stderr: f.stderr, Environ: testEnviron, timings: tm})
+	var err error
+	f.c, f.tools, err = connectDiscovered(t, "fx", cfg, Options{Stderr: f.stderr, Environ: testEnviron, timings: tm})
+	return f, err
+}
+
+// connectDiscovered connects to a server (a failure ends the test), closes
+// it when the test ends, and runs Discover, for at most 10 s.
+func connectDiscovered(t testing.TB, name string, cfg ServerConfig, o Options) (*Client, []ToolDef, error) {
+	t.Helper()
+	c, err := Connect(context.Background(), name, cfg, o)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
-	f.c = c
 	t.Cleanup(func() { _ = c.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	f.tools, err = c.Discover(ctx)
-	return f, err
+	tools, err := c.Discover(ctx)
+	return c, tools, err
 }
 
 func (f *fixture) call(t testing.TB, tool, args string) (*CallResult, error) {
