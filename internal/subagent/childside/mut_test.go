@@ -136,3 +136,40 @@ func TestCollectArtifactsCapsTheCount(t *testing.T) {
 		t.Errorf("%d problems say %q, want 2: %q", n, want, c.Problems)
 	}
 }
+
+// A symlink in place of .odek-artifacts that points at a directory inside
+// the workspace: collection refuses it, and the cleanup removes only the
+// link, never the files of the directory it names.
+func TestCollectArtifactsLeavesSymlinkedStageTarget(t *testing.T) {
+	ws := t.TempDir()
+	id := "task-00000000000000ab"
+	keep := filepath.Join(ws, "sub", id, "keep.txt")
+	if err := os.MkdirAll(filepath.Dir(keep), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keep, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("sub", filepath.Join(ws, StageDir)); err != nil {
+		t.Fatal(err)
+	}
+	c := CollectArtifacts(ws, id, t.TempDir())
+	if len(c.Refs) != 0 || len(c.Problems) != 1 || !strings.Contains(c.Problems[0], "is not a directory") {
+		t.Fatalf("collected %+v, want one refusal and no refs", c)
+	}
+	if b, err := os.ReadFile(keep); err != nil || string(b) != "mine" {
+		t.Fatalf("the symlink's target lost its file: %q, %v", b, err)
+	}
+	if _, err := os.Lstat(filepath.Join(ws, StageDir)); !os.IsNotExist(err) {
+		t.Fatalf("the symlink in place of %s stays: %v", StageDir, err)
+	}
+}
+
+// A file whose bytes are not the size it reported (here a procfs file,
+// which reports 0) is refused: the size and hash of a ref must describe
+// what was read.
+func TestMeasureRefusesASizeThatChanged(t *testing.T) {
+	if _, _, err := measure("/proc/self/status"); err == nil || !strings.Contains(err.Error(), "changed while being measured") {
+		t.Fatalf("measure(/proc/self/status) = %v, want a refusal", err)
+	}
+}
