@@ -31,7 +31,7 @@ func (t *llmTap) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
-		t.record(body, LLMResponse{Error: err.Error()})
+		t.record(body, LLMResponse{Error: t.r.text(err.Error())})
 		return nil, err
 	}
 	head := LLMResponse{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), RetryAfter: resp.Header.Get("Retry-After")}
