@@ -73,9 +73,9 @@ func Open(dir string, o PlayOptions) (*Player, error) {
 			return nil, err
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(dir, MetaFile))
+	b, err := readMetaFile(dir)
 	if err != nil {
-		return nil, fmt.Errorf("cassette: %w", err)
+		return nil, err
 	}
 	if len(b) > MaxLineBytes {
 		return nil, fmt.Errorf("cassette %s: over the %d MiB cap", MetaFile, MaxLineBytes>>20)
@@ -174,13 +174,68 @@ func (p *Player) LLMTransport() (http.RoundTripper, error) {
 
 // readStream reads one stream file; a missing one is empty.
 func readStream[T any](dir, file string, read func(io.Reader, string) ([]T, error)) ([]T, error) {
-	f, err := os.Open(filepath.Join(dir, file))
+	f, err := openRegular(filepath.Join(dir, file))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cassette: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	return read(f, file)
+}
+
+// readMetaFile reads dir's cassette.json, at most one byte over the line cap.
+func readMetaFile(dir string) ([]byte, error) {
+	f, err := openRegular(filepath.Join(dir, MetaFile))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxLineBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("cassette: %w", err)
+	}
+	return b, nil
+}
+
+// openRegular opens a cassette file to read. A cassette may come from a
+// cloned repository, so anything but a regular file is refused: a symlink
+// may point at any file of the machine, a pipe blocks the reader, a device
+// feeds it without end.
+func openRegular(path string) (*os.File, error) {
+	fi, err := os.Lstat(path)
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		pe.Op = "open" // what the reader was doing
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cassette: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("cassette: %s is not a regular file (%s): refusing to read it", filepath.Base(path), fileKind(fi.Mode()))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("cassette: %w", err)
+	}
+	if now, err := f.Stat(); err != nil || !os.SameFile(fi, now) {
+		f.Close()
+		return nil, fmt.Errorf("cassette: %s changed while it was opened", filepath.Base(path))
+	}
+	return f, nil
+}
+
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeSymlink != 0:
+		return "a symlink"
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "a socket or other special file"
 }
