@@ -188,6 +188,7 @@ func (c *cassetteState) childArgs(goal string) []string {
 	if c.rec != nil {
 		return []string{"--record", c.rec.Dir(), "--cassette-stream", name}
 	}
+	c.play.ChildStarted(name)
 	return []string{"--replay", c.flags.replay, "--replay-mode", c.flags.mode, "--cassette-stream", name}
 }
 

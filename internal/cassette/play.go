@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -59,11 +58,12 @@ type Player struct {
 	rec, live normalizer
 	onDepart  func(error)
 
-	mu    sync.Mutex
-	first *DepartureError
-	llm   map[string]*llmPlayer
-	mcp   map[string]*Peer
-	tools map[string]*toolPlayer
+	mu       sync.Mutex
+	first    *DepartureError
+	llm      map[string]*llmPlayer
+	mcp      map[string]*Peer
+	tools    map[string]*toolPlayer
+	children map[string]bool // sub-agent streams started (ChildStarted)
 }
 
 // Open reads dir's cassette.json; streams are read when first asked for.
@@ -87,7 +87,7 @@ func Open(dir string, o PlayOptions) (*Player, error) {
 	return &Player{dir: dir, prefix: o.Prefix, meta: meta, lenient: o.Lenient, onDepart: o.OnDepart,
 		rec:  newNormalizer(nil, meta.Roots, o.Lenient),
 		live: newNormalizer(o.Redact, o.Roots, o.Lenient),
-		llm:  map[string]*llmPlayer{}, mcp: map[string]*Peer{}, tools: map[string]*toolPlayer{}}, nil
+		llm:  map[string]*llmPlayer{}, mcp: map[string]*Peer{}, tools: map[string]*toolPlayer{}, children: map[string]bool{}}, nil
 }
 
 // Meta is the cassette's header.
@@ -125,33 +125,6 @@ func (p *Player) depart(d *DepartureError) *DepartureError {
 		p.onDepart(d)
 	}
 	return d
-}
-
-// Finish reports a run that ended before playing its whole cassette: an
-// LLM request or a tool call the cassette holds and the run never made.
-// (MCP streams are not checked: shutdown traffic differs legitimately.)
-func (p *Player) Finish() error {
-	if err := p.Err(); err != nil {
-		return err
-	}
-	p.mu.Lock()
-	var left []string
-	for _, l := range p.llm {
-		if n := l.unplayed(); n > 0 {
-			left = append(left, fmt.Sprintf("%s: %d of %d requests", l.name, n, len(l.entries)))
-		}
-	}
-	for _, t := range p.tools {
-		if n := t.unplayed(); n > 0 && !p.lenient {
-			left = append(left, fmt.Sprintf("%s: %d of %d calls", t.name, n, len(t.entries)))
-		}
-	}
-	p.mu.Unlock()
-	if len(left) == 0 {
-		return nil
-	}
-	sort.Strings(left)
-	return p.depart(&DepartureError{Stream: "run", What: "end", Reason: "the run ended before the cassette did; not replayed: " + strings.Join(left, "; ")})
 }
 
 // LLMTransport serves the run's llm stream: it never dials. A missing

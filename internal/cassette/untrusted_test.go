@@ -1,6 +1,7 @@
 package cassette
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"os"
@@ -111,6 +112,70 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(to, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The streams a run never opened count at its end too: a shell call it
+// never made, a sub-agent it never started. A sub-agent's own streams
+// are its own Finish's (it opens the cassette under its prefix).
+func TestFinishReportsStreamsNeverOpened(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "cas")
+	recordLLM(t, dir, func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(`{}`)) }, `{"a":1}`)
+	rec, err := Attach(dir, "sub-0123456789ab-1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = rec.RecordTool("shell", json.RawMessage(`{"command":"true"}`), "", nil)
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	writeLines(t, filepath.Join(dir, "tool-shell.jsonl"), `{"seq":1,"tool":"shell","args":{"command":"ls"}}`)
+	writeLines(t, filepath.Join(dir, "llm-sub-0123456789ab-1.jsonl"), `{"seq":1,"request":{},"response":{"status":200,"body":{}}}`)
+	writeLines(t, filepath.Join(dir, "llm-sub-0123456789ab-1.sub-ba9876543210-1.jsonl"), `{"seq":1,"request":{},"response":{"status":200,"body":{}}}`)
+
+	play := func(prefix string, children ...string) error {
+		p, err := Open(dir, PlayOptions{Prefix: prefix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt, err := p.LLMTransport()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if prefix == "" {
+			if _, err := (&http.Client{Transport: rt}).Post("http://x.invalid", "", strings.NewReader(`{"a":1}`)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, c := range children {
+			p.ChildStarted(c)
+		}
+		return p.Finish()
+	}
+	err = play("")
+	for _, want := range []string{"tool-shell: 1 of 1 calls", "llm-sub-0123456789ab-1: 1 of 1 requests (its sub-agent was never started)"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("top Finish = %v, want %q", err, want)
+		}
+	}
+	if err != nil && strings.Contains(err.Error(), "ba9876543210") {
+		t.Errorf("top Finish reports a grandchild's stream: %v", err)
+	}
+	// The sub-agent's run: its own shell call and its child count.
+	err = play("sub-0123456789ab-1", "sub-0123456789ab-1.sub-ba9876543210-1")
+	if err == nil || !strings.Contains(err.Error(), "tool-sub-0123456789ab-1.shell: 1 of 1 calls") || strings.Contains(err.Error(), "never started") {
+		t.Errorf("child Finish = %v", err)
+	}
+	if err := play("sub-0123456789ab-1.sub-ba9876543210-1"); err == nil || !strings.Contains(err.Error(), "llm-sub-0123456789ab-1.sub-ba9876543210-1: 1 of 1 requests") {
+		t.Errorf("grandchild Finish = %v", err)
+	}
+}
+
+func writeLines(t *testing.T, path string, lines ...string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
