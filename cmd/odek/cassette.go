@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/cassette"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/loop"
@@ -152,8 +153,11 @@ func (c *cassetteState) wrapTools(tools []loop.Tool) []loop.Tool {
 
 // finish ends the cassette: a replay that departed or ended early, or a
 // recording that failed to write, fails the run (exit 3) whatever the loop
-// returned; runErr is returned otherwise.
-func (c *cassetteState) finish(runErr error) error {
+// returned; runErr is returned otherwise. A replay that its budget or an
+// interrupt (sig, the signal context, is done) stopped ended early for
+// that reason, not for its cassette: it keeps its error (exit 4, 130)
+// unless a request departed first.
+func (c *cassetteState) finish(sig context.Context, runErr error) error {
 	if c == nil {
 		return runErr
 	}
@@ -161,6 +165,12 @@ func (c *cassetteState) finish(runErr error) error {
 		if err := c.rec.Close(); err != nil {
 			return setupErrorf("--record: %w", err)
 		}
+		return runErr
+	}
+	if err := c.play.Err(); err != nil {
+		return asSetup(err)
+	}
+	if budget.IsBudget(runErr) || errors.Is(runErr, context.Canceled) && sig.Err() != nil {
 		return runErr
 	}
 	if err := c.play.Finish(); err != nil {

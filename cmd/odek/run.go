@@ -208,7 +208,7 @@ func runAgent(ctx context.Context, o *runOptions) error {
 	r.streamOptions(*o, &opts)
 	res, runErr := loop.Continue(runCtx, opts, h)
 	r.sinks.streamer.answer(res)
-	runErr = r.cas.finish(runErr)
+	runErr = r.cas.finish(ctx, runErr)
 	runErr = r.tools.denied.failRun(o.failOnDenial, runErr)
 	r.sinks.view.stop()
 	r.session.end(res)

@@ -48,7 +48,7 @@ func (c *child) run(sig, ctx context.Context) (*wire.Result, error) {
 			err = context.Cause(hctx)
 		}
 	}
-	err = c.r.cas.finish(err)
+	err = c.r.cas.finish(sig, err)
 	r := c.result(sig, res, err)
 	return r, c.exitError(sig, r, err)
 }
