@@ -70,36 +70,13 @@ func requestBody(req *http.Request) ([]byte, error) {
 func (r *Recorder) fillBody(out *LLMResponse, b []byte) {
 	switch {
 	case strings.HasPrefix(out.ContentType, "text/event-stream"):
-		out.Events = []string{}
-		for _, ev := range splitEvents(string(b)) {
-			out.Events = append(out.Events, r.redactEvent(ev))
-		}
+		out.Events = r.redactEvents(splitEvents(string(b)))
 	case json.Valid(b) && len(bytes.TrimSpace(b)) > 0:
 		out.Body = r.redactJSON(b)
 	default:
 		s := r.text(string(b))
 		out.Text = &s
 	}
-}
-
-// splitEvents cuts an SSE body into its events (the text between blank lines).
-func splitEvents(s string) []string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	var out []string
-	for _, ev := range strings.Split(s, "\n\n") {
-		if strings.TrimSpace(ev) != "" {
-			out = append(out, ev)
-		}
-	}
-	return out
-}
-
-// redactEvent masks an event's data line as JSON where it is JSON.
-func (r *Recorder) redactEvent(ev string) string {
-	if data, ok := strings.CutPrefix(ev, "data: "); ok && !strings.Contains(data, "\n") && json.Valid([]byte(data)) {
-		return "data: " + string(r.redactJSON([]byte(data)))
-	}
-	return r.text(ev)
 }
 
 // teeBody passes a body through and keeps a copy; done runs once, at the
