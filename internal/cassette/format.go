@@ -90,6 +90,22 @@ func checkStream(name string) error {
 	return nil
 }
 
+// checkServer refuses an MCP server name that the config would not
+// accept either (1-64 of [A-Za-z0-9_-]): its stream is mcp-<name>.jsonl,
+// so the name needs no other rule to stay inside the cassette, and
+// without a dot it cannot pass for a sub-agent's stream.
+func checkServer(name string) error {
+	ok := len(name) >= 1 && len(name) <= 64
+	for i := 0; ok && i < len(name); i++ {
+		c := name[i]
+		ok = c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '-'
+	}
+	if !ok {
+		return fmt.Errorf("cassette: MCP server name %q: want 1-64 of [A-Za-z0-9_-]", name)
+	}
+	return nil
+}
+
 // File names of the streams. prefix is "" for the top-level run and a
 // sub-agent's stream name ("sub-3f2a…-1") for its own: llm-<prefix>.jsonl,
 // mcp-<prefix>.<server>.jsonl, tool-<prefix>.<tool>.jsonl.

@@ -18,7 +18,7 @@ type MCPTap struct {
 
 // MCPTap returns the tap for server's stream.
 func (r *Recorder) MCPTap(server string) (*MCPTap, error) {
-	if err := checkStream(server); err != nil {
+	if err := checkServer(server); err != nil {
 		return nil, err
 	}
 	return &MCPTap{r: r, file: mcpFile(r.prefix, server)}, nil
@@ -57,7 +57,7 @@ type Peer struct {
 // MCPPeer returns the stand-in for server, or an error when the cassette
 // holds no stream for it.
 func (p *Player) MCPPeer(server string) (*Peer, error) {
-	if err := checkStream(server); err != nil {
+	if err := checkServer(server); err != nil {
 		return nil, err
 	}
 	file := mcpFile(p.prefix, server)

@@ -179,3 +179,40 @@ func writeLines(t *testing.T, path string, lines ...string) {
 		t.Fatal(err)
 	}
 }
+
+// Every server name the config accepts (1-64 of [A-Za-z0-9_-]) records and
+// replays, a leading "_" or "-" included: the stream file is mcp-<name>.
+// A name that could leave the cassette's directory is refused.
+func TestServerNames(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "cas")
+	rec, err := Create(dir, RecordOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"_files", "-x", "a-b_c"} {
+		tap, err := rec.MCPTap(name)
+		if err != nil {
+			t.Fatalf("MCPTap(%q): %v", name, err)
+		}
+		tap.Sent([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`))
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Open(dir, PlayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.MCPPeer("_files"); err != nil {
+		t.Fatalf("MCPPeer: %v", err)
+	}
+	for _, bad := range []string{"", "../x", "a/b", "a.b", "..", strings.Repeat("n", 65)} {
+		if _, err := rec.MCPTap(bad); err == nil {
+			t.Errorf("MCPTap(%q) accepted", bad)
+		}
+		if _, err := p.MCPPeer(bad); err == nil {
+			t.Errorf("MCPPeer(%q) accepted", bad)
+		}
+	}
+}
