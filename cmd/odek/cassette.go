@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/cassette"
@@ -124,6 +125,16 @@ func (c *cassetteState) httpClient() (*http.Client, error) {
 		return nil, asSetup(err)
 	}
 	return &http.Client{Transport: rt}, nil
+}
+
+// retryWait is the LLM client's wait between attempts: nil (the real
+// one) unless replaying, where a recorded retry is served at once (the
+// wait was the recording's; the cassette holds no clock).
+func (c *cassetteState) retryWait() func(context.Context, time.Duration) error {
+	if !c.replaying() {
+		return nil
+	}
+	return func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 }
 
 // mcpHooks sets the MCP client's tap (recording) or stand-in (strict replay).

@@ -151,6 +151,7 @@ func (r *agentRun) startModel(ios, gateIOS *IOStreams, quiet bool) (err error) {
 		BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, KeySource: cfg.APIKeySource, Stream: cfg.Stream,
 		Timeouts: llmTimeouts(cfg.LLM), OnRetry: view.retry, HTTPClient: hc,
 		OnFallback: func(f llm.Fallback) { r.sinks.warn(fallbackWarning(f)) },
+		Sleep:      r.cas.retryWait(),
 	})
 	var warns []string
 	r.model.effort, warns = llm.ReasoningEffort(cfg.Model, cfg.Thinking, cfg.ReasoningEffort)
