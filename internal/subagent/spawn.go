@@ -21,15 +21,16 @@ const defaultKillMargin = 5 * time.Second
 
 // runTask runs one task to its end and returns the result the model sees and
 // the refs to deliver. It never fails: every problem becomes a status.
-func (t *Tool) runTask(ctx context.Context, index int, spec TaskSpec, grants budget.Grants, parentTrust string) (*wire.Result, taskArtifacts) {
+// extra are the child's further flags (Options.ChildArgs).
+func (t *Tool) runTask(ctx context.Context, index int, spec TaskSpec, grants budget.Grants, parentTrust string, extra []string) (*wire.Result, taskArtifacts) {
 	share := grants.Shares[index]
-	res, ta := t.runReserved(ctx, index, spec, budgetFor(grants, index), parentTrust)
+	res, ta := t.runReserved(ctx, index, spec, budgetFor(grants, index), parentTrust, extra)
 	t.settle(share, res)
 	return res, ta
 }
 
 // runReserved is runTask within the child's reservation.
-func (t *Tool) runReserved(ctx context.Context, index int, spec TaskSpec, share *wire.Budget, parentTrust string) (*wire.Result, taskArtifacts) {
+func (t *Tool) runReserved(ctx context.Context, index int, spec TaskSpec, share *wire.Budget, parentTrust string, extra []string) (*wire.Result, taskArtifacts) {
 	taskID := wire.NewTaskID()
 	ta := taskArtifacts{Index: index + 1}
 	session := t.session()
@@ -58,7 +59,7 @@ func (t *Tool) runReserved(ctx context.Context, index int, spec TaskSpec, share 
 		task.ParentTools = &tools
 	}
 	start := t.o.Now()
-	res := t.spawn(ctx, index, task)
+	res := t.spawn(ctx, index, task, extra)
 	if res.DurationSeconds == 0 {
 		res.DurationSeconds = t.o.Now().Sub(start).Seconds()
 	}
@@ -112,9 +113,9 @@ func (t *Tool) artifactRoot(session, taskID string) (string, error) {
 	return root, nil
 }
 
-// spawn writes the task file, starts the child, reads its stream and maps
-// how it ended to a result.
-func (t *Tool) spawn(ctx context.Context, index int, task *wire.Task) *wire.Result {
+// spawn writes the task file, starts the child with the further flags
+// extra, reads its stream and maps how it ended to a result.
+func (t *Tool) spawn(ctx context.Context, index int, task *wire.Task, extra []string) *wire.Result {
 	s := t.o.Settings
 	file, err := t.writeTaskFile(task)
 	if err != nil {
@@ -133,7 +134,7 @@ func (t *Tool) spawn(ctx context.Context, index int, task *wire.Task) *wire.Resu
 	defer cancel()
 	proc, err := t.o.Runner.Start(cctx, Spec{
 		TaskID: task.TaskID, TaskFile: file, Dir: t.o.Workspace, KeyFile: key,
-		Args: append([]string{"--timeout", strconv.Itoa(s.TimeoutSeconds), "--max-iter", strconv.Itoa(s.MaxIterations)}, t.childArgs(task)...),
+		Args: append([]string{"--timeout", strconv.Itoa(s.TimeoutSeconds), "--max-iter", strconv.Itoa(s.MaxIterations)}, extra...),
 		Env:  childEnv(t.o.Env, t.o.SecretNames, t.o.Secret, t.o.Depth+1, key != nil),
 	})
 	if err != nil {
@@ -265,10 +266,10 @@ func chargeOf(r *wire.Result, share budget.Reservation) budget.ChildUsage {
 	return u
 }
 
-// childArgs are Options.ChildArgs for task, if set.
-func (t *Tool) childArgs(task *wire.Task) []string {
+// childArgs are Options.ChildArgs for goal, if set.
+func (t *Tool) childArgs(goal string) []string {
 	if t.o.ChildArgs == nil {
 		return nil
 	}
-	return t.o.ChildArgs(task.Goal)
+	return t.o.ChildArgs(goal)
 }

@@ -103,7 +103,8 @@ type Options struct {
 	// queued on Events (set when the run has an event sink).
 	ForwardEvents bool
 	// ChildArgs, when set, gives further flags for the child of a goal
-	// (odek run --record/--replay: the child's cassette stream).
+	// (odek run --record/--replay: the child's cassette stream). It is
+	// called for a batch's tasks in their order, before any child starts.
 	ChildArgs func(goal string) []string
 	// OnLine receives each child's telemetry lines (task index from 0), for
 	// a progress display. It is called from the reading goroutines.
@@ -188,6 +189,13 @@ func (t *Tool) Call(ctx context.Context, raw json.RawMessage) (string, error) {
 		return "", &SpawnRefusedError{Err: err}
 	}
 	parent, tainted := t.parentTrust()
+	// Each child's further flags are asked for in task order, before any
+	// child starts: a recorded delegation names its children's cassette
+	// streams by goal and count, and a replay must give each task its own.
+	extra := make([][]string, len(args.Tasks))
+	for i, spec := range args.Tasks {
+		extra[i] = t.childArgs(spec.Goal)
+	}
 	reports := make([]report, len(args.Tasks))
 	arts := make([]taskArtifacts, len(args.Tasks))
 	var wg sync.WaitGroup
@@ -195,7 +203,7 @@ func (t *Tool) Call(ctx context.Context, raw json.RawMessage) (string, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, ta := t.runTask(ctx, i, spec, grants, parent)
+			res, ta := t.runTask(ctx, i, spec, grants, parent, extra[i])
 			reports[i] = report{Index: i + 1, Goal: spec.Goal, Result: res, Tainted: tainted && spec.TrustLevel == wire.Trusted}
 			arts[i] = ta
 		}()
