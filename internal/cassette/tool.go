@@ -42,9 +42,15 @@ var ErrToolDeparted = errors.New("replay departure")
 // PlayTool answers a call of tool from the cassette: the next recorded
 // call of that tool must have the same arguments.
 func (p *Player) PlayTool(tool string, args json.RawMessage) (string, error) {
+	if err := checkStream(tool); err != nil {
+		return "", err
+	}
 	t, err := p.toolStream(tool)
 	if err != nil {
-		return "", err
+		// An unreadable stream stops the run at its first call, naming the
+		// file and line (the stream is read on the first call only).
+		name := strings.TrimSuffix(toolFile(p.prefix, tool), ".jsonl")
+		return "", fmt.Errorf("%w: %w", ErrToolDeparted, p.depart(&DepartureError{Stream: name, What: "call 1", Reason: err.Error()}))
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -74,9 +80,6 @@ func (p *Player) PlayTool(tool string, args json.RawMessage) (string, error) {
 }
 
 func (p *Player) toolStream(tool string) (*toolPlayer, error) {
-	if err := checkStream(tool); err != nil {
-		return nil, err
-	}
 	file := toolFile(p.prefix, tool)
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -216,3 +216,28 @@ func TestServerNames(t *testing.T) {
 		}
 	}
 }
+
+// A tool stream the reader refuses stops the run there, naming the file
+// and line: served to the model as the call's error, it only showed up
+// later, cut short inside a departure of the next LLM request.
+func TestUnreadableToolStreamDeparts(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "cas")
+	if _, err := Create(dir, RecordOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	writeLines(t, filepath.Join(dir, "tool-shell.jsonl"), `{"seq":1,"tool":"shell","args":{}}`, `{bad`)
+	departed := 0
+	p, err := Open(dir, PlayOptions{OnDepart: func(error) { departed++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.PlayTool("shell", json.RawMessage(`{}`))
+	var d *DepartureError
+	if !errors.Is(err, ErrToolDeparted) || !errors.As(p.Err(), &d) || departed != 1 {
+		t.Fatalf("PlayTool = %v; Err = %v; departed %d", err, p.Err(), departed)
+	}
+	if want := "replay: tool-shell call 1 departs from the cassette: cassette tool-shell.jsonl line 2: invalid character"; !strings.HasPrefix(d.Error(), want) {
+		t.Fatalf("departure %q, want it to start %q", d.Error(), want)
+	}
+}
