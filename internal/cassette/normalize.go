@@ -132,7 +132,43 @@ func (n normalizer) text(s string) string {
 	for _, r := range n.roots {
 		s = strings.ReplaceAll(s, r.path, r.name)
 	}
-	return maskDates(maskDurations(maskIDs(s)))
+	return maskPlatform(maskDates(maskDurations(maskIDs(s))))
+}
+
+// maskPlatform replaces the platform the system prompt names ("- OS:
+// darwin/arm64") with "<platform>": a cassette recorded on a laptop must
+// replay on a CI runner of another OS or architecture.
+func maskPlatform(s string) string {
+	const lead = "- OS: "
+	if !strings.Contains(s, lead) {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, lead)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i+len(lead)])
+		s = s[i+len(lead):]
+		goos := lowerAlnumRun(s)
+		if goos > 0 && goos < len(s) && s[goos] == '/' {
+			if arch := lowerAlnumRun(s[goos+1:]); arch > 0 {
+				b.WriteString("<platform>")
+				s = s[goos+1+arch:]
+			}
+		}
+	}
+}
+
+// lowerAlnumRun is the length of s's leading run of [a-z0-9].
+func lowerAlnumRun(s string) int {
+	n := 0
+	for n < len(s) && (s[n] >= 'a' && s[n] <= 'z' || isDigit(s[n])) {
+		n++
+	}
+	return n
 }
 
 // maskIDs replaces the per-run values odek puts in text the model sees —

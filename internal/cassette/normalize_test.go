@@ -133,3 +133,29 @@ func TestMaskDates(t *testing.T) {
 		}
 	}
 }
+
+// The system prompt names the platform odek runs on: a cassette recorded
+// on a Mac (or an arm64 laptop) must replay on a linux/amd64 CI runner.
+func TestPlatformIsNotCompared(t *testing.T) {
+	t.Parallel()
+	rec := newNormalizer(nil, nil, false)
+	a := `{"messages":[{"role":"system","content":"# Environment\n- OS: darwin/arm64\n- Date: 2026-12-01\n"}]}`
+	b := `{"messages":[{"role":"system","content":"# Environment\n- OS: linux/amd64\n- Date: 2026-12-02\n"}]}`
+	wa, _ := rec.llmRequest([]byte(a))
+	wb, _ := rec.llmRequest([]byte(b))
+	if d, differ := firstDiff("", wa, wb); differ {
+		t.Fatalf("the platform line departs: %+v", d)
+	}
+	for in, want := range map[string]string{
+		"- OS: linux/mips64le\n":  "- OS: <platform>\n",
+		"- OS: windows/amd64":     "- OS: <platform>",
+		"- OS: linux/amd64 and x": "- OS: <platform> and x",
+		"OS: linux/amd64":         "OS: linux/amd64",
+		"- OS: linux":             "- OS: linux",
+		"- OS: Linux/amd64":       "- OS: Linux/amd64",
+	} {
+		if got := maskPlatform(in); got != want {
+			t.Errorf("maskPlatform(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
