@@ -134,6 +134,11 @@ func ReadMeta(b []byte) (Meta, error) {
 	if m.Format != Format {
 		return m, fmt.Errorf("cassette %s: format %q, want %q", MetaFile, m.Format, Format)
 	}
+	for name := range m.Roots {
+		if name != "workdir" && name != "odek_home" && name != "home" {
+			return m, fmt.Errorf("cassette %s: root %q: want workdir, odek_home or home", MetaFile, name)
+		}
+	}
 	return m, nil
 }
 

@@ -241,3 +241,18 @@ func TestUnreadableToolStreamDeparts(t *testing.T) {
 		t.Fatalf("departure %q, want it to start %q", d.Error(), want)
 	}
 }
+
+// cassette.json names the three roots a recording has, no others: each
+// root is replaced in every string compared, so a hand-made header with a
+// million of them would stall the replay.
+func TestReadMetaRefusesUnknownRoots(t *testing.T) {
+	t.Parallel()
+	for _, bad := range []string{`{"x":"/a"}`, `{"workdir":"/w","home":"/h","odek_home":"/o","tmp":"/t"}`} {
+		if _, err := ReadMeta([]byte(`{"format":"odek.cassette/v1","roots":` + bad + `}`)); err == nil || !strings.Contains(err.Error(), "want workdir, odek_home or home") {
+			t.Errorf("roots %s: err = %v", bad, err)
+		}
+	}
+	if _, err := ReadMeta([]byte(`{"format":"odek.cassette/v1","roots":{"workdir":"/w","home":"/h","odek_home":"/o"}}`)); err != nil {
+		t.Errorf("the three roots: %v", err)
+	}
+}
