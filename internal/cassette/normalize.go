@@ -24,11 +24,17 @@ type normalizer struct {
 
 type root struct{ path, name string }
 
-func newNormalizer(redact func(string) string, roots map[string]string, lenient bool) normalizer {
+// Each side masks both sides' roots (rootSets: its own, then the other's):
+// a text that merely holds the other side's root path (a route "/app/x"
+// in a file, recorded in a container whose workdir was /app) then reads
+// the same on both.
+func newNormalizer(redact func(string) string, lenient bool, rootSets ...map[string]string) normalizer {
 	n := normalizer{redact: redact, toolContent: lenient}
-	for name, p := range roots {
-		if len(p) > 1 {
-			n.roots = append(n.roots, root{path: p, name: "<" + name + ">"})
+	for _, roots := range rootSets {
+		for name, p := range roots {
+			if len(p) > 1 {
+				n.roots = append(n.roots, root{path: p, name: "<" + name + ">"})
+			}
 		}
 	}
 	sort.Slice(n.roots, func(i, j int) bool {

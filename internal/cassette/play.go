@@ -85,8 +85,8 @@ func Open(dir string, o PlayOptions) (*Player, error) {
 		return nil, err
 	}
 	return &Player{dir: dir, prefix: o.Prefix, meta: meta, lenient: o.Lenient, onDepart: o.OnDepart,
-		rec:  newNormalizer(nil, meta.Roots, o.Lenient),
-		live: newNormalizer(o.Redact, o.Roots, o.Lenient),
+		rec:  newNormalizer(nil, o.Lenient, meta.Roots, o.Roots),
+		live: newNormalizer(o.Redact, o.Lenient, o.Roots, meta.Roots),
 		llm:  map[string]*llmPlayer{}, mcp: map[string]*Peer{}, tools: map[string]*toolPlayer{}, children: map[string]bool{}}, nil
 }
 

@@ -256,3 +256,27 @@ func TestReadMetaRefusesUnknownRoots(t *testing.T) {
 		t.Errorf("the three roots: %v", err)
 	}
 }
+
+// A text that happens to hold the recording's root (a route "/app/login"
+// in a file, recorded in a container whose workdir was /app) is the same
+// text on both sides: each side masks both sides' roots, so it is not a
+// departure. Paths under each side's own root still compare equal.
+func TestRootsMaskBothSides(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "cas")
+	body := `{"m":"route /rec/login; file /rec/main.go"}`
+	recordLLM(t, dir, func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(`{}`)) }, body)
+	p, err := Open(dir, PlayOptions{Roots: map[string]string{"workdir": "/ci/w"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := p.LLMTransport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := `{"m":"route /rec/login; file /ci/w/main.go"}`
+	resp, err := (&http.Client{Transport: rt}).Post("http://x.invalid", "", strings.NewReader(live))
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("replay: %v %v; departure: %v", resp, err, p.Err())
+	}
+}
