@@ -122,7 +122,7 @@ func (c *cassetteState) httpClient() (*http.Client, error) {
 		rt, err = c.play.LLMTransport()
 	}
 	if err != nil {
-		return nil, asSetup(err)
+		return nil, setupErrorf("--replay: %w", err) // the recorder's transport cannot fail
 	}
 	return &http.Client{Transport: rt}, nil
 }
