@@ -107,8 +107,8 @@ func (r *runner) iterationDone(i int, resp *llm.Response, tools int) {
 	putMS(d, "ttft_ms", t.TimeToFirstToken)
 	putMS(d, "generation_ms", t.Generation)
 	if resp.Usage.Present {
-		d["call_input_tokens"] = resp.Usage.Prompt()
-		d["call_output_tokens"] = resp.Usage.OutputTokens
+		putCount(d, "call_input_tokens", resp.Usage.Prompt())
+		putCount(d, "call_output_tokens", resp.Usage.OutputTokens)
 		d["call_cached_tokens"] = resp.Usage.CacheReadTokens // the provider's prompt cache hits
 		putRate(d, "tokens_per_second", resp.Usage.OutputTokens, t.Total)
 		if t.TokenChunks >= 2 { // over one chunk, "generation" is just delivery
@@ -121,6 +121,14 @@ func (r *runner) iterationDone(i int, resp *llm.Response, tools int) {
 func putMS(d map[string]any, key string, v time.Duration) {
 	if v > 0 {
 		d[key] = v.Milliseconds()
+	}
+}
+
+// putCount sets a per-call token count only when there is one: the
+// contract omits the per-call fields "when zero / unknown".
+func putCount(d map[string]any, key string, n int64) {
+	if n > 0 {
+		d[key] = n
 	}
 }
 
