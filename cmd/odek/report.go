@@ -44,7 +44,7 @@ type runReport struct {
 	ReasoningChars    int64                    `json:"reasoning_chars,omitempty"`
 	ReasoningTokens   int64                    `json:"reasoning_tokens,omitempty"`
 	Artifacts         []reportArtifact         `json:"artifacts,omitempty"`
-	// Sandbox is run_started's "sandbox": how shell commands were confined.
+	// Sandbox is run_started's "sandbox_policy": how shell commands were confined.
 	Sandbox map[string]any `json:"sandbox,omitempty"`
 }
 

@@ -29,7 +29,7 @@ type sandboxState struct {
 	// held: Landlock, seccomp and scoping hold every promise, so the
 	// classes the kernel contains need no prompt.
 	held   bool
-	info   map[string]any // run_started's and the run report's "sandbox"
+	info   map[string]any // run_started's "sandbox_policy", the run report's "sandbox"
 	tmpMu  sync.Mutex     // guards tmpDir and swept (privateTmp)
 	tmpDir string         // the run's private TMPDIR, removed at the end
 	swept  chan struct{}  // closed when the sweep of dead runs' temp dirs is done

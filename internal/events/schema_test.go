@@ -42,7 +42,7 @@ type emitted struct {
 func everyType() []emitted {
 	args := []byte(`{"command":"FOO=1 /usr/bin/go test ./..."}`)
 	return []emitted{
-		{RunStarted, 0, "", map[string]any{"model": "gpt-test", "sandbox": map[string]any{"mode": "workspace-write", "landlock_abi": 7, "seccomp": true, "network": "off"}, "max_iterations": 20,
+		{RunStarted, 0, "", map[string]any{"model": "gpt-test", "sandbox": true, "sandbox_policy": map[string]any{"mode": "workspace-write", "landlock_abi": 7, "seccomp": true, "network": "off"}, "max_iterations": 20,
 			"mcp_servers": []map[string]any{{"server": "fs", "transport": "stdio", "era": "modern", "protocol_version": "2026-07-28", "tools": 14}}}},
 		{ToolCallStarted, 1, "shell", map[string]any{"call_id": "call_1", "args_sha256": ArgsSHA256(args),
 			"args_bytes": len(args), "args_summary": map[string]any{"argv0": Argv0("FOO=1 /usr/bin/go test ./..."), "class": "safe"}}},

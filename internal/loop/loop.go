@@ -37,8 +37,10 @@ const (
 type Options struct {
 	Model     Model
 	ModelName string
-	// Sandbox is run_started's "sandbox" object ({"mode", "landlock_abi",
-	// "seccomp", "network"}); nil reports mode "off".
+	// Sandbox is run_started's "sandbox_policy" object ({"mode",
+	// "landlock_abi", "seccomp", "network"}); nil reports mode "off".
+	// run_started's "sandbox" is the contract's bool (EXTENSIONS.md), true
+	// when the mode is not off and the kernel has Landlock.
 	Sandbox map[string]any
 	// StartedData is added to run_started's data (the CLI puts the MCP
 	// servers there); the loop's own fields win on a clash.
@@ -153,7 +155,9 @@ func (r *runner) run(ctx context.Context, h *History) (*Result, error) {
 	for k, v := range r.o.StartedData {
 		started[k] = v
 	}
-	started["model"], started["sandbox"], started["max_iterations"] = r.o.ModelName, r.sandboxInfo(), r.o.MaxIterations
+	policy := r.sandboxInfo()
+	started["model"], started["max_iterations"] = r.o.ModelName, r.o.MaxIterations
+	started["sandbox"], started["sandbox_policy"] = sandboxOn(policy), policy
 	r.emit(events.RunStarted, 0, "", started)
 	answer, err := r.iterate(ctx)
 	if err == nil {
@@ -167,7 +171,16 @@ func (r *runner) run(ctx context.Context, h *History) (*Result, error) {
 	return &r.res, err
 }
 
-// sandboxInfo is what run_started says about the sandbox.
+// sandboxOn is run_started's "sandbox" bool: shell commands run confined,
+// which takes a mode other than off and a kernel with Landlock (without it
+// the classifier alone holds, docs/SECURITY.md).
+func sandboxOn(policy map[string]any) bool {
+	mode, _ := policy["mode"].(string)
+	abi, _ := policy["landlock_abi"].(int)
+	return mode != "" && mode != "off" && abi > 0
+}
+
+// sandboxInfo is what run_started's sandbox_policy says about the sandbox.
 func (r *runner) sandboxInfo() map[string]any {
 	if r.o.Sandbox != nil {
 		return r.o.Sandbox
