@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -31,5 +32,26 @@ func TestExtensionLimitValues(t *testing.T) {
 	}
 	if mcpclient.DefaultTimeout%time.Second != 0 {
 		t.Errorf("DefaultTimeout = %v, not whole seconds", mcpclient.DefaultTimeout)
+	}
+}
+
+// TestBudgetsHaveNoEnvLayer: EXTENSIONS.md, Budget exit behavior: "there is
+// no ODEK_* env-var layer for limits — sources are the limits config
+// section ... and the --max-* CLI flags". An environment variable bound to
+// a limits.* key would let the environment a run inherits (a CI job's, a
+// wrapper script's) set or lift a budget no config file shows.
+func TestBudgetsHaveNoEnvLayer(t *testing.T) {
+	n := 0
+	for _, s := range table {
+		if !strings.HasPrefix(s.Key, "limits.") {
+			continue
+		}
+		n++
+		if s.Env != NoEnv || s.EnvAlt != "" {
+			t.Errorf("%s has environment variable %q/%q; limits have none", s.Key, s.Env, s.EnvAlt)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no limits.* settings in the table")
 	}
 }
