@@ -102,10 +102,14 @@ for target in "$@"; do
   # only they would kill are in shell_unix.go's process handling, which the
   # hand mutations cover (scripts/hand-mutations.txt). llm's two slowest
   # timeout tests (5 s) repeat what its shorter timeout tests check.
+  # mcpclient skips nothing: its slow tests (progress deadlines, killing a
+  # stubborn server) are the only checks of that code. They mostly wait,
+  # so more of them run at once than go test's default of one per CPU.
   goflags=${GOFLAGS:-}
   case $dir in
   internal/builtin) goflags="$goflags -short -skip=^(TestDescendantsSurviveWithoutLauncher|TestNoDescendantSurvives|TestSandboxEscapesControl|TestSandboxEscapes|TestSandboxNormalWork)\$" ;;
   internal/llm) goflags="$goflags -skip=^(TestCommentsOnlyStreamHitsRequestTimeout|TestIdleTimeoutMovesWithEveryChunk)\$" ;;
+  internal/mcpclient) goflags="$goflags -parallel=8" ;;
   esac
   (ulimit -v "$memory" && GOFLAGS=$goflags exec "$gremlins" unleash --workers "$workers" --timeout-coefficient "$timeout" --invert-logical "${excl[@]}" "./$dir") >"$log" 2>&1 || {
     cat "$log"

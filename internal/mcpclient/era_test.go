@@ -243,6 +243,7 @@ func TestProgressExtendsTheIdleDeadline(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []string{"modern", "legacy"} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			var ns notices
 			c, err := eraClient(t, mode, ServerConfig{TimeoutSeconds: 1}, Options{OnNotice: ns.add})
 			if err != nil {
@@ -268,7 +269,8 @@ func TestProgressExtendsTheIdleDeadline(t *testing.T) {
 }
 
 // Without progress the idle deadline holds; with it, max_call_seconds does.
-func TestProgressDeadlines(t *testing.T) {
+// Two tests so their waits (1 s and 2 s) overlap.
+func TestProgressIdleDeadline(t *testing.T) {
 	t.Parallel()
 	c, err := eraClient(t, "modern", ServerConfig{TimeoutSeconds: 1, MaxCallSeconds: 2}, Options{})
 	if err != nil {
@@ -277,6 +279,14 @@ func TestProgressDeadlines(t *testing.T) {
 	_, err = progressCall(t, c, 0, 1500)
 	if err == nil || err.Error() != "mcpclient era: tool progress: no response within 1s (timeout); request cancelled, server kept running" {
 		t.Errorf("quiet call: err = %v", err)
+	}
+}
+
+func TestProgressMaxCallDeadline(t *testing.T) {
+	t.Parallel()
+	c, err := eraClient(t, "modern", ServerConfig{TimeoutSeconds: 1, MaxCallSeconds: 2}, Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
 	_, err = progressCall(t, c, 10, 300)
 	if err == nil || err.Error() != "mcpclient era: tool progress: no response within 2s (max_call_seconds, though the server reported progress); request cancelled, server kept running" {
