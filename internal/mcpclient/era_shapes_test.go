@@ -22,6 +22,9 @@ func TestHeaderValue(t *testing.T) {
 		{"line1\nline2", "=?base64?bGluZTEKbGluZTI=?="},
 		{"=?base64?literal?=", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="},
 		{"\x7f", "=?base64?fw==?="},
+		// Only a value with both ends of the sentinel is mistakable for one.
+		{"=?base64?half", "=?base64?half"},
+		{"why?=", "why?="},
 	}
 	for _, tt := range tests {
 		if got := headerValue(tt.in); got != tt.want {
@@ -37,6 +40,9 @@ func TestRequestHeaders(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}`, "tools/call", "echo"},
 		{`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"demo://r/1"}}`, "resources/read", "demo://r/1"},
 		{`{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"p ü"}}`, "prompts/get", "=?base64?cCDDvA==?="},
+		// A call or read that names nothing gets no Mcp-Name.
+		{`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{}}`, "tools/call", ""},
+		{`{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{}}`, "resources/read", ""},
 		{`{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"name":"ignored"}}`, "tools/list", ""},
 		{`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{}}`, "notifications/cancelled", ""},
 		{`{"jsonrpc":"2.0","id":5,"result":{}}`, "", ""},
