@@ -19,6 +19,10 @@ func TestHeaderValue(t *testing.T) {
 		{"a b\tc", "a b\tc"},
 		{"Hello, 世界", "=?base64?SGVsbG8sIOS4lueVjA==?="},
 		{" padded ", "=?base64?IHBhZGRlZCA=?="},
+		// Whitespace at one end is enough.
+		{" lead", "=?base64?IGxlYWQ=?="},
+		{"\ttab", "=?base64?CXRhYg==?="},
+		{"trail\t", "=?base64?dHJhaWwJ?="},
 		{"line1\nline2", "=?base64?bGluZTEKbGluZTI=?="},
 		{"=?base64?literal?=", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="},
 		{"\x7f", "=?base64?fw==?="},
