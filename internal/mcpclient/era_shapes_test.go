@@ -17,6 +17,7 @@ func TestHeaderValue(t *testing.T) {
 		{"file:///projects/app/config.json", "file:///projects/app/config.json"},
 		{"", ""},
 		{"a b\tc", "a b\tc"},
+		{"!~", "!~"}, // the ends of visible ASCII
 		{"Hello, 世界", "=?base64?SGVsbG8sIOS4lueVjA==?="},
 		{" padded ", "=?base64?IHBhZGRlZCA=?="},
 		// Whitespace at one end is enough.
