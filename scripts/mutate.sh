@@ -105,7 +105,10 @@ for target in "$@"; do
   # mcpclient skips nothing: its slow tests (progress deadlines, killing a
   # stubborn server) are the only checks of that code. They mostly wait,
   # so more of them run at once than go test's default of one per CPU.
-  goflags=${GOFLAGS:-}
+  # -count=1: gremlins times each mutant's run against its coverage run,
+  # which go test's cache can answer in under a second; every mutant would
+  # then time out (seen on mcpclient: 36 of 141, each killed in 16 s by hand).
+  goflags="${GOFLAGS:-} -count=1"
   case $dir in
   internal/builtin) goflags="$goflags -short -skip=^(TestDescendantsSurviveWithoutLauncher|TestNoDescendantSurvives|TestSandboxEscapesControl|TestSandboxEscapes|TestSandboxNormalWork)\$" ;;
   internal/llm) goflags="$goflags -skip=^(TestCommentsOnlyStreamHitsRequestTimeout|TestIdleTimeoutMovesWithEveryChunk)\$" ;;
