@@ -182,6 +182,16 @@ func TestWithStructured(t *testing.T) {
 		{"absent", []artifact.Content{text("x")}, ``, []string{"x"}},
 		{"invalid", []artifact.Content{text("x")}, `{`, []string{"x"}},
 		{"scalar", nil, `"just a string"`, []string{`"just a string"`}},
+		{"null alone", nil, `null`, nil},
+		// The same JSON with an escape: its decoded value is not verbatim in
+		// the text, so only sameJSON tells that the text says it all.
+		{"same object, escaped", []artifact.Content{text(`{"a":"x\"y"}`)}, `{"a":"x\"y"}`, []string{`{"a":"x\"y"}`}},
+		{"same array, escaped", []artifact.Content{text(`["x\"y"]`)}, `["x\"y"]`, []string{`["x\"y"]`}},
+		// A JSON scalar in the text is not taken for the structure.
+		{"scalar text", []artifact.Content{text(`"x\"y"`)}, `"x\"y"`, []string{`"x\"y"`, structuredLabel + `"x\"y"`}},
+		// A number Go cannot hold: unequal to the text's null, shown.
+		{"overflowing number", []artifact.Content{text(`{"a":null}`)}, `{"a":1e400}`, []string{`{"a":null}`, structuredLabel + `{"a":1e400}`}},
+		{"blank text beside an image", []artifact.Content{text(" "), {Type: "image"}}, `{"a":1}`, []string{" ", "", structuredLabel + `{"a":1}`}},
 	}
 	for _, tt := range tests {
 		got := withStructured(tt.items, json.RawMessage(tt.structured))
@@ -191,6 +201,50 @@ func TestWithStructured(t *testing.T) {
 		}
 		if strings.Join(texts, "|") != strings.Join(tt.want, "|") {
 			t.Errorf("%s: %q, want %q", tt.name, texts, tt.want)
+		}
+	}
+}
+
+// leavesIn gives up past maxLeaves values (containers count): such a
+// structure is shown even when the text holds every value.
+func TestLeavesInIsBounded(t *testing.T) {
+	for _, n := range []int{maxLeaves - 1, maxLeaves} { // with the array: maxLeaves, maxLeaves+1
+		compact := "[" + strings.Repeat("1,", n-1) + "1]"
+		if got, want := leavesIn([]byte(compact), "1"), n < maxLeaves; got != want {
+			t.Errorf("%d ones: leavesIn = %v, want %v", n, got, want)
+		}
+	}
+}
+
+// A tool with an outputSchema must send structuredContent: absent or null
+// is errNoStructured, not a schema mismatch.
+func TestCheckStructuredNeedsContent(t *testing.T) {
+	c := &Client{}
+	c.outSchemas.set([]ToolDef{{Name: "w", OutputSchema: json.RawMessage(`{"type":"object"}`)}})
+	for _, sc := range []string{"", " null "} {
+		if err := c.checkStructured("w", json.RawMessage(sc)); !errors.Is(err, errNoStructured) {
+			t.Errorf("structuredContent %q: err = %v", sc, err)
+		}
+	}
+	if err := c.checkStructured("w", json.RawMessage(`{}`)); err != nil {
+		t.Errorf("matching content: %v", err)
+	}
+}
+
+// A progress notification odek routes has a token and decodes whole.
+func TestParseProgress(t *testing.T) {
+	tests := []struct {
+		params string
+		ok     bool
+	}{
+		{`{"progressToken":"odek-1","progress":1,"total":2}`, true},
+		{`{"progress":1}`, false},
+		{`{"progressToken":"odek-1","progress":"half"}`, false},
+		{`not json`, false},
+	}
+	for _, tt := range tests {
+		if _, ok := parseProgress(json.RawMessage(tt.params)); ok != tt.ok {
+			t.Errorf("parseProgress(%s) ok = %v, want %v", tt.params, ok, tt.ok)
 		}
 	}
 }

@@ -179,6 +179,33 @@ func TestInputRequiredDeclinedByDefault(t *testing.T) {
 	}
 }
 
+// A server that needs elicitation from a client that did not declare it
+// (no answers configured) gets odek's reason appended, and a notice; with
+// answers configured odek declared it, so the error is the server's alone.
+func TestMissingElicitationCapabilityNamesTheSetting(t *testing.T) {
+	const reason = "; odek declares the elicitation capability only when mcp_servers.era.elicitation holds answers"
+	for _, answers := range []bool{false, true} {
+		var ns notices
+		cfg := ServerConfig{}
+		if answers {
+			cfg.Elicitation = map[string]json.RawMessage{"name": json.RawMessage(`"octocat"`)}
+		}
+		c, err := eraClient(t, "modern", cfg, Options{OnNotice: ns.add})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = eraCall(t, c, "wants_elicitation")
+		if err == nil || strings.HasSuffix(err.Error(), reason) == answers {
+			t.Errorf("answers %v: err = %v", answers, err)
+		}
+		ns.mu.Lock()
+		if declined := len(ns.got) == 1 && ns.got[0].Kind == NoticeInputDeclined; declined == answers || len(ns.got) > 1 {
+			t.Errorf("answers %v: notices %+v", answers, ns.got)
+		}
+		ns.mu.Unlock()
+	}
+}
+
 func TestInputRequiredAnsweredFromConfig(t *testing.T) {
 	var ns notices
 	cfg := ServerConfig{Elicitation: map[string]json.RawMessage{"name": json.RawMessage(`"octocat"`), "unused": json.RawMessage(`1`)}}

@@ -152,6 +152,7 @@ func tools() []any {
 		map[string]any{"name": "ask_rounds", "inputSchema": obj},
 		map[string]any{"name": "odd_result", "inputSchema": obj},
 		map[string]any{"name": "progress", "inputSchema": obj},
+		map[string]any{"name": "wants_elicitation", "inputSchema": obj},
 	}
 }
 
@@ -198,6 +199,9 @@ func call(m msg) {
 		res["content"] = text("done after " + string(meta.Token))
 	case "odd_result":
 		res["resultType"] = "partial"
+	case "wants_elicitation": // refuses a client that did not declare it
+		fail(m.ID, -32021, "Missing required client capability: elicitation", nil)
+		return
 	case "ask_rounds":
 		// input_required Steps times (requestState counts them), then complete.
 		n, _ := strconv.Atoi(strings.TrimPrefix(p.RequestState, "round-"))
