@@ -426,3 +426,21 @@ func FuzzRenderResource(f *testing.F) {
 		}
 	})
 }
+
+func TestProgressLine(t *testing.T) {
+	tests := []struct {
+		progress, total float64
+		want            string
+	}{
+		{3, 10, "3/10"},
+		{1.5, 3, "50%"},    // a fractional progress
+		{2, 2.5, "80%"},    // a fractional total
+		{3, 0, "3"},        // no total
+		{0.25, -1, "0.25"}, // a negative total is none
+	}
+	for _, tt := range tests {
+		if got := progressLine(tt.progress, tt.total); got != tt.want {
+			t.Errorf("progressLine(%v, %v) = %q, want %q", tt.progress, tt.total, got, tt.want)
+		}
+	}
+}
