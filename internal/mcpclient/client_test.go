@@ -66,24 +66,25 @@ func TestConfigValidation(t *testing.T) {
 }
 
 // Zero settings take the defaults, set ones apply, values past a hard cap
-// apply as the cap.
+// apply as the cap, with a warning each; a value at its cap warns of nothing.
 func TestEffectiveLimits(t *testing.T) {
 	tests := []struct {
-		cfg  ServerConfig
-		want limits
+		cfg   ServerConfig
+		want  limits
+		warns int
 	}{
-		{ServerConfig{}, limits{DefaultTimeout, 600 * time.Second, DefaultMaxResponseBytes, DefaultMaxResultChars}},
-		{ServerConfig{TimeoutSeconds: 1, MaxResponseBytes: 1, MaxResultChars: 1, MaxCallSeconds: 5}, limits{time.Second, 5 * time.Second, 1, 1}},
-		{ServerConfig{TimeoutSeconds: 3600, MaxResponseBytes: 64 << 20, MaxResultChars: 1000000}, limits{time.Hour, time.Hour, 64 << 20, 1000000}},
-		{ServerConfig{TimeoutSeconds: 3601, MaxResultChars: 1000001, MaxCallSeconds: 9999}, limits{time.Hour, time.Hour, DefaultMaxResponseBytes, 1000000}},
+		{ServerConfig{}, limits{DefaultTimeout, 600 * time.Second, DefaultMaxResponseBytes, DefaultMaxResultChars}, 0},
+		{ServerConfig{TimeoutSeconds: 1, MaxResponseBytes: 1, MaxResultChars: 1, MaxCallSeconds: 5}, limits{time.Second, 5 * time.Second, 1, 1}, 0},
+		{ServerConfig{TimeoutSeconds: 3600, MaxResponseBytes: 64 << 20, MaxResultChars: 1000000, MaxCallSeconds: 3600}, limits{time.Hour, time.Hour, 64 << 20, 1000000}, 0},
+		{ServerConfig{TimeoutSeconds: 3601, MaxResultChars: 1000001, MaxCallSeconds: 9999}, limits{time.Hour, time.Hour, DefaultMaxResponseBytes, 1000000}, 3},
 		// max_call_seconds below timeout_seconds would cut calls progress never extended.
-		{ServerConfig{TimeoutSeconds: 60, MaxCallSeconds: 10}, limits{time.Minute, time.Minute, DefaultMaxResponseBytes, DefaultMaxResultChars}},
+		{ServerConfig{TimeoutSeconds: 60, MaxCallSeconds: 10}, limits{time.Minute, time.Minute, DefaultMaxResponseBytes, DefaultMaxResultChars}, 0},
 	}
 	for _, tt := range tests {
 		tt.cfg.URL = "http://127.0.0.1:1/mcp"
-		got, _, err := checkConfig("s", tt.cfg)
-		if err != nil || got != tt.want {
-			t.Errorf("checkConfig(%+v) = %+v, %v; want %+v", tt.cfg, got, err, tt.want)
+		got, warn, err := checkConfig("s", tt.cfg)
+		if err != nil || got != tt.want || len(warn) != tt.warns {
+			t.Errorf("checkConfig(%+v) = %+v, %q, %v; want %+v and %d warnings", tt.cfg, got, warn, err, tt.want, tt.warns)
 		}
 	}
 }
