@@ -205,50 +205,6 @@ func TestWithStructured(t *testing.T) {
 	}
 }
 
-// leavesIn gives up past maxLeaves values (containers count): such a
-// structure is shown even when the text holds every value.
-func TestLeavesInIsBounded(t *testing.T) {
-	for _, n := range []int{maxLeaves - 1, maxLeaves} { // with the array: maxLeaves, maxLeaves+1
-		compact := "[" + strings.Repeat("1,", n-1) + "1]"
-		if got, want := leavesIn([]byte(compact), "1"), n < maxLeaves; got != want {
-			t.Errorf("%d ones: leavesIn = %v, want %v", n, got, want)
-		}
-	}
-}
-
-// A tool with an outputSchema must send structuredContent: absent or null
-// is errNoStructured, not a schema mismatch.
-func TestCheckStructuredNeedsContent(t *testing.T) {
-	c := &Client{}
-	c.outSchemas.set([]ToolDef{{Name: "w", OutputSchema: json.RawMessage(`{"type":"object"}`)}})
-	for _, sc := range []string{"", " null "} {
-		if err := c.checkStructured("w", json.RawMessage(sc)); !errors.Is(err, errNoStructured) {
-			t.Errorf("structuredContent %q: err = %v", sc, err)
-		}
-	}
-	if err := c.checkStructured("w", json.RawMessage(`{}`)); err != nil {
-		t.Errorf("matching content: %v", err)
-	}
-}
-
-// A progress notification odek routes has a token and decodes whole.
-func TestParseProgress(t *testing.T) {
-	tests := []struct {
-		params string
-		ok     bool
-	}{
-		{`{"progressToken":"odek-1","progress":1,"total":2}`, true},
-		{`{"progress":1}`, false},
-		{`{"progressToken":"odek-1","progress":"half"}`, false},
-		{`not json`, false},
-	}
-	for _, tt := range tests {
-		if _, ok := parseProgress(json.RawMessage(tt.params)); ok != tt.ok {
-			t.Errorf("parseProgress(%s) ok = %v, want %v", tt.params, ok, tt.ok)
-		}
-	}
-}
-
 func TestElicitAnswers(t *testing.T) {
 	cfg := map[string]json.RawMessage{"name": json.RawMessage(`"octocat"`), "extra": json.RawMessage(`1`)}
 	c := &Client{name: "s", cfg: ServerConfig{Elicitation: cfg}}
@@ -425,22 +381,4 @@ func FuzzRenderResource(f *testing.F) {
 			t.Fatalf("%d bytes of result rendered as %d", len(raw), len(text))
 		}
 	})
-}
-
-func TestProgressLine(t *testing.T) {
-	tests := []struct {
-		progress, total float64
-		want            string
-	}{
-		{3, 10, "3/10"},
-		{1.5, 3, "50%"},    // a fractional progress
-		{2, 2.5, "80%"},    // a fractional total
-		{3, 0, "3"},        // no total
-		{0.25, -1, "0.25"}, // a negative total is none
-	}
-	for _, tt := range tests {
-		if got := progressLine(tt.progress, tt.total); got != tt.want {
-			t.Errorf("progressLine(%v, %v) = %q, want %q", tt.progress, tt.total, got, tt.want)
-		}
-	}
 }
