@@ -94,6 +94,8 @@ func TestClassifyProbe(t *testing.T) {
 		{"method not found", &RPCError{Code: -32601}, false, probeSignal{legacy: true}},
 		{"go-sdk code 0", &RPCError{Code: 0, Message: "x"}, false, probeSignal{legacy: true}},
 		{"unsupported with list", &RPCError{Code: -32022, Supported: []string{"2099-01-01"}}, false, probeSignal{modern: true, unsupported: []string{"2099-01-01"}}},
+		// "supported":[] is no list: modern, with nothing to choose from.
+		{"unsupported with an empty list", &RPCError{Code: -32022, Supported: []string{}}, false, probeSignal{modern: true}},
 		{"unsupported without list", &RPCError{Code: -32022}, false, probeSignal{modern: true}},
 		{"header mismatch", &RPCError{Code: -32020}, true, probeSignal{modern: true}},
 		{"missing capability", &RPCError{Code: -32021}, false, probeSignal{modern: true}},
@@ -102,13 +104,15 @@ func TestClassifyProbe(t *testing.T) {
 		{"http 400 legacy body", &HTTPStatusError{Code: 400, RPCCode: code(-32000)}, true, probeSignal{legacy: true}},
 		{"http 404 empty", &HTTPStatusError{Code: 404}, true, probeSignal{legacy: true}},
 		{"http 400 modern", &HTTPStatusError{Code: 400, RPCCode: code(-32022), Supported: []string{"2027-01-01"}}, true, probeSignal{modern: true, unsupported: []string{"2027-01-01"}}},
+		{"http 400 modern, empty list", &HTTPStatusError{Code: 400, RPCCode: code(-32022), Supported: []string{}}, true, probeSignal{modern: true}},
 		{"http 500", &HTTPStatusError{Code: 500}, true, probeSignal{}},
 		{"dead", &ExitError{Status: "exit status 1"}, false, probeSignal{}},
 		{"wrapped", newError("s", "server/discover", ClassMCP, &RPCError{Code: -32601}), false, probeSignal{legacy: true}},
 	}
 	for _, tt := range tests {
 		got := classifyProbe(tt.err, tt.http)
-		if got.modern != tt.want.modern || got.legacy != tt.want.legacy || strings.Join(got.unsupported, ",") != strings.Join(tt.want.unsupported, ",") {
+		if got.modern != tt.want.modern || got.legacy != tt.want.legacy || strings.Join(got.unsupported, ",") != strings.Join(tt.want.unsupported, ",") ||
+			(got.unsupported == nil) != (tt.want.unsupported == nil) {
 			t.Errorf("%s: %+v, want %+v", tt.name, got, tt.want)
 		}
 	}
