@@ -81,3 +81,29 @@ func TestHTTPSessionIsTheFirstOneGiven(t *testing.T) {
 		}
 	}
 }
+
+// A DiscoverResult past its own 256 KiB bound names that bound when
+// max_response_bytes allows more; when max_response_bytes is no larger,
+// it is that limit the answer broke.
+func TestDiscoverResultBound(t *testing.T) {
+	pad := strings.Repeat("x", defaultDiscoverBytes)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"pad":%q}}`, pad)
+	}))
+	defer srv.Close()
+	for _, maxResp := range []int64{defaultDiscoverBytes, 4 * defaultDiscoverBytes} {
+		c, err := Connect(context.Background(), "web", ServerConfig{URL: srv.URL, MaxResponseBytes: maxResp}, Options{HTTPClient: srv.Client()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Discover(context.Background())
+		_ = c.Close()
+		var dl *DiscoveryLimitError
+		var tl *ResponseTooLargeError
+		named := errors.As(err, &dl) && dl.Bound == BoundDiscoverBytes
+		if want := maxResp > defaultDiscoverBytes; named != want || (!want && !errors.As(err, &tl)) {
+			t.Errorf("max_response_bytes %d: err = %v", maxResp, err)
+		}
+	}
+}
