@@ -373,6 +373,12 @@ func TestLinkSetIsBounded(t *testing.T) {
 	if len(l.uris) != maxLinks || l.has(strings.Repeat("z", 5000)) {
 		t.Errorf("%d links remembered", len(l.uris))
 	}
+	var m linkSet // a URI of 4096 bytes is the longest remembered
+	m.add(strings.Repeat("y", 4096))
+	m.add(strings.Repeat("w", 4097))
+	if !m.has(strings.Repeat("y", 4096)) || m.has(strings.Repeat("w", 4097)) {
+		t.Errorf("links of 4096 and 4097 bytes: %d remembered", len(m.uris))
+	}
 }
 
 func FuzzRenderResource(f *testing.F) {
