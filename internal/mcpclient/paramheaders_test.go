@@ -26,8 +26,9 @@ func TestParseParamHeaders(t *testing.T) {
 		{"not a token", `{"properties":{"n":{"type":"string","x-mcp-header":"A B"}}}`, "", "HTTP token"},
 		{"empty", `{"properties":{"n":{"type":"string","x-mcp-header":""}}}`, "", "HTTP token"},
 		{"duplicate", `{"properties":{"a":{"type":"string","x-mcp-header":"X"},"b":{"type":"string","x-mcp-header":"x"}}}`, "", "appears twice"},
-		{"through items", `{"properties":{"a":{"type":"array","items":{"properties":{"b":{"type":"string","x-mcp-header":"B"}}}}}}`, "", `under "items"`},
-		{"in oneOf", `{"oneOf":[{"properties":{"b":{"type":"string","x-mcp-header":"B"}}}]}`, "", `under "oneOf"`},
+		{"through items", `{"properties":{"a":{"type":"array","items":{"properties":{"b":{"type":"string","x-mcp-header":"B"}}}}}}`, "", `under "items" at properties.a:`},
+		{"in oneOf", `{"oneOf":[{"properties":{"b":{"type":"string","x-mcp-header":"B"}}}]}`, "", `under "oneOf" at the root:`},
+		{"other keywords", `{"$defs":{"a":{"type":"string"}},"properties":{"r":{"type":"string","x-mcp-header":"R"}}}`, "R=r", ""},
 		{"not an object", `[1]`, "", ""},
 	}
 	for _, tt := range tests {
@@ -39,6 +40,22 @@ func TestParseParamHeaders(t *testing.T) {
 		slices.Sort(parts)
 		if strings.Join(parts, " ") != tt.want || (tt.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.err)) {
 			t.Errorf("%s: %v %v, want %q %q", tt.name, parts, err, tt.want, tt.err)
+		}
+	}
+}
+
+// The search for annotations outside "properties" gives up past depth 64
+// (then the schema is refused), in objects and arrays alike.
+func TestParamHeaderSearchIsDepthBounded(t *testing.T) {
+	valid := `"properties":{"r":{"type":"string","x-mcp-header":"R"}}`
+	for _, open := range []string{`{"a":`, `[`} {
+		close := map[string]string{`{"a":`: "}", `[`: "]"}[open]
+		for _, n := range []int{64, 65} { // containers; the 1 inside is at depth n
+			schema := `{"examples":` + strings.Repeat(open, n) + "1" + strings.Repeat(close, n) + "," + valid + "}"
+			_, err := parseParamHeaders(json.RawMessage(schema))
+			if (err != nil) != (n > 64) {
+				t.Errorf("%d levels of %s: err = %v", n, open, err)
+			}
 		}
 	}
 }
