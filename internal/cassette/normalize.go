@@ -145,7 +145,21 @@ func (n normalizer) text(s string) string {
 // darwin/arm64") with "<platform>": a cassette recorded on a laptop must
 // replay on a CI runner of another OS or architecture.
 func maskPlatform(s string) string {
-	const lead = "- OS: "
+	return maskAfter(s, "- OS: ", "<platform>", func(rest string) int {
+		goos := lowerAlnumRun(rest)
+		if goos == 0 || goos >= len(rest) || rest[goos] != '/' {
+			return 0
+		}
+		if arch := lowerAlnumRun(rest[goos+1:]); arch > 0 {
+			return goos + 1 + arch
+		}
+		return 0
+	})
+}
+
+// maskAfter replaces, after each lead in s, the token of the length match
+// gives (0: none there) with repl.
+func maskAfter(s, lead, repl string, match func(rest string) int) string {
 	if !strings.Contains(s, lead) {
 		return s
 	}
@@ -158,12 +172,9 @@ func maskPlatform(s string) string {
 		}
 		b.WriteString(s[:i+len(lead)])
 		s = s[i+len(lead):]
-		goos := lowerAlnumRun(s)
-		if goos > 0 && goos < len(s) && s[goos] == '/' {
-			if arch := lowerAlnumRun(s[goos+1:]); arch > 0 {
-				b.WriteString("<platform>")
-				s = s[goos+1+arch:]
-			}
+		if n := match(s); n > 0 {
+			b.WriteString(repl)
+			s = s[n:]
 		}
 	}
 }
@@ -340,28 +351,16 @@ func joinPath(path, key string) string {
 // sub-agent's "status: success · 1.2s") with "<duration>": they differ
 // between two faithful runs.
 func maskDurations(s string) string {
-	const sep = "· "
-	if !strings.Contains(s, sep) {
-		return s
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(s, sep)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i+len(sep)])
-		s = s[i+len(sep):]
+	return maskAfter(s, "· ", "<duration>", func(rest string) int {
 		j := 0
-		for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.') {
+		for j < len(rest) && (isDigit(rest[j]) || rest[j] == '.') {
 			j++
 		}
-		if j > 0 && j < len(s) && s[j] == 's' && (j+1 == len(s) || !isAlnum(s[j+1])) {
-			b.WriteString("<duration>")
-			s = s[j+1:]
+		if j > 0 && j < len(rest) && rest[j] == 's' && (j+1 == len(rest) || !isAlnum(rest[j+1])) {
+			return j + 1
 		}
-	}
+		return 0
+	})
 }
 
 // maskDates replaces calendar dates (YYYY-MM-DD between non-digits) with
