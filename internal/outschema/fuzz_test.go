@@ -122,7 +122,8 @@ func exactFloats(v any) bool {
 func FuzzCompile(f *testing.F) {
 	for _, seed := range []string{verdictSchema, `{"$ref": "#"}`, `{"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"allOf": [{"$ref": "#/$defs/a"}]}}}`,
 		`{"items": {"$ref": "#"}}`, `{"type": "objekt"}`, `{"$anchor": "a", "not": {"$ref": "#a"}}`, `{"properties": {"a~1": {"$ref": "#/properties/a~01"}}}`,
-		`{"$dynamicAnchor": "m", "$dynamicRef": "#m"}`, `{"if": true, "then": {"$ref": "#/else"}, "else": {"$ref": "#/then"}}`} {
+		`{"$dynamicAnchor": "m", "$dynamicRef": "#m"}`, `{"if": true, "then": {"$ref": "#/else"}, "else": {"$ref": "#/then"}}`,
+		`{"$reF": "#"}`, `{"$ref": "#/contentSchema", "contentSchema": {"$ref": "#"}}`} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, doc string) {

@@ -49,6 +49,19 @@ var keywords = map[string]kwKind{
 	"description": kwString, "format": kwString, "contentMediaType": kwString, "contentEncoding": kwString,
 	"uniqueItems": kwBool, "readOnly": kwBool, "writeOnly": kwBool, "deprecated": kwBool,
 	"enum": kwArray, "examples": kwArray, "required": kwNames,
+	// Not used in validation, but the validator resolves it as a schema: a
+	// $ref into it is followed, so a cycle through it must be seen.
+	"contentSchema": kwSchema,
+}
+
+// libraryKeywords are the object keys the validator library decodes into
+// its own fields (keywords above, plus those checked by keyword or decoded
+// as plain values). It decodes with encoding/json, which matches keys
+// case-insensitively: "$reF" is its $ref, though odek's own checks see an
+// unknown annotation. So a key that folds to one of these but is spelt
+// differently is refused, and both sides read one document.
+var libraryKeywords = []string{
+	"type", "items", "dependencies", "dependentRequired", "const", "default", "$schema", "$vocabulary",
 }
 
 var jsonTypes = []string{"array", "boolean", "integer", "null", "number", "object", "string"}
@@ -94,11 +107,33 @@ func (d *doc) schema(v any, ptr string) *SchemaError {
 		return schemaErr(ptr, "got %s, want object or boolean", jsonKind(v))
 	}
 	for _, k := range sortedKeys(s) {
+		if want, ok := misspelt(k); ok {
+			return schemaErr(ptr+"/"+escapeToken(k), "%q is not a keyword (keywords are case-sensitive): write %q", k, want)
+		}
 		if err := d.keyword(s, k, ptr+"/"+escapeToken(k)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// misspelt reports the keyword k matches only case-insensitively (the way
+// encoding/json matches it: strings.EqualFold, Unicode folds included).
+func misspelt(k string) (string, bool) {
+	if _, exact := keywords[k]; exact || slices.Contains(libraryKeywords, k) {
+		return "", false
+	}
+	for name := range keywords {
+		if strings.EqualFold(k, name) {
+			return name, true
+		}
+	}
+	for _, name := range libraryKeywords {
+		if strings.EqualFold(k, name) {
+			return name, true
+		}
+	}
+	return "", false
 }
 
 func (d *doc) keyword(s map[string]any, k, ptr string) *SchemaError {

@@ -59,6 +59,9 @@ func TestCompileRefusesRefCycles(t *testing.T) {
 		{"through not and an anchor", `{"$defs": {"a": {"$anchor": "A", "not": {"$ref": "#A"}}}}`,
 			"/$defs/a/not/$ref", `"#/$defs/a" → "#/$defs/a/not" → "#/$defs/a"`},
 		{"through if", `{"if": {"$ref": "#"}}`, "/if/$ref", `"#" → "#/if" → "#"`},
+		// contentSchema validates nothing, but the library follows a $ref into it
+		{"into contentSchema", `{"$ref": "#/contentSchema", "contentSchema": {"$ref": "#"}}`, "/contentSchema/$ref",
+			`"#" → "#/contentSchema" → "#"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
