@@ -150,12 +150,17 @@ func (g *Gate) Tools(ctx context.Context, spec mcpclient.ServerSpec, defs []mcpc
 	return kept, warns, nil
 }
 
-// screenTool applies the checks no grant can waive: the schema size cap and
-// the injection scan of schema strings and description.
+// screenTool applies the checks no grant can waive: the schema size cap, a
+// schema with a duplicate key, and the injection scan of schema strings and
+// description.
 func screenTool(server string, t mcpclient.ToolDef) (mcpclient.ToolDef, []string, bool) {
 	if n := len(t.InputSchema); n > MaxSchemaBytes {
 		return t, []string{fmt.Sprintf("mcp server %q: tool %q skipped: input schema is %d bytes, over the %d-byte limit",
 			server, t.Name, n, MaxSchemaBytes)}, true
+	}
+	if k := duplicateKey(t.InputSchema); k != "" {
+		return t, []string{fmt.Sprintf("mcp server %q: tool %q skipped: its input schema has the key %q twice in one object, which parsers read differently",
+			server, t.Name, k)}, true
 	}
 	if hit := schemaInjectionHit(t.InputSchema); hit != "" {
 		return t, []string{fmt.Sprintf("mcp server %q: tool %q skipped: its input schema contains the prompt-injection pattern %q",

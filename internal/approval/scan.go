@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"unicode"
@@ -104,4 +105,49 @@ func walkStrings(v any) string {
 		}
 	}
 	return ""
+}
+
+// duplicateKey returns a key that appears twice in one object of a JSON
+// schema, or "". encoding/json keeps the last of two equal keys, so the
+// injection scan and the grant's fingerprint would see only that one while
+// the model is sent the raw bytes, both of them; such a schema is refused
+// rather than read one way here and another there. A schema that is not
+// JSON has no duplicates (the scan then reads its raw bytes).
+func duplicateKey(schema json.RawMessage) string {
+	dec := json.NewDecoder(bytes.NewReader(schema))
+	type frame struct {
+		keys    map[string]bool // nil for an array
+		wantKey bool
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		top := (*frame)(nil)
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if k, ok := tok.(string); ok && top != nil && top.keys != nil && top.wantKey {
+			if top.keys[k] {
+				return k
+			}
+			top.keys[k], top.wantKey = true, false
+			continue
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{keys: map[string]bool{}, wantKey: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, &frame{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > 0 { // a value ended: its object wants a key next
+			stack[len(stack)-1].wantKey = true
+		}
+	}
 }
