@@ -32,7 +32,8 @@ const bom = "\uFEFF"
 // JSON that shows no sign of being an envelope. A detected envelope that does
 // not decode (broken JSON that starts as an envelope included: see
 // startsAsEnvelope), or carries more than MaxRefs refs, is an error wrapping
-// ErrMalformedEnvelope: such text never reaches the model raw. Unknown
+// ErrMalformedEnvelope: such text never reaches the model raw, and so is
+// one whose schema field is given twice, one of them the envelope's. Unknown
 // fields are ignored (the contract's additive rule).
 func ParseEnvelope(text string) (env *Envelope, ok bool, err error) {
 	body := trimEnvelopeSpace(text)
@@ -45,6 +46,9 @@ func ParseEnvelope(text string) (env *Envelope, ok bool, err error) {
 			return nil, true, malformed("not valid JSON: %v", syntaxErr)
 		}
 		return nil, false, nil
+	}
+	if n, env := schemaFields(body); n > 1 && env {
+		return nil, true, malformed("the schema field is given %d times (keys are matched ignoring case); give it once", n)
 	}
 	if !isEnv {
 		return nil, false, nil

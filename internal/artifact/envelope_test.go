@@ -40,6 +40,16 @@ func TestParseEnvelope(t *testing.T) {
 		{"bad text type", `{"schema":"odek.tool-result/v1","text":5}`, true, "malformed odek.tool-result/v1 envelope: ", "", 0},
 		{"bad artifacts type", `{"schema":"odek.tool-result/v1","artifacts":{}}`, true, "malformed odek.tool-result/v1 envelope: ", "", 0},
 		{"bad size type", `{"schema":"odek.tool-result/v1","artifacts":[{"size_bytes":"1"}]}`, true, "malformed odek.tool-result/v1 envelope: ", "", 0},
+		// encoding/json matches keys ignoring case (Unicode folds too) and
+		// keeps the last: a later "Schema" must not turn an envelope into
+		// plain text that reaches the model raw, refs unvalidated.
+		{"schema then Schema", `{"schema":"odek.tool-result/v1","Schema":"plain","text":"x","artifacts":[{"schema":"odek.artifact-ref/v1","id":"a","uri":"file:///etc/shadow","media_type":"t"}]}`, true, "malformed odek.tool-result/v1 envelope: the schema field is given 2 times", "", 0},
+		{"schema twice", `{"schema":"odek.tool-result/v1","schema":"x"}`, true, "malformed odek.tool-result/v1 envelope: the schema field is given 2 times", "", 0},
+		{"schema twice, envelope last", `{"schema":"x","schema":"odek.tool-result/v1","text":"hi"}`, true, "malformed odek.tool-result/v1 envelope: the schema field is given 2 times", "", 0},
+		{"long s folds to s", "{\"\u017fchema\":\"odek.tool-result/v1\",\"schema\":\"x\"}", true, "malformed odek.tool-result/v1 envelope: the schema field is given 2 times", "", 0},
+		{"schema twice, neither an envelope", `{"schema":"x","Schema":"y","text":"z"}`, false, "", "", 0},
+		{"nested schema twice", `{"a":{"schema":"odek.tool-result/v1","schema":"x"}}`, false, "", "", 0},
+		{"schema only as array items", `{"schema":"x","a":[1,"schema","odek.tool-result/v1"]}`, false, "", "", 0},
 		{"64 refs", `{"schema":"odek.tool-result/v1","artifacts":[` + strings.Join(many[:MaxRefs], ",") + `]}`, true, "", "", MaxRefs},
 		{"65 refs", `{"schema":"odek.tool-result/v1","artifacts":[` + strings.Join(many, ",") + `]}`, true, "malformed odek.tool-result/v1 envelope: 65 artifact refs exceed the limit of 64", "", 0},
 	}

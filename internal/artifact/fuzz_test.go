@@ -12,6 +12,7 @@ func FuzzParseEnvelope(f *testing.F) {
 	f.Add(`{"schema":"odek.tool-result/v1","text":"hi","artifacts":[{"schema":"odek.artifact-ref/v1","id":"a","uri":"file:///x","media_type":"t","size_bytes":3}]}`)
 	f.Add("\uFEFF {\"schema\":\"odek.tool-result/v1\",\"text\":5}")
 	f.Add(`{"schema":1}`)
+	f.Add(`{"schema":"odek.tool-result/v1","Schema":"x","text":"hi"}`)
 	f.Add("plain")
 	f.Fuzz(func(t *testing.T, s string) {
 		env, ok, err := ParseEnvelope(s)

@@ -49,3 +49,43 @@ func startsAsEnvelope(body string) bool {
 		}
 	}
 }
+
+// schemaFields counts the top-level keys of the valid JSON object body that
+// encoding/json takes for the schema field (any case, Unicode folds
+// included) and reports whether one of them holds odek.tool-result/v1.
+// The decoder keeps the last of them, so without this check a later
+// "Schema": "x" would pass an envelope to the model as raw text, its refs
+// never validated, while a reader that takes the first key sees an envelope.
+func schemaFields(body string) (n int, env bool) {
+	dec := json.NewDecoder(strings.NewReader(body))
+	depth, expectKey, isSchema := 0, false, false
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return n, env
+		}
+		if d, ok := tok.(json.Delim); ok {
+			if d == '{' || d == '[' {
+				depth++
+				expectKey = depth == 1 && d == '{'
+			} else if depth--; depth == 1 {
+				expectKey = true // a container value ended
+			}
+			continue
+		}
+		switch {
+		case depth != 1:
+		case expectKey:
+			key, _ := tok.(string)
+			isSchema, expectKey = strings.EqualFold(key, "schema"), false
+			if isSchema {
+				n++
+			}
+		default:
+			if s, ok := tok.(string); ok && isSchema && s == SchemaToolResult {
+				env = true
+			}
+			expectKey = true
+		}
+	}
+}
