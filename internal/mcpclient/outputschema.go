@@ -51,6 +51,9 @@ func compileOutputSchema(raw []byte) (valueValidator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("outputSchema does not compile: %v", oneLineSchemaError(err))
 	}
+	if err := checkRefCycles(&s); err != nil {
+		return nil, fmt.Errorf("outputSchema is refused: %v", err)
+	}
 	return resolvedValidator{rs}, nil
 }
 
