@@ -2,7 +2,9 @@ package mcpclient
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -62,8 +64,8 @@ func checkRefCycles(root *jsonschema.Schema) error {
 		state[s] = done
 		return nil
 	}
-	for s := range g.ptrOf {
-		if err := visit(s); err != nil {
+	for _, p := range slices.Sorted(maps.Keys(g.byPtr)) { // the root first
+		if err := visit(g.byPtr[p]); err != nil {
 			return err
 		}
 	}

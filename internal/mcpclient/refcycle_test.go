@@ -67,3 +67,20 @@ func TestOutputSchemaRecursionBelowAccepted(t *testing.T) {
 		}
 	}
 }
+
+// FuzzOutputSchema: no outputSchema a server sends may crash validation.
+func FuzzOutputSchema(f *testing.F) {
+	f.Add(`{"$ref":"#"}`, `{"a":1}`)
+	f.Add(`{"$defs":{"a":{"allOf":[{"$ref":"#/$defs/b"}]},"b":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}`, `1`)
+	f.Add(`{"$dynamicAnchor":"n","oneOf":[{"$dynamicRef":"#n"}]}`, `[]`)
+	f.Add(`{"items":[{"$ref":"#/items/0"}]}`, `[1]`)
+	f.Fuzz(func(t *testing.T, schema, value string) {
+		v, err := compileOutputSchema([]byte(schema))
+		if err != nil {
+			return
+		}
+		if x, err := decodeJSONValue([]byte(value)); err == nil {
+			_ = v.validate(x)
+		}
+	})
+}
