@@ -40,17 +40,17 @@ func ParseEnvelope(text string) (env *Envelope, ok bool, err error) {
 	if !strings.HasPrefix(body, "{") {
 		return nil, false, nil
 	}
-	isEnv, syntaxErr := probeSchema(body)
+	probe, syntaxErr := probeSchema(body)
 	if syntaxErr != nil {
 		if startsAsEnvelope(body) {
 			return nil, true, malformed("not valid JSON: %v", syntaxErr)
 		}
 		return nil, false, nil
 	}
-	if n, env := schemaFields(body); n > 1 && env {
-		return nil, true, malformed("the schema field is given %d times (keys are matched ignoring case); give it once", n)
+	if probe.fields > 1 && probe.anyEnv {
+		return nil, true, malformed("the schema field is given %d times (keys are matched ignoring case); give it once", probe.fields)
 	}
-	if !isEnv {
+	if !probe.isEnv {
 		return nil, false, nil
 	}
 	var e Envelope
@@ -72,19 +72,88 @@ func trimEnvelopeSpace(s string) string {
 	return s
 }
 
-// probeSchema decodes only the schema field, so that valid JSON which is
-// not an envelope stays plain text whatever its other fields hold. A non-nil
-// error means body is not valid JSON.
-func probeSchema(body string) (bool, error) {
-	var probe struct {
-		Schema json.RawMessage `json:"schema"`
+// schemaProbe is what one pass over a JSON object's top-level members
+// tells about its schema field.
+type schemaProbe struct {
+	// fields counts the keys encoding/json takes for the schema field (any
+	// case, Unicode folds included: strings.EqualFold).
+	fields int
+	// isEnv: the last of them, the one encoding/json keeps, holds
+	// odek.tool-result/v1; anyEnv: one of them does.
+	isEnv, anyEnv bool
+}
+
+// probeSchema reads only the top-level members of the object body, so
+// that valid JSON which is not an envelope stays plain text whatever its
+// other fields hold, and a large structured result costs json.Valid's scan
+// and a skim, not a token per value. A non-nil error means body is not
+// valid JSON.
+func probeSchema(body string) (schemaProbe, error) {
+	var p schemaProbe
+	if !json.Valid([]byte(body)) {
+		return p, json.Unmarshal([]byte(body), new(struct{})) // its message names the fault
 	}
-	if err := json.Unmarshal([]byte(body), &probe); err != nil {
-		return false, err
+	for rest := skipSpace(body[1:]); rest != "" && rest[0] != '}'; {
+		keyEnd := skipString(rest)
+		var key string
+		_ = json.Unmarshal([]byte(rest[:keyEnd]), &key)
+		rest = skipSpace(rest[keyEnd:])[1:] // the ':'
+		rest = skipSpace(rest)
+		valueEnd := skipValue(rest)
+		if strings.EqualFold(key, "schema") {
+			var schema string
+			env := json.Unmarshal([]byte(rest[:valueEnd]), &schema) == nil && schema == SchemaToolResult
+			p.fields++
+			p.isEnv, p.anyEnv = env, p.anyEnv || env
+		}
+		rest = skipSpace(rest[valueEnd:])
+		if rest != "" && rest[0] == ',' {
+			rest = skipSpace(rest[1:])
+		}
 	}
-	var schema string
-	if json.Unmarshal(probe.Schema, &schema) != nil {
-		return false, nil
+	return p, nil
+}
+
+// The skimmers below walk JSON that json.Valid accepted, so they only find
+// where a value ends: strings (with their escapes) and nesting.
+
+func skipSpace(s string) string { return strings.TrimLeft(s, " \t\r\n") }
+
+// skipString is the length of the string literal s starts with.
+func skipString(s string) int {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
 	}
-	return schema == SchemaToolResult, nil
+	return len(s)
+}
+
+// skipValue is the length of the value s starts with.
+func skipValue(s string) int {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"':
+			i += skipString(s[i:]) - 1
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case ',':
+			if depth == 0 {
+				return i
+			}
+		}
+		if depth == 0 && (s[i] == '"' || s[i] == '}' || s[i] == ']') {
+			return i + 1
+		}
+		if depth < 0 {
+			return i
+		}
+	}
+	return len(s)
 }

@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,4 +103,76 @@ func BenchmarkProcessPlain10MiB(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// A tool result that is a large JSON object but no envelope (the common
+// shape of a structured MCP result): detecting that must stay one pass.
+func BenchmarkProcessJSON10MiB(b *testing.B) {
+	row := `{"id": 12345, "name": "row name", "tags": ["a", "b"], "ok": true},`
+	text := `{"schema": "report/v2", "rows": [` + strings.Repeat(row, (10<<20)/len(row)) + `{}]}`
+	o := ProcessOptions{Server: "s", Tool: "t", MaxChars: DefaultMaxChars}
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := Process([]string{text}, o)
+		if err != nil || !p.Truncated {
+			b.Fatal(err)
+		}
+	}
+}
+
+// FuzzProbeSchema holds probeSchema's skim to encoding/json's own reading:
+// the same validity, the same count of schema keys, the same verdict for
+// the key json keeps (the last) and for any of them.
+func FuzzProbeSchema(f *testing.F) {
+	for _, s := range []string{
+		`{}`, `{"schema":"odek.tool-result/v1"}`, `{"a":{"schema":"odek.tool-result/v1"},"Schema":1}`,
+		`{"schema":"odek.tool-result/v1","SCHEMA":"x"}`, `{"s\u0063hema":"odek.tool-result\/v1"}`,
+		`{"x":"}\"{","schema":["odek.tool-result/v1"],"y":[1,{"z":"]"}]}`, `{"schema" : "odek.tool-result/v1" , "k": -1.5e3 }`,
+		`{"a":1,}`, `{"a" 1}`, `{"a":1} x`, `{"ſchema":"odek.tool-result/v1"}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		if !strings.HasPrefix(body, "{") {
+			return
+		}
+		got, err := probeSchema(body)
+		want, wantOK := tokenProbe(body)
+		if (err == nil) != wantOK {
+			t.Fatalf("probeSchema(%q) error %v, reference valid %v", body, err, wantOK)
+		}
+		if err == nil && got != want {
+			t.Fatalf("probeSchema(%q) = %+v, reference %+v", body, got, want)
+		}
+	})
+}
+
+// tokenProbe is probeSchema written the slow, obvious way: a decoder
+// reading each top-level member whole.
+func tokenProbe(body string) (p schemaProbe, ok bool) {
+	if !json.Valid([]byte(body)) {
+		return p, false
+	}
+	dec := json.NewDecoder(strings.NewReader(body))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return p, false
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return p, false
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return p, false
+		}
+		if key, _ := tok.(string); strings.EqualFold(key, "schema") {
+			var s string
+			p.fields++
+			p.isEnv = json.Unmarshal(raw, &s) == nil && s == SchemaToolResult
+			p.anyEnv = p.anyEnv || p.isEnv
+		}
+	}
+	return p, true
 }
