@@ -113,20 +113,23 @@ func (s *sandboxState) build(ios *IOStreams, plan *sandboxPlan) error {
 		printWarnings(ios, []string{fmt.Sprintf("sandbox: the workspace %s holds protected paths (%s): commands may read and write them "+
 			"like any workspace file; run odek in a project directory", s.workDir, strings.Join(inside, ", "))})
 	}
-	for _, w := range p.Writable {
-		if inside := p.ProtectedUnder(w); len(inside) > 0 {
-			printWarnings(ios, []string{fmt.Sprintf("sandbox: the writable path %s holds protected paths (%s): commands may read and write them; "+
-				"name narrower trees in sandbox.writable_paths", w, strings.Join(inside, ", "))})
-		}
-	}
 	if plan.limit != nil {
 		narrowed := p.Within(*plan.limit)
 		p = &narrowed
 	}
-	// The read set (a walk of the protected paths' ancestors, a shared
-	// /tmp or a large $HOME among them) is computed by the first shell
-	// command, not before the first model call: a run may never need it.
-	p.PrepareLazily()
+	if err := p.Collisions(); err != nil {
+		return asSetup(err)
+	}
+	// The paths the rules grant are opened now, before any command runs,
+	// and never again by name; the read set (a walk of the protected
+	// paths' ancestors, a shared /tmp or a large $HOME among them) is
+	// walked by the first shell command, not before the first model
+	// call: a run may never need it.
+	warns, err := p.PrepareLazily()
+	printWarnings(ios, warns)
+	if err != nil {
+		return asSetup(err)
+	}
 	s.policy, s.held = p, len(plan.missing) == 0
 	netText := "off"
 	if p.Network {
@@ -185,9 +188,6 @@ func (s *sandboxState) basePolicy(ios *IOStreams, mode string, network, landlock
 		if err != nil {
 			return nil, fmt.Errorf("sandbox.writable_paths: %w", err)
 		}
-		if err := os.MkdirAll(path, 0o755); err != nil {
-			return nil, fmt.Errorf("sandbox.writable_paths: %w", err)
-		}
 		p.Writable = append(p.Writable, path)
 	}
 	for _, r := range s.cfg.Readable {
@@ -214,7 +214,22 @@ func (s *sandboxState) basePolicy(ios *IOStreams, mode string, network, landlock
 		slices.Sort(p.Protected)
 		p.Protected = slices.Compact(p.Protected)
 	}
-	return p, p.Validate()
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	// Refused before anything is made: a writable path inside a
+	// protected one is not created.
+	if err := p.Collisions(); err != nil {
+		return nil, err
+	}
+	if p.Mode == sandbox.ModeWorkspaceWrite {
+		for _, w := range p.Writable {
+			if err := os.MkdirAll(w, 0o755); err != nil {
+				return nil, fmt.Errorf("sandbox.writable_paths: %w", err)
+			}
+		}
+	}
+	return p, nil
 }
 
 // passwdHome is the home directory the user database names for this
@@ -341,8 +356,12 @@ func (s *sandboxState) serverPolicy(ios *IOStreams) func(mcpclient.ServerConfig)
 			narrowed := p.Within(*s.limit)
 			p = &narrowed
 		}
-		p.Prepare()
-		return p, nil
+		if err := p.Collisions(); err != nil {
+			return nil, err
+		}
+		warns, err := p.Prepare()
+		printWarnings(ios, warns)
+		return p, err
 	}
 }
 

@@ -24,7 +24,9 @@ func BenchmarkShellSandbox(b *testing.B) {
 		{"workspace-write", func(j *jail) *sandbox.Policy {
 			p := &sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Workspace: j.ws, TempDir: j.tmp,
 				Landlock: sandbox.Probe().LandlockABI > 0, Protected: sandbox.DefaultProtected(j.home, j.odekHome)}
-			p.Prepare()
+			if _, err := p.Prepare(); err != nil {
+				panic(err)
+			}
 			return p
 		}},
 	} {

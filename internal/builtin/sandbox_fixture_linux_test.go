@@ -92,7 +92,9 @@ func newJail(t *testing.T, sandboxed bool, tweak func(*sandbox.Policy)) *jail {
 		if tweak != nil {
 			tweak(p)
 		}
-		p.Prepare()
+		if warns, err := p.Prepare(); err != nil || len(warns) > 0 {
+			t.Fatalf("sandbox policy: %v %q", err, warns)
+		}
 		o.Sandbox = p
 	}
 	for _, tl := range New(o) {

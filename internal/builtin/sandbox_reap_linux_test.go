@@ -34,7 +34,7 @@ func TestNoDescendantSurvives(t *testing.T) {
 		want       string
 	}{
 		{"exit", "echo started", 60, "exit code: 0"},
-		{"timeout", "sleep 300", 5, "timed out after 5s; the command and every process it started were killed"},
+		{"timeout", "sleep 300", 10, "timed out after 10s; the command and every process it started were killed"},
 		// The command kills its launcher (the parent of bash) to orphan its
 		// tree, by pid and by each thread id: the launcher has no thread in
 		// the command's domain, so scoping refuses both.

@@ -80,6 +80,7 @@ func Start(s Spec) (*Process, error) {
 	}
 	path, args := s.Path, s.Args
 	var statusR, statusW *os.File
+	var launchFiles []*os.File
 	if s.Sandbox != nil {
 		self := Launcher()
 		if self == "" {
@@ -88,11 +89,11 @@ func Start(s Spec) (*Process, error) {
 		if len(s.ExtraFiles) > 0 {
 			return nil, errors.New("proc: ExtraFiles cannot be passed through the sandbox launcher")
 		}
-		argv, err := sandbox.Command(self, *s.Sandbox, s.Path, s.Args...)
+		l, err := sandbox.Command(self, *s.Sandbox, s.Path, s.Args...)
 		if err != nil {
 			return nil, err
 		}
-		path, args = argv[0], argv[1:]
+		path, args, launchFiles = l.Argv[0], l.Argv[1:], l.Files
 		if statusR, statusW, err = os.Pipe(); err != nil {
 			return nil, err
 		}
@@ -120,7 +121,7 @@ func Start(s Spec) (*Process, error) {
 	}
 	cmd.ExtraFiles = s.ExtraFiles
 	if statusW != nil {
-		cmd.ExtraFiles = []*os.File{statusW}
+		cmd.ExtraFiles = append([]*os.File{statusW}, launchFiles...) // fds 3, 4, …
 	}
 	cmd.SysProcAttr = sysProcAttr(s.Sandbox != nil)
 	p := &Process{cmd: cmd, exited: make(chan struct{}), readDone: make(chan struct{}), statusF: statusR}

@@ -1,6 +1,9 @@
 package sandbox
 
-import "fmt"
+import (
+	"fmt"
+	"os"
+)
 
 // LauncherArg is argv[1] of a launcher process. It is not a command of the
 // CLI: the binary's main checks for it before anything else.
@@ -27,15 +30,36 @@ func IsLauncher(args []string) bool {
 	return len(args) > 1 && (args[1] == LauncherArg || args[1] == confineArg)
 }
 
-// Command is the argv that runs target with args under p through the
-// launcher binary self (odek's own executable).
-func Command(self string, p Policy, target string, args ...string) ([]string, error) {
+// Launch is how to start a target under a policy: the launcher's argv,
+// and the descriptors it expects as fds 4, 5, … (fd 3 is its status pipe).
+type Launch struct {
+	Argv  []string
+	Files []*os.File
+}
+
+// RulesetFD is the launcher's (and its second stage's) descriptor of the
+// policy's Landlock ruleset; firstRootFD the launcher's first writable root.
+const (
+	RulesetFD   = 4
+	firstRootFD = 5
+)
+
+// Command is the launch that runs target with args under p through the
+// launcher binary self (odek's own executable). A Landlock policy must
+// have been prepared: the launch carries its held ruleset, never paths to
+// open again.
+func Command(self string, p Policy, target string, args ...string) (Launch, error) {
 	if err := p.Validate(); err != nil {
-		return nil, err
+		return Launch{}, err
 	}
-	enc, err := p.resolved().Encode()
+	files, info, err := p.launchFiles()
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: encode policy: %w", err)
+		return Launch{}, err
 	}
-	return append([]string{self, LauncherArg, enc, "--", target}, args...), nil
+	p.Launch = info
+	enc, err := p.Encode()
+	if err != nil {
+		return Launch{}, fmt.Errorf("sandbox: encode policy: %w", err)
+	}
+	return Launch{Argv: append([]string{self, LauncherArg, enc, "--", target}, args...), Files: files}, nil
 }

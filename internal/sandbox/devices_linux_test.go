@@ -64,7 +64,7 @@ func TestCommandCannotReadOtherTerminals(t *testing.T) {
 		t.Skipf("the control could not read the terminal either:\n%s", out)
 	}
 	p := Policy{Mode: ModeWorkspaceWrite, Workspace: t.TempDir(), Landlock: true, Protected: DefaultProtected(home, "")}
-	p.Prepare()
+	mustPrepare(t, &p)
 	out := run(p)
 	if strings.Contains(out, "hunter2") || strings.Contains(out, "read=0") {
 		t.Errorf("the confined command read another terminal:\n%s", out)

@@ -11,3 +11,15 @@ var (
 	// ErrLauncher: the launcher failed before the target started.
 	ErrLauncher = errors.New("sandbox: launcher failed")
 )
+
+// Errors of opening a policy's rules.
+var (
+	// ErrNotPrepared: a Landlock policy reached a launch without Prepare.
+	ErrNotPrepared = errors.New("sandbox: policy not prepared (its rules were never opened)")
+	// ErrReleased: the policy's rules were closed by Release.
+	ErrReleased = errors.New("sandbox: policy released")
+)
+
+// ErrCollision: two paths of a policy collide so that a protected path
+// would be granted (Policy.Collisions).
+var ErrCollision = errors.New("sandbox: paths collide")

@@ -3,19 +3,21 @@ package sandbox
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
 // fdAttack lists the descriptors the confined command holds, then writes
-// through descriptor 4 and reads descriptor 5. Landlock checks paths when
-// they are opened; a descriptor opened before the domain was entered
-// carries the rights it was opened with, wherever its file lies.
+// through and reads from every descriptor from 4 to 12 (the launcher's own,
+// its ruleset and roots, and the inherited ones lie there). Landlock checks
+// paths when they are opened; a descriptor opened before the domain was
+// entered carries the rights it was opened with, wherever its file lies.
 const fdAttack = `ls /proc/self/fd | tr '\n' ' '; echo
-echo PWNED >&4 && echo wrote-4
-cat <&5 && echo read-5`
+for fd in 4 5 6 7 8 9 10 11 12; do
+  (eval "echo PWNED >&$fd") 2>/dev/null && echo wrote-$fd
+  (eval "cat <&$fd") 2>/dev/null && echo read-$fd
+done`
 
 // TestCommandInheritsNoDescriptor: a descriptor the launcher inherits
 // (odek's own parent left it open without close-on-exec: a CI runner, a
@@ -55,9 +57,9 @@ func TestCommandInheritsNoDescriptor(t *testing.T) {
 	defer r.Close()
 
 	p := Policy{Mode: ModeWorkspaceWrite, Workspace: ws, Landlock: true, Protected: []string{secretDir}}
-	p.Prepare()
-	out, fds := runWithFiles(t, p, []*os.File{devNull(t), w, r}, "/bin/sh", "-c", fdAttack)
-	if strings.Contains(out, "wrote-4") || strings.Contains(out, "read-5") || strings.Contains(out, "TOPSECRET") {
+	mustPrepare(t, &p)
+	out, fds := runWithFiles(t, p, []*os.File{w, r}, "/bin/sh", "-c", fdAttack)
+	if strings.Contains(out, "wrote-") || strings.Contains(out, "read-") || strings.Contains(out, "TOPSECRET") {
 		t.Errorf("the command used an inherited descriptor:\n%s", out)
 	}
 	if got, _ := os.ReadFile(outside); string(got) != "before\n" {
@@ -70,15 +72,14 @@ func TestCommandInheritsNoDescriptor(t *testing.T) {
 	}
 }
 
-// runWithFiles runs target through the launcher with files as its fds 3,
-// 4, … (fd 3 stands where proc puts the status pipe) and returns the
-// output and the first output line (the descriptor list).
+// runWithFiles runs target through the launcher with files as the fds
+// after its own (the status pipe, the launch's descriptors) and returns
+// the output and the first output line (the descriptor list).
 func runWithFiles(t *testing.T, p Policy, files []*os.File, target string, args ...string) (string, string) {
 	t.Helper()
-	argv := launcherArgv(t, p, target, args...)
 	var out bytes.Buffer
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdout, cmd.Stderr, cmd.ExtraFiles = &out, &out, files
+	cmd := launcherCmd(t, p, nil, files, target, args...)
+	cmd.Stdout, cmd.Stderr = &out, &out
 	_ = cmd.Run() // the attack's last command fails when the promise holds
 	first, _, _ := strings.Cut(out.String(), "\n")
 	return out.String(), strings.TrimSpace(first)

@@ -79,7 +79,7 @@ func startTarget(p Policy, self, policy, path string, argv []string) (int, error
 		}
 		return proc.Pid, nil
 	}
-	return startConfined(self, policy, path, argv)
+	return startConfined(p, self, policy, path, argv)
 }
 
 // startConfined starts the second stage (this executable again, with
@@ -87,16 +87,18 @@ func startTarget(p Policy, self, policy, path string, argv []string) (int, error
 // argv. It returns once the exec is done: the second stage's error pipe
 // closes empty when the exec works, and holds the reason when it did not
 // (the stage has then exited; it is reaped here).
-func startConfined(self, policy, path string, argv []string) (int, error) {
+func startConfined(p Policy, self, policy, path string, argv []string) (int, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return 0, err
 	}
 	defer r.Close()
 	stage := append([]string{self, confineArg, policy, "--", path}, argv...)
-	proc, err := os.StartProcess("/proc/self/exe", stage, &os.ProcAttr{
-		Env: os.Environ(), Files: []*os.File{os.Stdin, os.Stdout, os.Stderr, w},
-	})
+	files := []*os.File{os.Stdin, os.Stdout, os.Stderr, w}
+	if p.Launch != nil && p.Launch.Ruleset {
+		files = append(files, os.NewFile(RulesetFD, "landlock ruleset"))
+	}
+	proc, err := os.StartProcess("/proc/self/exe", stage, &os.ProcAttr{Env: os.Environ(), Files: files})
 	w.Close()
 	if err != nil {
 		return 0, err

@@ -33,11 +33,10 @@ func TestCommandCannotSignalItsLauncher(t *testing.T) {
 		t.Skip("no Landlock signal scoping")
 	}
 	p := Policy{Mode: ModeWorkspaceWrite, Workspace: t.TempDir(), Landlock: true}
-	p.Prepare()
-	argv := launcherArgv(t, p, "/bin/sh", "-c", attack)
+	mustPrepare(t, &p)
 	for round := range 25 {
 		var out bytes.Buffer
-		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd := launcherCmd(t, p, nil, nil, "/bin/sh", "-c", attack)
 		cmd.Stdout, cmd.Stderr = &out, &out
 		err := cmd.Run()
 		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
@@ -57,34 +56,40 @@ func TestCommandCannotSignalItsLauncher(t *testing.T) {
 	}
 }
 
-// launcherArgv is the argv that runs target under p through this test
-// binary as the launcher.
-func launcherArgv(t *testing.T, p Policy, target string, args ...string) []string {
+// launcherCmd is the command that runs target under p through this test
+// binary as the launcher, as proc starts it: status (nil: /dev/null) as
+// fd 3, the launch's descriptors after it, then extra (descriptors the
+// launcher inherits without asking for them).
+func launcherCmd(t *testing.T, p Policy, status *os.File, extra []*os.File, target string, args ...string) *exec.Cmd {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv, err := Command(exe, p, target, args...)
+	l, err := Command(exe, p, target, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return argv
+	if status == nil {
+		status = devNull(t)
+	}
+	cmd := exec.Command(l.Argv[0], l.Argv[1:]...)
+	cmd.ExtraFiles = append(append([]*os.File{status}, l.Files...), extra...)
+	return cmd
 }
 
 // launch runs the launcher for p and argv with a status pipe, as proc
 // does, and returns its exit code, the status lines and the output.
 func launch(t *testing.T, p Policy, target string, args ...string) (int, string, string) {
 	t.Helper()
-	argv := launcherArgv(t, p, target, args...)
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
 	var out bytes.Buffer
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdout, cmd.Stderr, cmd.ExtraFiles = &out, &out, []*os.File{w}
+	cmd := launcherCmd(t, p, w, nil, target, args...)
+	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +127,7 @@ func TestConfinedExecFailureReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := Policy{Mode: ModeWorkspaceWrite, Workspace: filepath.Dir(ran), Landlock: true, Protected: []string{secret}}
-	p.Prepare()
+	mustPrepare(t, &p)
 	code, status, out := launch(t, p, prog)
 	if want := "error: exec " + prog + ": permission denied\n"; code != 125 || status != want {
 		t.Errorf("exit %d, status %q (output %q); want 125 and %q", code, status, out, want)
@@ -151,7 +156,7 @@ func TestCommandCannotWriteLauncherStatus(t *testing.T) {
 		t.Skip("no Landlock")
 	}
 	p := Policy{Mode: ModeWorkspaceWrite, Workspace: t.TempDir(), Landlock: true}
-	p.Prepare()
+	mustPrepare(t, &p)
 	code, status, out := launch(t, p, "/bin/sh", "-c", "echo 'error: forged' >&3 && echo wrote")
 	if status != StatusReady+"\n"+StatusDone+"\n" || strings.Contains(out, "wrote") || code == 0 {
 		t.Errorf("exit %d, status %q, output %q; want the write to fail and the status ready, done", code, status, out)
@@ -183,5 +188,14 @@ func TestConfineRefusesBadArguments(t *testing.T) {
 		if ee := (*exec.ExitError)(nil); !errors.As(err, &ee) || ee.ExitCode() != 125 || len(msg) == 0 {
 			t.Errorf("%q: exit %v, message %q; want 125 and a reason", args, err, msg)
 		}
+	}
+}
+
+// mustPrepare prepares p, failing the test on an error or a warning.
+func mustPrepare(t testing.TB, p *Policy) {
+	t.Helper()
+	warns, err := p.Prepare()
+	if err != nil || len(warns) > 0 {
+		t.Fatalf("Prepare: %v %q", err, warns)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 )
 
 // Modes of sandbox.mode. Auto is workspace-write where the kernel offers
@@ -40,8 +39,9 @@ func Rank(mode string) int {
 	return -1
 }
 
-// Policy is what one launched process may do. Paths are absolute; the
-// launcher resolves symlinks itself. The zero Network is "off".
+// Policy is what one launched process may do. Paths are absolute. The
+// rules Landlock enforces are opened once, by Prepare or PrepareLazily,
+// never by name at a launch: see hold.go.
 type Policy struct {
 	// Mode is workspace-write, read-only or off (auto is resolved by the
 	// caller before a Policy is built).
@@ -61,83 +61,22 @@ type Policy struct {
 	// Landlock false runs without Landlock (the kernel has none and the
 	// mode allows the fallback); the other mechanisms still apply.
 	Landlock bool `json:"landlock,omitempty"`
-	// The read set, computed once by Prepare instead of by every launch.
-	Prepared  bool     `json:"prepared,omitempty"`
-	ReadTrees []string `json:"read_trees,omitempty"`
-	ReadFiles []string `json:"read_files,omitempty"`
-	ListOnly  []string `json:"list_only,omitempty"`
-	// lazy, set by PrepareLazily, computes the read set on the first
-	// Command and shares it with every copy of the policy.
-	lazy *lazyReadSet
+	// Launch carries, from Command to the launcher, what the launcher
+	// gets as descriptors rather than paths.
+	Launch *LaunchInfo `json:"launch,omitempty"`
+	// held is the opened rules, shared by every copy of the policy made
+	// after Prepare or PrepareLazily (a copy with Network changed
+	// included: the file rules do not depend on it).
+	held *holder
 }
 
-// maxPrepared bounds the prepared read set carried in the launcher's argv
-// (one argument may hold 128 KiB); past it each launch computes its own.
-const maxPrepared = 96 << 10
-
-// Prepare computes the read set from Protected once, so that a launch does
-// not list the protected paths' ancestors again (a large $HOME or /tmp costs
-// milliseconds). Call it after the last change to Protected.
-func (p *Policy) Prepare() {
-	p.Prepared, p.ReadTrees, p.ReadFiles, p.ListOnly, p.lazy = false, nil, nil, nil, nil
-	if !p.Sandboxed() || !p.Landlock {
-		return
-	}
-	p.Prepared, p.ReadTrees, p.ReadFiles, p.ListOnly = preparedReadSet(p.Protected)
-}
-
-// PrepareLazily is Prepare put off until the first Command that runs under
-// p (or under a copy of p made after this call, with Network changed or
-// not: the read set depends on Protected alone). A run that never starts a
-// sandboxed process never lists the protected paths' ancestors, and one
-// that does lists them once. Call it after the last change to Protected.
-func (p *Policy) PrepareLazily() {
-	p.Prepared, p.ReadTrees, p.ReadFiles, p.ListOnly, p.lazy = false, nil, nil, nil, nil
-	if !p.Sandboxed() || !p.Landlock {
-		return
-	}
-	p.lazy = &lazyReadSet{protected: slices.Clone(p.Protected)}
-}
-
-// lazyReadSet is a read set computed once, on first use.
-type lazyReadSet struct {
-	protected              []string
-	once                   sync.Once
-	ok                     bool
-	trees, files, listOnly []string
-}
-
-// resolved is p with the lazily prepared read set filled in.
-func (p Policy) resolved() Policy {
-	if p.lazy == nil || p.Prepared {
-		return p
-	}
-	l := p.lazy
-	l.once.Do(func() { l.ok, l.trees, l.files, l.listOnly = preparedReadSet(l.protected) })
-	p.Prepared, p.ReadTrees, p.ReadFiles, p.ListOnly = l.ok, l.trees, l.files, l.listOnly
-	return p
-}
-
-// preparedReadSet is the read set of protected, unless it is too large to
-// carry in the launcher's argv (ok false: each launch computes its own).
-func preparedReadSet(protected []string) (ok bool, trees, files, list []string) {
-	trees, files, list = readSet(protected)
-	if readSetSize(trees, files, list) > maxPrepared {
-		return false, nil, nil, nil
-	}
-	return true, trees, files, list
-}
-
-// readSetSize is the encoded size of a prepared read set, which maxPrepared
-// bounds.
-func readSetSize(lists ...[]string) int {
-	size := 0
-	for _, l := range lists {
-		for _, e := range l {
-			size += len(e) + 3
-		}
-	}
-	return size
+// LaunchInfo is what the launcher finds on its descriptors: the Landlock
+// ruleset (fd RulesetFD, enforced with RulesetFlags) and, from
+// firstRootFD on, one descriptor per writable root in the order of Roots.
+type LaunchInfo struct {
+	Ruleset      bool     `json:"ruleset,omitempty"`
+	RulesetFlags uint32   `json:"ruleset_flags,omitempty"`
+	Roots        []string `json:"roots,omitempty"`
 }
 
 // Sandboxed reports whether p confines anything.
@@ -184,7 +123,7 @@ func (p Policy) Validate() error {
 // both. A sub-agent's policy is its own config's Within its parent's.
 func (p Policy) Within(limit Policy) Policy {
 	out := p
-	out.Prepared, out.ReadTrees, out.ReadFiles, out.ListOnly, out.lazy = false, nil, nil, nil, nil
+	out.held, out.Launch = nil, nil // other paths: to be prepared again
 	if Rank(limit.Mode) > Rank(p.Mode) {
 		out.Mode = limit.Mode
 	}

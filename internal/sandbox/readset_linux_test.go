@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -93,126 +94,103 @@ func TestReadSetAgreesWithScan(t *testing.T) {
 	}
 }
 
-// TestPrepareLazily: the first Command of a lazily prepared policy carries
-// the read set Prepare computes, a copy with the network changed carries
-// the same one without a second walk, and Within and Prepare drop the
-// lazy state (a narrowed policy has other protected paths).
+// TestPrepareLazily: PrepareLazily opens the granted paths but builds no
+// ruleset; the first Command builds it, a copy with the network changed
+// launches with the same ruleset (no second walk), and Within drops what
+// was held (a narrowed policy has other paths).
 func TestPrepareLazily(t *testing.T) {
+	if Probe().LandlockABI == 0 {
+		t.Skip("no Landlock")
+	}
 	home, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := Policy{Mode: ModeWorkspaceWrite, Workspace: home, Landlock: true,
+	lazy := Policy{Mode: ModeWorkspaceWrite, Workspace: home, Landlock: true,
 		Protected: DefaultProtected(home, filepath.Join(home, ".odek"))}
-	eager := base
-	eager.Prepare()
-	if !eager.Prepared {
-		skipBigReadSet(t, base.Protected)
-		t.Fatal("Prepare did not prepare; nothing to compare")
+	if warns, err := lazy.PrepareLazily(); err != nil || len(warns) > 0 {
+		t.Fatal(err, warns)
 	}
-	lazy := base
-	lazy.PrepareLazily()
-	if lazy.Prepared || lazy.lazy == nil {
-		t.Fatalf("PrepareLazily: Prepared %v, lazy %v; want the walk put off", lazy.Prepared, lazy.lazy)
+	if lazy.held == nil || lazy.held.ruleset != nil || len(lazy.held.roots) == 0 {
+		t.Fatalf("PrepareLazily: held %+v; want the paths open and the ruleset put off", lazy.held)
 	}
-	decoded := func(p Policy) Policy {
+	launch := func(p Policy) (Launch, Policy) {
 		t.Helper()
-		argv, err := Command("/self", p, "true")
+		l, err := Command("/self", p, "true")
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := Decode(argv[2])
+		d, err := Decode(l.Argv[2])
 		if err != nil {
 			t.Fatal(err)
 		}
-		return d
+		return l, d
 	}
-	same := func(a, b Policy) bool {
-		return slices.Equal(a.ReadTrees, b.ReadTrees) && slices.Equal(a.ReadFiles, b.ReadFiles) && slices.Equal(a.ListOnly, b.ListOnly)
+	l1, d1 := launch(lazy)
+	if len(l1.Files) == 0 || l1.Files[0] != lazy.held.ruleset || d1.Launch == nil || !d1.Launch.Ruleset {
+		t.Fatalf("the first launch carries no held ruleset: files %v, launch %+v", l1.Files, d1.Launch)
 	}
-	// The walk lists the ancestors' entries, the shared temp dir's among
-	// them, which other processes change. A lazy launch counts as equal
-	// when a walk made before it and one made after it agree with it: a
-	// directory that came and went in between makes the round retry.
-	var got Policy
-	for range 20 {
-		lazy = base
-		lazy.PrepareLazily()
-		got = decoded(lazy)
-		after := base
-		after.Prepare()
-		if same(eager, after) && same(got, eager) {
-			break
-		}
-		eager = after
-	}
-	if !got.Prepared || !same(got, eager) {
-		t.Errorf("the lazily prepared launch carries another read set than Prepare's (prepared %v, %d trees, want %d)", got.Prepared, len(got.ReadTrees), len(eager.ReadTrees))
+	if !slices.Contains(d1.Launch.Roots, home) {
+		t.Errorf("the launch's roots %q miss the workspace", d1.Launch.Roots)
 	}
 	withNet := lazy
 	withNet.Network = true
-	lazy.lazy.trees = append([]string{"/marker"}, lazy.lazy.trees...) // a second walk would lose it
-	if got := decoded(withNet); !got.Network || len(got.ReadTrees) == 0 || got.ReadTrees[0] != "/marker" {
-		t.Errorf("a copy computed its own read set (network %v, first tree %q)", got.Network, got.ReadTrees[0])
+	l2, d2 := launch(withNet)
+	if l2.Files[0] != l1.Files[0] || !d2.Network {
+		t.Error("a copy with the network on built a ruleset of its own")
 	}
-	if n := lazy.Within(Policy{Mode: ModeReadOnly, Workspace: home}); n.lazy != nil || n.Prepared {
-		t.Error("Within kept the lazy read set of other protected paths")
+	if n := lazy.Within(Policy{Mode: ModeReadOnly, Workspace: home}); n.held != nil || n.Launch != nil {
+		t.Error("Within kept the held rules of other paths")
+	}
+	if _, err := Command("/self", lazy.Within(Policy{Mode: ModeReadOnly, Workspace: home}), "true"); !errors.Is(err, ErrNotPrepared) {
+		t.Errorf("an unprepared narrowed policy launched: %v", err)
 	}
 	off := Policy{Mode: ModeOff}
-	off.PrepareLazily()
-	if off.lazy != nil {
-		t.Error("PrepareLazily armed a policy that confines nothing")
+	if _, err := off.PrepareLazily(); err != nil || off.held != nil {
+		t.Errorf("PrepareLazily armed a policy that confines nothing (%v)", err)
 	}
-	if got := decoded(off); got.Prepared {
-		t.Error("mode off was prepared")
+	if l, _ := launch(off); len(l.Files) != 0 {
+		t.Error("mode off carries descriptors")
+	}
+	lazy.Release()
+	if _, err := Command("/self", lazy, "true"); !errors.Is(err, ErrReleased) && !errors.Is(err, os.ErrClosed) {
+		t.Logf("after Release: %v", err)
 	}
 }
 
 // TestPrepareLazilyConcurrent: parallel shell calls launch copies of one
-// lazily prepared policy at once; the read set is computed once and every
+// lazily prepared policy at once; the ruleset is built once and every
 // launch carries it (run with -race).
 func TestPrepareLazilyConcurrent(t *testing.T) {
+	if Probe().LandlockABI == 0 {
+		t.Skip("no Landlock")
+	}
 	home, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := Policy{Mode: ModeWorkspaceWrite, Workspace: home, Landlock: true, Protected: DefaultProtected(home, "")}
-	if ok, _, _, _ := preparedReadSet(p.Protected); !ok {
-		skipBigReadSet(t, p.Protected)
+	if _, err := p.PrepareLazily(); err != nil {
+		t.Fatal(err)
 	}
-	p.PrepareLazily()
 	var wg sync.WaitGroup
-	got := make([]Policy, 4)
+	got := make([]*os.File, 4)
 	for i := range got {
 		wg.Go(func() {
 			c := p
 			c.Network = i%2 == 0
-			argv, err := Command("/self", c, "true")
+			l, err := Command("/self", c, "true")
 			if err != nil {
 				t.Error(err)
 				return
 			}
-			got[i], err = Decode(argv[2])
-			if err != nil {
-				t.Error(err)
-			}
+			got[i] = l.Files[0]
 		})
 	}
 	wg.Wait()
 	for i, g := range got {
-		if !g.Prepared || !slices.Equal(g.ReadTrees, got[0].ReadTrees) {
-			t.Errorf("launch %d: prepared %v, %d trees (launch 0: %d)", i, g.Prepared, len(g.ReadTrees), len(got[0].ReadTrees))
+		if g == nil || g != got[0] {
+			t.Errorf("launch %d carries ruleset %v, launch 0 %v", i, g, got[0])
 		}
-	}
-}
-
-// skipBigReadSet skips a test whose temporary home lies in a directory too
-// full for a prepared read set (over maxPrepared, as a /tmp holding
-// thousands of old test directories is): Prepare then rightly declines, and
-// there is nothing to compare. Any other reason to decline fails the test.
-func skipBigReadSet(t *testing.T, protected []string) {
-	t.Helper()
-	if size := readSetSize(readSet(protected)); size > maxPrepared {
-		t.Skipf("the read set is %d bytes (limit %d): %s holds too many entries for this test", size, maxPrepared, os.TempDir())
 	}
 }
