@@ -16,7 +16,7 @@ func TestTaskSandboxField(t *testing.T) {
 		{`{"mode":"read-only","workspace":"w"}`, `"w" is not an absolute path`},
 		{`{"mode":"read-only","workspace":"/w","writable_paths":["rel"]}`, `sandbox.writable_paths`},
 		{`{"mode":"read-only","workspace":"/w","protected_paths":[""]}`, `sandbox.protected_paths`},
-		{`{"mode":"read-only","workspace":"/w","nope":1}`, `nope`},
+		{`{"mode":"read-only","workspace":"/w","nope":1}`, ""}, // DECISION 29: ignored
 	} {
 		task, err := ParseTask([]byte(`{"goal":"g","sandbox":` + c.sandbox + `}`))
 		switch {

@@ -8,15 +8,17 @@ import (
 	"io"
 )
 
-// decodeStrict decodes one JSON object into v: unknown fields, duplicate
-// keys (at any depth) and anything after the object are errors. It is the
-// decoder for the task file, which a child must read exactly as written.
+// decodeStrict decodes one JSON object into v: duplicate keys (at any
+// depth), a value of the wrong type and anything after the object are
+// errors. Unknown fields are ignored at any depth (DECISION 29: the
+// contract's additive rule), so a task file a newer parent wrote still
+// reads. It is the decoder for the task file, which a child must read
+// exactly as written.
 func decodeStrict(data []byte, v any) error {
 	if err := checkDuplicateKeys(data); err != nil {
 		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return CleanJSONError(err)
 	}

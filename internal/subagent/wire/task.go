@@ -100,10 +100,10 @@ type Budget struct {
 	OutputCostPerMillionUSD float64 `json:"output_cost_per_million_usd,omitempty"`
 }
 
-// ParseTask decodes and validates a task file. It is strict: unknown fields,
-// duplicate keys, trailing data, a wrong protocol, an unknown enum value, an
+// ParseTask decodes and validates a task file. Duplicate keys, a value of
+// the wrong type, trailing data, a wrong protocol, an unknown enum value, an
 // oversized field, a NUL byte or invalid UTF-8 all fail with an error naming
-// the field.
+// the field; unknown fields (and llm keys) are ignored (DECISION 29).
 func ParseTask(data []byte) (*Task, error) {
 	if len(data) > MaxTaskFileBytes {
 		return nil, &TaskError{Reason: fmt.Sprintf("%d bytes exceed the limit of %d", len(data), MaxTaskFileBytes)}

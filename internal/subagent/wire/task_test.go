@@ -54,7 +54,6 @@ func TestParseTaskRejects(t *testing.T) {
 	}{
 		{"not json", `goal`, "task file: invalid JSON at byte 1"},
 		{"array", `[]`, "task file: field (top level): want wire.Task, got array"},
-		{"unknown field", `{"goal":"g","gaol":"x"}`, `task file: unknown field "gaol"`},
 		{"duplicate key", `{"goal":"a","goal":"b"}`, `task file: duplicate key "goal"`},
 		{"duplicate nested key", `{"goal":"a","budget":{"max_tool_calls":1,"max_tool_calls":2}}`, `task file: duplicate key "max_tool_calls"`},
 		{"trailing data", `{"goal":"g"} {}`, "task file: unexpected data after the JSON object"},
@@ -88,7 +87,6 @@ func TestParseTaskRejects(t *testing.T) {
 		{"tool name nul", `{"goal":"g","parent_tools":["a\u0000"]}`, "task file: parent_tools contains a NUL byte"},
 		{"too many tools", `{"goal":"g","parent_tools":[` + strings.TrimSuffix(strings.Repeat(`"t",`, 1025), ",") + `]}`,
 			"task file: parent_tools has 1025 names, exceeding the limit of 1024"},
-		{"policy unknown field", `{"goal":"g","parent_policy":{"action":"allow"}}`, `task file: unknown field "action"`},
 		{"policy decision", `{"goal":"g","parent_policy":{"classes":{"local_write":"maybe"}}}`,
 			`task file: parent_policy.classes.local_write "maybe" is not one of allow, prompt, deny`},
 		{"policy empty decision", `{"goal":"g","parent_policy":{"classes":{"local_write":""}}}`,
@@ -97,10 +95,16 @@ func TestParseTaskRejects(t *testing.T) {
 			`task file: parent_policy.classes "Local Write" is not a risk class name`},
 		{"policy duplicate class", `{"goal":"g","parent_policy":{"classes":{"safe":"deny","safe":"allow"}}}`, `task file: duplicate key "safe"`},
 		{"policy entry nul", `{"goal":"g","parent_policy":{"denylist":["rm\u0000"]}}`, "task file: parent_policy.denylist contains a NUL byte"},
-		{"llm unknown key", `{"goal":"g","llm":{"api_key":"x"}}`, `task file: llm "api_key" is not one of stream, thinking`},
 		{"llm not strings", `{"goal":"g","llm":{"stream":false}}`, "task file: field llm: want string, got bool"},
 		{"llm value too long", `{"goal":"g","llm":{"thinking":"` + strings.Repeat("x", 257) + `"}}`, "task file: llm.thinking is 257 bytes, exceeding the limit of 256"},
 		{"llm duplicate", `{"goal":"g","llm":{"stream":"true","stream":"false"}}`, `task file: duplicate key "stream"`},
+		// DECISION 29: unknown fields are ignored, the rest is as strict.
+		{"duplicate unknown field", `{"goal":"g","later":1,"later":2}`, `task file: duplicate key "later"`},
+		{"duplicate inside an unknown field", `{"goal":"g","later":{"a":1,"a":2}}`, `task file: duplicate key "a"`},
+		{"known field of the wrong type beside an unknown one", `{"goal":"g","later":true,"events":"yes"}`,
+			"task file: field events: want bool, got string"},
+		{"trailing data after unknown fields", `{"goal":"g","later":[1]} {}`, "task file: unexpected data after the JSON object"},
+		{"unknown field does not excuse a missing goal", `{"gaol":"x"}`, "task file: goal is required"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -110,6 +114,41 @@ func TestParseTaskRejects(t *testing.T) {
 			}
 			if !strings.HasPrefix(err.Error(), tc.want) {
 				t.Fatalf("error = %q\nwant prefix %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestParseTaskIgnoresUnknownFields: a task file a newer parent wrote, with
+// fields this child does not know at every depth, reads as the fields it
+// knows (DECISION 29, EXTENSIONS.md's additive rule).
+func TestParseTaskIgnoresUnknownFields(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in string
+		want     *Task
+	}{
+		{"top level", `{"goal":"g","gaol":"x","priority":7,"hints":{"a":[1,{"b":null}]}}`, &Task{Goal: "g"}},
+		{"in budget", `{"goal":"g","budget":{"max_tool_calls":3,"max_wall_clock":9}}`,
+			&Task{Goal: "g", Budget: &Budget{MaxToolCalls: 3}}},
+		{"in parent_policy", `{"goal":"g","parent_policy":{"action":"allow","denylist":["rm"]}}`,
+			&Task{Goal: "g", ParentPolicy: &Policy{Denylist: []string{"rm"}}}},
+		{"in sandbox", `{"goal":"g","sandbox":{"mode":"off","gpu":true}}`,
+			&Task{Goal: "g", Sandbox: &TaskSandbox{Mode: "off"}}},
+		{"an llm setting this child does not know", `{"goal":"g","llm":{"stream":"false","api_key":"x","temperature":"0.2"}}`,
+			&Task{Goal: "g", LLM: map[string]string{"stream": "false", "api_key": "x", "temperature": "0.2"}}},
+		{"an overlong value of an unknown llm key", `{"goal":"g","llm":{"later":"` + strings.Repeat("x", 300) + `"}}`,
+			&Task{Goal: "g", LLM: map[string]string{"later": strings.Repeat("x", 300)}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := ParseTask([]byte(tc.in))
+			if err != nil {
+				t.Fatalf("ParseTask(%.80q): %v", tc.in, err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Fatalf("ParseTask (-want +got):\n%s", diff)
 			}
 		})
 	}
