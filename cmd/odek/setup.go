@@ -164,7 +164,8 @@ func (r *agentRun) startModel(ios, gateIOS *IOStreams, quiet bool) (err error) {
 // denials go.
 func (r *agentRun) gateOptions() gateOptions {
 	return gateOptions{
-		dangerous: r.conf.cfg.Dangerous, dir: r.tools.workDir, contained: r.tools.sandbox.contained(),
+		dangerous: r.conf.cfg.Dangerous, defaulted: r.conf.cfg.DefaultedClasses(),
+		dir: r.tools.workDir, contained: r.tools.sandbox.contained(),
 		parent: r.conf.place.parentPolicy, denied: &r.tools.denied, view: r.sinks.view, warn: r.sinks.warn,
 	}
 }

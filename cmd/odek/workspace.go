@@ -81,6 +81,7 @@ func shellEnv(environ []string, cfg *config.Config) []string {
 // gateOptions are what the risk gate is built from.
 type gateOptions struct {
 	dangerous config.Dangerous
+	defaulted []string         // the classes no setting named (--full-auto may relax them)
 	dir       string           // the workspace, symlinks resolved
 	contained policy.Contained // the classes the sandbox makes safe
 	parent    *wire.Policy     // a sub-agent's parent's policy; nil at top level
@@ -96,7 +97,8 @@ type gateOptions struct {
 func newGate(ios *IOStreams, g gateOptions) (loop.Gate, error) {
 	d := g.dangerous
 	o := policy.Options{
-		Config:    policy.Config{Action: d.Action, NonInteractive: d.NonInteractive, Classes: d.Classes, Allowlist: d.Allowlist, Denylist: d.Denylist},
+		Config: policy.Config{Action: d.Action, NonInteractive: d.NonInteractive, Classes: d.Classes, Defaulted: g.defaulted,
+			Allowlist: d.Allowlist, Denylist: d.Denylist},
 		Dir:       g.dir,
 		Contained: g.contained,
 		OnDeny: func(oc policy.Outcome) {

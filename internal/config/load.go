@@ -2,6 +2,7 @@ package config
 
 import (
 	"path/filepath"
+	"strings"
 
 	"github.com/odek-run/odek/internal/budget"
 )
@@ -98,17 +99,41 @@ type Config struct {
 	lookup  func(string) (string, bool)
 	sources []string    // by table index
 	kinds   []layerKind // by table index: the layer that set it
+	// classSources names where each dangerous.classes decision a layer
+	// set came from; a class absent has the default (finish filled it in).
+	classSources map[string]string
 }
+
+// classKeyPrefix is the dotted path of one class's decision, for Source.
+const classKeyPrefix = "dangerous.classes."
 
 // Source names where a setting's value came from: a config file's path, an
 // environment variable, a flag ("--max-iter") or "-c <key>"; "" for the
-// default or an unknown key.
+// default or an unknown key. "dangerous.classes.<class>" names where that
+// class's decision came from ("" when it is the default of docs/TOOLS.md,
+// although Dangerous.Classes holds every class after Load).
 func (c *Config) Source(key string) string {
+	if class, ok := strings.CutPrefix(key, classKeyPrefix); ok {
+		return c.classSources[class]
+	}
 	i, ok := keyIndex()[key]
 	if !ok || c.sources == nil {
 		return ""
 	}
 	return c.sources[i]
+}
+
+// DefaultedClasses are the risk classes whose decision no layer set: the
+// defaults of docs/TOOLS.md, which --full-auto may relax where a class the
+// operator named keeps its decision. In RiskClasses order.
+func (c *Config) DefaultedClasses() []string {
+	var out []string
+	for _, rc := range RiskClasses {
+		if c.Source(classKeyPrefix+rc.Name) == "" {
+			out = append(out, rc.Name)
+		}
+	}
+	return out
 }
 
 // LookupEnv reads the real environment, then what secrets.env provided.

@@ -85,8 +85,28 @@ func (r *resolver) set(i int, v any, src string, kind layerKind) {
 	case s.Kind == StringList:
 		v = slices.Clone(v.([]string))
 	}
+	if d, ok := v.(Dangerous); ok {
+		r.noteClasses(d, src)
+	}
 	assign(dst, v)
 	r.src[i], r.kinds[i] = src, kind
+}
+
+// noteClasses records where each class decision of d, about to replace the
+// current policy, came from: a class whose decision a lower layer already
+// set to the same value keeps that layer's name (a project file repeating
+// the global file's decision); every other class d names is src's.
+func (r *resolver) noteClasses(d Dangerous, src string) {
+	prev, cur := r.c.classSources, r.c.Dangerous.Classes
+	next := make(map[string]string, len(d.Classes))
+	for class, decision := range d.Classes {
+		if p, ok := prev[class]; ok && cur[class] == decision {
+			next[class] = p
+			continue
+		}
+		next[class] = src
+	}
+	r.c.classSources = next
 }
 
 // projectValue applies the setting's trust rule to a project value: ok is

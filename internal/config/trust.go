@@ -39,7 +39,10 @@ func tightenDangerous(cur, project any, _ string) (any, []ignored) {
 	for _, class := range sortedKeys(p.Classes) {
 		want, have := p.Classes[class], classDecision(c, class)
 		switch {
-		case strictness[want] > strictness[have]:
+		case strictness[want] >= strictness[have]:
+			// An equal decision changes nothing but is kept: the
+			// project named it, so it is no longer a default that
+			// --full-auto may relax (Config.DefaultedClasses).
 			out.Classes[class] = want
 		case strictness[want] < strictness[have]:
 			drop = append(drop, ignored{"dangerous.classes." + class,

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -247,5 +248,56 @@ func TestProjectExpansionRefusesSecrets(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, w); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+// TestClassSources: Load fills every class's decision in, but where each
+// came from is kept, so a default can be told from the operator's choice
+// (issue 34: --full-auto relaxes defaults only). A project file that
+// repeats a default names it; one that repeats the global file's decision
+// leaves it the global file's.
+func TestClassSources(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		fx   fixture
+		want map[string]string // class → source, HOME and DIR for the files
+	}{
+		{"no config", fixture{}, map[string]string{}},
+		{"global", fixture{global: `{"dangerous": {"classes": {"unknown": "deny", "install": "allow"}}}`},
+			map[string]string{"unknown": "HOME", "install": "HOME"}},
+		{"project repeats a default", fixture{project: `{"dangerous": {"classes": {"unknown": "deny"}}}`},
+			map[string]string{"unknown": "DIR"}},
+		{"project tightens", fixture{global: `{"dangerous": {"classes": {"install": "allow", "unknown": "deny"}}}`,
+			project: `{"dangerous": {"classes": {"install": "prompt", "unknown": "deny", "code_execution": "allow"}}}`},
+			map[string]string{"install": "DIR", "unknown": "HOME"}},
+		{"flag replaces the policy", fixture{global: `{"dangerous": {"classes": {"install": "allow"}}}`,
+			flags: []string{`dangerous={"classes": {"unknown": "deny"}}`}},
+			map[string]string{"unknown": "-c dangerous"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, _ := tc.fx.mustLoad(t)
+			got := map[string]string{}
+			var defaulted []string
+			for _, rc := range RiskClasses {
+				src := c.Source("dangerous.classes." + rc.Name)
+				if src == "" {
+					defaulted = append(defaulted, rc.Name)
+					continue
+				}
+				got[rc.Name] = strings.NewReplacer(c.Home+"/config.json", "HOME", c.Dir+"/odek.json", "DIR").Replace(src)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("sources (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(defaulted, c.DefaultedClasses()); diff != "" {
+				t.Errorf("DefaultedClasses (-want +got):\n%s", diff)
+			}
+			if len(c.Dangerous.Classes) != len(RiskClasses) {
+				t.Errorf("classes = %v, want every class filled in", c.Dangerous.Classes)
+			}
+		})
 	}
 }

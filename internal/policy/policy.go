@@ -59,8 +59,13 @@ type Config struct {
 	Action         string
 	NonInteractive string
 	Classes        map[string]string
-	Allowlist      []string
-	Denylist       []string
+	// Defaulted names the classes of Classes whose decision is only the
+	// default (no setting named them): a class the sandbox contains may
+	// relax those under Contained.Force. A class absent from Classes is a
+	// default too.
+	Defaulted []string
+	Allowlist []string
+	Denylist  []string
 }
 
 // Call is one tool call as the policy sees it.
@@ -291,10 +296,18 @@ func (p *Policy) containedDecision(c risk.Class, d Decision) Decision {
 	switch {
 	case d == Prompt:
 		return Allow
-	case d == Deny && p.o.Contained.Force && p.o.Config.Classes[c.String()] != "deny":
+	case d == Deny && p.o.Contained.Force && p.defaulted(c):
 		return Allow
 	}
 	return d
+}
+
+// defaulted reports whether c's decision is the default rather than one a
+// setting named (Config.Defaulted).
+func (p *Policy) defaulted(c risk.Class) bool {
+	name := c.String()
+	_, named := p.o.Config.Classes[name]
+	return !named || slices.Contains(p.o.Config.Defaulted, name)
 }
 
 // prompt resolves a Prompt decision: by dangerous.action, by a class the
