@@ -27,12 +27,26 @@ func cmdSameEventTypes(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // eventTypesByRun is one line per run: the top-level run's types first,
-// then each task's, sorted (task ids differ between runs; their types do not).
+// then each task's, sorted (task ids differ between runs; their types do
+// not). A sub-agent's events are unwrapped from their subagent_event
+// (DECISION 28) at any depth: where they arrive among the parent's depends
+// on the children's timing.
 func eventTypesByRun(ts *testscript.TestScript, file string) []string {
 	byTask := map[string][]string{}
-	for _, ev := range readEvents(ts, file) {
+	var add func(ev map[string]any)
+	add = func(ev map[string]any) {
+		if ev["type"] == "subagent_event" {
+			data, _ := ev["data"].(map[string]any)
+			if inner, ok := data["event"].(map[string]any); ok {
+				add(inner)
+			}
+			return
+		}
 		task, _ := ev["task_id"].(string)
 		byTask[task] = append(byTask[task], ev["type"].(string))
+	}
+	for _, ev := range readEvents(ts, file) {
+		add(ev)
 	}
 	var children []string
 	for task, types := range byTask {

@@ -170,9 +170,10 @@ func (k *runSinks) startView(ios *IOStreams, noColor, quiet bool, start time.Tim
 	}
 }
 
-// forwarding reports whether this run writes its events somewhere, so its
-// sub-agents relay theirs.
-func (k *runSinks) forwarding() bool { return k.jsonl != nil || k.relay }
+// forwarding reports whether this run writes its events somewhere (the
+// --events-jsonl file, stream-json's stdout, a parent), so its sub-agents
+// relay theirs.
+func (k *runSinks) forwarding() bool { return k.jsonl != nil || k.stream != nil || k.relay }
 
 // closeEvents drains the emitter, for at most two seconds: a stuck disk or
 // reader must not hang the exit. Idempotent.

@@ -170,18 +170,6 @@ func (e *Emitter) Emit(t Type, iteration int, tool string, data map[string]any) 
 	e.enqueue(ev)
 }
 
-// Forward queues an event another run produced (a sub-agent's, relayed by
-// its parent) as it is: its own run_id, parent_run_id and timestamp are
-// kept, and it is redacted on delivery like every event. The caller hands ev
-// over. Non-blocking, like Emit.
-func (e *Emitter) Forward(ev *Event) {
-	if !e.Enabled() || ev == nil {
-		return
-	}
-	ev.Schema = Schema
-	e.enqueue(ev)
-}
-
 func (e *Emitter) enqueue(ev *Event) {
 	e.mu.RLock()
 	if e.closed {

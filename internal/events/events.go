@@ -55,6 +55,10 @@ const (
 	MCPInput Type = "mcp_input"
 	// MCPProgress: an MCP tool reported progress (at most one a second per call).
 	MCPProgress Type = "mcp_progress"
+	// SubagentEvent carries one event of a sub-agent whole, as its data's
+	// "event", with the task's "task_id" (DECISION 28): a child's events
+	// never appear at the top level of its parent's stream.
+	SubagentEvent Type = "subagent_event"
 )
 
 // Types lists every type above, in contract order.
@@ -62,7 +66,7 @@ var Types = []Type{
 	RunStarted, IterationCompleted, ToolCallStarted, ToolCallCompleted, ToolCallFailed,
 	SessionSaved, ContextTrimmed, BudgetExceeded, RunCompleted, RunFailed,
 	PlanCreated, PlanUpdated, PlanBlocked, SubagentDenied, SubagentSpawned,
-	SubagentCompleted, SubagentConcurrencyWait, SideCallUsage, MCPInput, MCPProgress,
+	SubagentCompleted, SubagentConcurrencyWait, SideCallUsage, MCPInput, MCPProgress, SubagentEvent,
 }
 
 // Event is one line of the stream. Zero session_id, parent_run_id, task_id,

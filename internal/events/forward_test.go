@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestSubagentRunStampsParentAndTask(t *testing.T) {
@@ -28,24 +27,29 @@ func TestSubagentRunStampsParentAndTask(t *testing.T) {
 	}
 }
 
-func TestForwardKeepsTheChildsIdentityAndRedacts(t *testing.T) {
+// TestSubagentEventRedactsTheChildsEvent: a child's event travels whole
+// inside its parent's subagent_event, and every string of it, at any depth,
+// is redacted on delivery like the parent's own.
+func TestSubagentEventRedactsTheChildsEvent(t *testing.T) {
 	sink := &recordSink{}
 	e := NewEmitter(Options{RunID: strings.Repeat("a", 32), Sinks: []Sink{sink}, Redact: func(s string) string {
 		return strings.ReplaceAll(s, "sk-secret", "[REDACTED]")
 	}})
-	ts := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	e.Forward(&Event{Type: ToolCallFailed, RunID: strings.Repeat("c", 32), ParentRunID: strings.Repeat("a", 32),
-		Timestamp: ts, Tool: "t", Data: map[string]any{"note": "sk-secret"}})
-	e.Forward(nil)
-	var nilE *Emitter
-	nilE.Forward(&Event{})
+	child := map[string]any{"schema": Schema, "type": "tool_call_failed", "run_id": strings.Repeat("c", 32),
+		"tool": "sk-secret", "data": map[string]any{"note": "sk-secret", "n": json.Number("12345678901234567890")}}
+	e.Emit(SubagentEvent, 0, "delegate_tasks", map[string]any{"task_id": "task-0123456789abcdef", "event": child})
 	closeOK(t, e)
 	got := sink.all()
 	if len(got) != 1 {
 		t.Fatalf("%d events", len(got))
 	}
-	ev := got[0]
-	if ev.Schema != Schema || ev.RunID != strings.Repeat("c", 32) || !ev.Timestamp.Equal(ts) || ev.Data["note"] != "[REDACTED]" {
-		t.Fatalf("%+v", ev)
+	b, _ := json.Marshal(got[0])
+	want := `"data":{"event":{"data":{"n":12345678901234567890,"note":"[REDACTED]"},"run_id":"` + strings.Repeat("c", 32) +
+		`","schema":"odek.event/v1","tool":"[REDACTED]","type":"tool_call_failed"},"task_id":"task-0123456789abcdef"}`
+	if !strings.Contains(string(b), want) || got[0].RunID != strings.Repeat("a", 32) || got[0].Type != SubagentEvent {
+		t.Fatalf("wire form: %s\nwant %s", b, want)
+	}
+	if child["tool"] != "sk-secret" {
+		t.Error("the caller's map was redacted in place")
 	}
 }

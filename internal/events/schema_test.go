@@ -65,6 +65,10 @@ func everyType() []emitted {
 		{SubagentDenied, 2, "delegate_tasks", map[string]any{"task_index": 0, "class": "network_egress", "reason": "denied by configuration"}},
 		{SubagentCompleted, 2, "delegate_tasks", map[string]any{"task_id": "task-0011223344556677", "status": "success",
 			"iterations": 4, "duration_seconds": 12.5, "tokens_used": 5300, "artifact_count": 0}},
+		{SubagentEvent, 2, "delegate_tasks", map[string]any{"task_id": "task-0011223344556677", "event": map[string]any{
+			"schema": Schema, "type": "run_failed", "run_id": "00112233445566778899aabbccddeeff", "parent_run_id": fixedRunID,
+			"task_id": "task-0011223344556677", "iteration": 2, "timestamp": "2026-08-07T14:00:01.5Z",
+			"data": map[string]any{"duration_ms": 900, "error_class": errclass.ExecutionBudget}}}},
 		{SideCallUsage, 2, "", map[string]any{"kind": "main_partial", "input_tokens": 900, "output_tokens": 60, "cache_read": 0, "cache_create": 0}},
 		{BudgetExceeded, 3, "", map[string]any{"limit_name": "cost_usd", "observed": 0.012345, "limit": 0.01, "unit": "usd"}},
 		{RunFailed, 3, "", map[string]any{"duration_ms": 5100, "error_class": errclass.ExecutionBudget, "llm_duration_ms": 3000, "tokens_per_second": 40.5}},

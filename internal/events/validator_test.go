@@ -34,6 +34,10 @@ func TestValidatorCanFail(t *testing.T) {
 		`{"schema":"odek.event/v1","type":"run_failed","run_id":"0123456789abcdef0123456789abcdef","timestamp":"2026-01-01T00:00:00Z","data":{"duration_ms":1,"error_class":"error","output_schema":false,"schema_retries":0}}`,
 		// matches the pattern but is no date-time: only an asserted format catches it
 		`{"schema":"odek.event/v1","type":"session_saved","run_id":"0123456789abcdef0123456789abcdef","timestamp":"2026-13-45T25:61:00Z","data":{"message_count":1}}`,
+		// a subagent_event holds a whole, valid event, and names its task
+		`{"schema":"odek.event/v1","type":"subagent_event","run_id":"0123456789abcdef0123456789abcdef","timestamp":"2026-01-01T00:00:00Z","data":{"task_id":"task-0011223344556677"}}`,
+		`{"schema":"odek.event/v1","type":"subagent_event","run_id":"0123456789abcdef0123456789abcdef","timestamp":"2026-01-01T00:00:00Z","data":{"event":{"schema":"odek.event/v1","type":"a_later_type","run_id":"00112233445566778899aabbccddeeff","timestamp":"2026-01-01T00:00:00Z"}}}`,
+		`{"schema":"odek.event/v1","type":"subagent_event","run_id":"0123456789abcdef0123456789abcdef","timestamp":"2026-01-01T00:00:00Z","data":{"task_id":"task-0011223344556677","event":{"schema":"odek.event/v1","type":"run_failed","run_id":"00112233445566778899aabbccddeeff","timestamp":"2026-01-01T00:00:00Z","data":{"duration_ms":1,"error_class":"boom"}}}}`,
 	}
 	for _, line := range bad {
 		var doc any

@@ -1,19 +1,24 @@
 package subagent
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
+// maxForwardedEvent bounds one relayed event's bytes.
+const maxForwardedEvent = 1 << 20
+
 // forwardedEvent decodes an event a child relayed and checks it is one of
 // its own: the odek.event/v1 schema, a lowercase type, a 32-hex run id other
-// than the parent's. A child's own events name the parent already; a
-// grandchild's (relayed twice) name the child and keep it, so the tree can
-// be rebuilt at any depth. Missing links are filled in. Nil when unusable.
-func forwardedEvent(raw json.RawMessage, parentRunID, taskID string) *events.Event {
-	if len(raw) == 0 || len(raw) > 1<<20 {
+// than the parent's, a timestamp. It returns the event whole, every field
+// the child wrote kept (numbers exactly, as json.Number), for the parent to
+// wrap in a subagent_event (DECISION 28); a child that left out its links
+// gets parent_run_id and task_id filled in. Nil when unusable.
+func forwardedEvent(raw json.RawMessage, parentRunID, taskID string) map[string]any {
+	if len(raw) == 0 || len(raw) > maxForwardedEvent {
 		return nil
 	}
 	var ev events.Event
@@ -23,13 +28,19 @@ func forwardedEvent(raw json.RawMessage, parentRunID, taskID string) *events.Eve
 	if ev.Schema != events.Schema || !wire.IsRunID(ev.RunID) || ev.RunID == parentRunID || !isEventType(string(ev.Type)) || ev.Timestamp.IsZero() {
 		return nil
 	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var whole map[string]any
+	if dec.Decode(&whole) != nil {
+		return nil
+	}
 	if ev.ParentRunID == "" {
-		ev.ParentRunID = parentRunID
+		whole["parent_run_id"] = parentRunID
 	}
 	if ev.TaskID == "" {
-		ev.TaskID = taskID
+		whole["task_id"] = taskID
 	}
-	return &ev
+	return whole
 }
 
 // isEventType reports ^[a-z][a-z0-9_]{0,63}$.

@@ -1,6 +1,7 @@
 package subagent
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -9,12 +10,20 @@ func TestForwardedEvent(t *testing.T) {
 	parent := strings.Repeat("b", 32)
 	ok := `{"schema":"odek.event/v1","type":"run_started","run_id":"` + strings.Repeat("a", 32) + `","timestamp":"2026-01-01T00:00:00Z"}`
 	ev := forwardedEvent([]byte(ok), parent, "task-0123456789abcdef")
-	if ev == nil || ev.ParentRunID != parent || ev.TaskID != "task-0123456789abcdef" {
+	if ev == nil || ev["parent_run_id"] != parent || ev["task_id"] != "task-0123456789abcdef" {
 		t.Fatalf("%+v", ev)
 	}
 	deeper := strings.Replace(ok, `"timestamp"`, `"parent_run_id":"`+strings.Repeat("c", 32)+`","task_id":"task-1111111111111111","timestamp"`, 1)
-	if ev := forwardedEvent([]byte(deeper), parent, "task-0123456789abcdef"); ev == nil || ev.ParentRunID != strings.Repeat("c", 32) || ev.TaskID != "task-1111111111111111" {
-		t.Fatalf("grandchild event re-parented: %+v", ev)
+	if ev := forwardedEvent([]byte(deeper), parent, "task-0123456789abcdef"); ev == nil || ev["parent_run_id"] != strings.Repeat("c", 32) || ev["task_id"] != "task-1111111111111111" {
+		t.Fatalf("links rewritten: %+v", ev)
+	}
+	// Whole: fields the parent does not know, and numbers beyond float64's
+	// precision, are kept as the child wrote them.
+	extra := strings.Replace(ok, `"timestamp"`, `"later":{"x":[1,2]},"data":{"n":12345678901234567890},"timestamp"`, 1)
+	ev = forwardedEvent([]byte(extra), parent, "t")
+	b, _ := json.Marshal(ev)
+	if !strings.Contains(string(b), `"later":{"x":[1,2]}`) || !strings.Contains(string(b), `"n":12345678901234567890`) {
+		t.Fatalf("not whole: %s", b)
 	}
 	for _, bad := range []string{
 		`{}`, `not json`,

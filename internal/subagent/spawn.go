@@ -192,14 +192,15 @@ func writeClose(f io.WriteCloser, data []byte) error {
 }
 
 // onLine relays a child's forwarded events (when they were asked for:
-// others are dropped) and hands the rest to OnLine.
+// others are dropped), each wrapped whole in a subagent_event of this run
+// (DECISION 28), and hands the rest to OnLine.
 func (t *Tool) onLine(index int, taskID string, l *wire.Line) {
 	if l.Type == wire.LineEvent {
 		if !t.o.ForwardEvents {
 			return
 		}
 		if ev := forwardedEvent(l.Event, t.o.Events.RunID(), taskID); ev != nil {
-			t.o.Events.Forward(ev)
+			t.emit(events.SubagentEvent, map[string]any{"task_id": taskID, "event": ev})
 		}
 		return
 	}

@@ -63,9 +63,11 @@ func TestSpawnKillsOnlyAfterAReadError(t *testing.T) {
 	}
 }
 
-// TestSpawnRelaysEventsAndPassesTheRest: a child's event line is forwarded
-// to the parent's sinks, tied to the parent and the task; its other
-// telemetry lines go to OnLine, and no event line does.
+// TestSpawnRelaysEventsAndPassesTheRest: a child's event line reaches the
+// parent's sinks whole, inside a subagent_event of the parent's run with
+// the task's id (DECISION 28), tied to the parent and the task; nothing of
+// the child's is a top-level event. Its other telemetry lines go to OnLine,
+// and no event line does.
 func TestSpawnRelaysEventsAndPassesTheRest(t *testing.T) {
 	child := strings.Repeat("a", 32)
 	stdout := `{"type":"event","event":{"schema":"odek.event/v1","type":"tool_started","run_id":"` + child + `","timestamp":"2026-01-01T00:00:00Z"}}
@@ -85,17 +87,23 @@ func TestSpawnRelaysEventsAndPassesTheRest(t *testing.T) {
 	call(t, tool, context.Background(), `{"tasks":[{"goal":"g"}]}`)
 	flush()
 	var taskID string
-	var relayed []*events.Event
+	var relayed []map[string]any
 	for _, ev := range sink.evs {
-		if ev.Type == events.SubagentSpawned {
-			taskID, _ = ev.Data["task_id"].(string)
+		if ev.RunID != tool.o.Events.RunID() {
+			t.Fatalf("a top-level event of another run: %+v", ev)
 		}
-		if ev.RunID == child {
-			relayed = append(relayed, ev)
+		switch ev.Type {
+		case events.SubagentSpawned:
+			taskID, _ = ev.Data["task_id"].(string)
+		case events.SubagentEvent:
+			if inner, _ := ev.Data["event"].(map[string]any); ev.Data["task_id"] == taskID && inner != nil {
+				relayed = append(relayed, inner)
+			}
 		}
 	}
-	if len(relayed) != 1 || relayed[0].Type != "tool_started" || relayed[0].ParentRunID != tool.o.Events.RunID() || relayed[0].TaskID != taskID || taskID == "" {
-		t.Fatalf("relayed %+v, want one tool_started of parent %s, task %q", relayed, tool.o.Events.RunID(), taskID)
+	if len(relayed) != 1 || relayed[0]["type"] != "tool_started" || relayed[0]["run_id"] != child ||
+		relayed[0]["parent_run_id"] != tool.o.Events.RunID() || relayed[0]["task_id"] != taskID || taskID == "" {
+		t.Fatalf("relayed %+v, want one tool_started of run %s, parent %s, task %q", relayed, child, tool.o.Events.RunID(), taskID)
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -119,7 +127,7 @@ func TestUnaskedRelayIsDropped(t *testing.T) {
 	call(t, tool, context.Background(), `{"tasks":[{"goal":"g"}]}`)
 	flush()
 	for _, ev := range sink.evs {
-		if ev.RunID == child {
+		if ev.RunID == child || ev.Type == events.SubagentEvent {
 			t.Fatalf("an unasked relay reached the sink: %+v", ev)
 		}
 	}
