@@ -161,17 +161,19 @@ func (r *agentRun) report(ctx context.Context, ios *IOStreams, res *loop.Result,
 }
 
 // reportBudgetStop puts the exhausted budget into the report with the
-// numbers of the error and the event, and makes its "used" the observed
-// value the stop was decided on (the clock moved on while the run closed).
-// A tool-call stop keeps the calls that ran as "used": the refused batch
-// never ran.
+// numbers of the error and the event. Its "used" stays what was spent: the
+// tokens and cost of sub-agents still running when the stop came are
+// charged after it, so they may exceed the observed value the stop was
+// decided on, never fall below it (issue 34); a tool-call stop keeps the
+// calls that ran (the refused batch never ran). Only the runtime's "used"
+// is the observed value: the clock moved on while the run closed.
 func reportBudgetStop(rep *runReport, err error) {
 	var be *budget.Error
 	if !errors.As(err, &be) {
 		return
 	}
 	rep.BudgetExceeded = be.EventData()
-	if b, ok := rep.Budgets[be.Limit]; ok && be.Limit != budget.LimitToolCalls {
+	if b, ok := rep.Budgets[be.Limit]; ok && be.Limit == budget.LimitRuntime {
 		b.Used = be.Observed
 		rep.Budgets[be.Limit] = b
 	}

@@ -88,6 +88,10 @@
 //     loudly instead of drifting through the script.
 //   - delay_ms: wait before the first chunk (streaming, after the headers) or
 //     before the body; chunk_delay_ms: wait between chunks.
+//   - after_requests: hold the answer (headers included) until the server
+//     has received that many requests, this one included, so a test can
+//     order parallel clients by what they sent rather than by time; a
+//     client that goes away first gets nothing.
 //   - chunk_size: bytes per content/reasoning/arguments piece when streaming
 //     (default 16; UTF-8 sequences are never split).
 //   - interleave: stream several tool calls' argument pieces round-robin.

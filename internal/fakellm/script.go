@@ -90,6 +90,9 @@ type Turn struct {
 	// Interleave streams the argument chunks of several tool calls round-robin
 	// instead of one call after the other.
 	Interleave bool `json:"interleave,omitempty"`
+	// AfterRequests holds the answer until the server has received this
+	// many requests, the one answered included (0 = at once).
+	AfterRequests int `json:"after_requests,omitempty"`
 }
 
 // ScriptCall is one tool call the model makes.
@@ -146,6 +149,7 @@ type turnJSON struct {
 	ChunkDelayMs     int             `json:"chunk_delay_ms,omitempty"`
 	ChunkSize        int             `json:"chunk_size,omitempty"`
 	Interleave       bool            `json:"interleave,omitempty"`
+	AfterRequests    int             `json:"after_requests,omitempty"`
 }
 
 // UnmarshalJSON decodes a turn strictly: unknown fields are errors.
@@ -161,6 +165,7 @@ func (t *Turn) UnmarshalJSON(b []byte) error {
 		ToolCalls: w.ToolCalls, WholeCalls: w.WholeCalls, NoIDs: w.NoIDs,
 		FinishReason: w.FinishReason, Fault: w.Fault, Match: w.Match,
 		DelayMs: w.DelayMs, ChunkDelayMs: w.ChunkDelayMs, ChunkSize: w.ChunkSize, Interleave: w.Interleave,
+		AfterRequests: w.AfterRequests,
 	}
 	switch u := strings.TrimSpace(string(w.Usage)); u {
 	case "", "null", "true":
@@ -198,6 +203,7 @@ func (t Turn) MarshalJSON() ([]byte, error) {
 		ToolCalls: t.ToolCalls, WholeCalls: t.WholeCalls, NoIDs: t.NoIDs,
 		FinishReason: t.FinishReason, Fault: t.Fault, Match: t.Match,
 		DelayMs: t.DelayMs, ChunkDelayMs: t.ChunkDelayMs, ChunkSize: t.ChunkSize, Interleave: t.Interleave,
+		AfterRequests: t.AfterRequests,
 	}
 	switch {
 	case t.NoUsage:
@@ -325,8 +331,8 @@ func (t *Turn) validate() error {
 		sort.Strings(names)
 		return fmt.Errorf("unknown fault %q (known: %s)", t.Fault, strings.Join(names, ", "))
 	}
-	if t.DelayMs < 0 || t.ChunkDelayMs < 0 || t.ChunkSize < 0 {
-		return errors.New("delay_ms, chunk_delay_ms and chunk_size must not be negative")
+	if t.DelayMs < 0 || t.ChunkDelayMs < 0 || t.ChunkSize < 0 || t.AfterRequests < 0 {
+		return errors.New("delay_ms, chunk_delay_ms, chunk_size and after_requests must not be negative")
 	}
 	if t.Usage != nil && t.NoUsage {
 		return errors.New("usage is both set and disabled")

@@ -78,6 +78,7 @@ func TestParseScriptErrors(t *testing.T) {
 		{`{"turns": [{"usage": {"prompt": 1}}]}`, `usage: want false or`},
 		{`{"turns": [{"usage": "lots"}]}`, `usage: want false or`},
 		{`{"turns": [{"delay_ms": -1}]}`, `must not be negative`},
+		{`{"turns": [{"after_requests": -1}]}`, `must not be negative`},
 		{`{"turns": [{"content": "a"}]} {}`, `trailing data`},
 	}
 	for _, c := range cases {

@@ -35,6 +35,7 @@ type Server struct {
 	next int    // turns consumed
 	used []bool // turns consumed, by index (AnyOrder)
 	reqs []RecordedRequest
+	grew chan struct{} // closed (and replaced) whenever reqs grows
 
 	inFlight, maxInFlight int // chat-completions requests being answered
 
@@ -48,7 +49,7 @@ type Server struct {
 // New returns a server that plays s. Start it with Start, or mount Handler()
 // in an httptest.Server.
 func New(s *Script, opts ...Option) *Server {
-	srv := &Server{script: s, done: make(chan struct{}), now: time.Now}
+	srv := &Server{script: s, done: make(chan struct{}), now: time.Now, grew: make(chan struct{})}
 	if s == nil {
 		srv.script = &Script{}
 	}
@@ -241,12 +242,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	turn, n, failure := s.pickLocked(&rec)
 	rec.Turn = n
-	s.reqs = append(s.reqs, rec)
+	s.appendLocked(rec)
 	s.mu.Unlock()
 
 	if failure != "" {
 		s.logf("%s %s -> 500 %s", r.Method, r.URL.Path, failure)
 		plain(w, http.StatusInternalServerError, failure)
+		return
+	}
+	if !s.awaitRequests(r.Context(), turn.AfterRequests) {
 		return
 	}
 	action := "answer"
@@ -267,8 +271,37 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) keep(rec RecordedRequest) {
 	s.mu.Lock()
-	s.reqs = append(s.reqs, rec)
+	s.appendLocked(rec)
 	s.mu.Unlock()
+}
+
+// appendLocked records a request and wakes whoever waits for a count.
+func (s *Server) appendLocked(rec RecordedRequest) {
+	s.reqs = append(s.reqs, rec)
+	close(s.grew)
+	s.grew = make(chan struct{})
+}
+
+// awaitRequests holds a turn's answer until the server has received n
+// requests (the one being answered included): a test orders parallel
+// clients by what they sent, not by time. False when the client went away
+// or the server closed first.
+func (s *Server) awaitRequests(ctx context.Context, n int) bool {
+	for {
+		s.mu.Lock()
+		have, grew := len(s.reqs), s.grew
+		s.mu.Unlock()
+		if have >= n {
+			return true
+		}
+		select {
+		case <-grew:
+		case <-ctx.Done():
+			return false
+		case <-s.done:
+			return false
+		}
+	}
 }
 
 // wait sleeps d unless the client goes away or the server closes.
