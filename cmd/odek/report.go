@@ -30,7 +30,8 @@ type runReport struct {
 	Iterations        int                      `json:"iterations"`
 	InputTokens       int64                    `json:"input_tokens"`
 	OutputTokens      int64                    `json:"output_tokens"`
-	CachedTokens      int64                    `json:"cached_tokens"` // input tokens the provider's prompt cache served
+	CachedTokens      int64                    `json:"cached_tokens"`             // input tokens the provider's prompt cache served
+	UsageEstimated    bool                     `json:"usage_estimated,omitempty"` // some count is odek's estimate: a provider reported no usage
 	CostUSD           *float64                 `json:"cost_usd,omitempty"`
 	TotalCostUSD      *float64                 `json:"total_cost_usd,omitempty"` // = cost_usd, under the name Claude Code's report uses
 	Budgets           map[string]budget.Budget `json:"budgets,omitempty"`
@@ -138,6 +139,7 @@ func (r *agentRun) report(ctx context.Context, ios *IOStreams, res *loop.Result,
 		rep.InputTokens = res.Usage.Prompt()
 		rep.OutputTokens = res.Usage.OutputTokens
 		rep.CachedTokens = res.Usage.CacheReadTokens
+		rep.UsageEstimated = res.Usage.Estimated
 		rep.ToolCalls = loopToolCounts{res.ToolCalls.OK, res.ToolCalls.Failed, res.ToolCalls.Denied}
 		rep.LLMDurationMS = res.LLMDuration.Milliseconds()
 		rep.TTFTMS = res.TimeToFirstToken.Milliseconds()
@@ -151,6 +153,7 @@ func (r *agentRun) report(ctx context.Context, ios *IOStreams, res *loop.Result,
 	if r.limits.tracker != nil {
 		snap := r.limits.tracker.Snapshot()
 		rep.Budgets = snap.Budgets()
+		rep.UsageEstimated = rep.UsageEstimated || snap.Estimated // a sub-agent's estimate too
 		if snap.Priced {
 			c := snap.CostUSD()
 			rep.CostUSD, rep.TotalCostUSD = &c, &c

@@ -138,11 +138,12 @@ func (c *child) result(sig context.Context, res *loop.Result, err error) *wire.R
 }
 
 // account fills what the child spent, its sub-agents included, as its
-// tracker counted it (provider-reported tokens, DECISION 8).
+// tracker counted it (provider-reported tokens, DECISION 8; odek's
+// estimate, marked so, where the provider reported none).
 func (c *child) account(r *wire.Result) {
 	s := c.r.limits.tracker.Snapshot()
 	r.TokensUsed = s.InputTokens + s.OutputTokens
-	r.Usage = &wire.Usage{InputTokens: s.InputTokens, OutputTokens: s.OutputTokens, ToolCalls: s.ToolCalls}
+	r.Usage = &wire.Usage{InputTokens: s.InputTokens, OutputTokens: s.OutputTokens, ToolCalls: s.ToolCalls, Estimated: s.Estimated}
 	if s.Priced || s.Child.CostMicroUSD > 0 {
 		cost := s.CostUSD()
 		r.CostUSD = &cost

@@ -45,6 +45,10 @@ type Usage struct {
 	// CostReported; it then replaces the cost computed from the tokens.
 	CostUSD      float64
 	CostReported bool
+	// Estimated says some token count is odek's estimate of what it sent
+	// and received, because the provider reported none: the budgets are
+	// enforced on it all the same, and reports say so.
+	Estimated bool
 }
 
 // Prompt is the whole prompt: uncached, cache read and cache written.
@@ -76,6 +80,7 @@ type Tracker struct {
 	reported  int64 // micro-USD the provider reported, summed
 	anyCost   bool  // some response reported its cost
 	costMicro int64 // own cost plus childCost
+	estimated bool  // some own usage was estimated (Usage.Estimated)
 	child     ChildUsage
 	reserved  Reservation // held for running sub-agents (Reserve)
 }
@@ -177,6 +182,7 @@ func (t *Tracker) AddUsage(u Usage) error {
 	t.usage.OutputTokens += u.OutputTokens
 	t.usage.CacheReadTokens += u.CacheReadTokens
 	t.usage.CacheCreationTokens += u.CacheCreationTokens
+	t.estimated = t.estimated || u.Estimated
 	if u.CostReported {
 		t.reported = satAdd(t.reported, microUSD(u.CostUSD))
 		t.anyCost = true
@@ -216,18 +222,22 @@ func microUSD(usd float64) int64 {
 func (t *Tracker) checkUsageLocked() error {
 	// Ifs, not a switch: go's coverage profile (which gremlins reads) holds no
 	// case expressions, so a switch's comparisons are never mutation-tested.
-	in, out, l := t.inputLocked(), t.outputLocked(), t.limits
+	in, out, l, est := t.inputLocked(), t.outputLocked(), t.limits, t.estimatedLocked()
 	if l.MaxInputTokens > 0 && in >= l.MaxInputTokens {
-		return &Error{Limit: LimitInputTokens, Observed: float64(in), Max: float64(l.MaxInputTokens)}
+		return &Error{Limit: LimitInputTokens, Observed: float64(in), Max: float64(l.MaxInputTokens), Estimated: est}
 	}
 	if l.MaxOutputTokens > 0 && out >= l.MaxOutputTokens {
-		return &Error{Limit: LimitOutputTokens, Observed: float64(out), Max: float64(l.MaxOutputTokens)}
+		return &Error{Limit: LimitOutputTokens, Observed: float64(out), Max: float64(l.MaxOutputTokens), Estimated: est}
 	}
 	if t.maxCost > 0 && t.costMicro >= t.maxCost {
-		return &Error{Limit: LimitCostUSD, Observed: microToUSD(t.costMicro), Max: l.MaxCostUSD}
+		return &Error{Limit: LimitCostUSD, Observed: microToUSD(t.costMicro), Max: l.MaxCostUSD, Estimated: est}
 	}
 	return nil
 }
+
+// estimatedLocked reports whether any token count so far, own or charged
+// back, is an estimate.
+func (t *Tracker) estimatedLocked() bool { return t.estimated || t.child.Estimated }
 
 // inputLocked is the input-budget measure: prompt + cache-read + cache-creation,
 // own and charged back by children.

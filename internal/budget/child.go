@@ -10,6 +10,9 @@ type ChildUsage struct {
 	OutputTokens int64
 	ToolCalls    int64
 	CostMicroUSD int64 // priced by the child with the operator's prices
+	// Estimated: the child's provider reported no usage, and its counts
+	// are its estimate (Usage.Estimated).
+	Estimated bool
 }
 
 // CostFromUSD converts a reported dollar cost to micro-USD (negative, NaN and
@@ -40,6 +43,7 @@ func (t *Tracker) addChildLocked(u ChildUsage) error {
 	t.child.OutputTokens += max(u.OutputTokens, 0)
 	t.child.ToolCalls += max(u.ToolCalls, 0)
 	t.child.CostMicroUSD += max(u.CostMicroUSD, 0)
+	t.child.Estimated = t.child.Estimated || u.Estimated
 	t.toolCalls += max(u.ToolCalls, 0)
 	t.recostLocked()
 	if l := t.limits.MaxToolCalls; l > 0 && t.toolCalls > l {

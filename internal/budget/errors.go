@@ -31,6 +31,9 @@ type Error struct {
 	// Overrun marks a use found past the limit after the fact (what
 	// sub-agents charged back): everything observed ran.
 	Overrun bool
+	// Estimated marks a token or cost figure that is, at least in part,
+	// odek's estimate: the provider reported no usage (Usage.Estimated).
+	Estimated bool
 }
 
 // Units of the limits, as Unit and the budget_exceeded event name them.
@@ -66,6 +69,9 @@ func (e *Error) Unit() string { return UnitOf(e.Limit) }
 func (e *Error) Error() string {
 	msg := "execution budget exceeded: " + e.Limit + " observed " + e.quantity(e.Observed) +
 		" (limit " + e.quantity(e.Max) + ")"
+	if e.Estimated {
+		msg += " by estimate, the provider having reported no usage"
+	}
 	if e.Overrun {
 		return msg + ": reached with what sub-agents charged back"
 	}
@@ -109,6 +115,9 @@ func (e *Error) EventData() map[string]any {
 	d := map[string]any{"limit_name": e.Limit, "observed": e.Observed, "limit": e.Max, "unit": e.Unit()}
 	if e.Limit == LimitToolCalls {
 		d["calls_ran"] = e.callsRan()
+	}
+	if e.Estimated {
+		d["usage_estimated"] = true
 	}
 	return d
 }

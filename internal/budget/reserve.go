@@ -69,7 +69,8 @@ func (t *Tracker) Reserve(n int, now time.Time) (Grants, error) {
 			if d.name == LimitCostUSD {
 				max = t.limits.MaxCostUSD
 			}
-			return Grants{}, &Error{Limit: d.name, Observed: d.report(d.now + *d.held), Max: max}
+			return Grants{}, &Error{Limit: d.name, Observed: d.report(d.now + *d.held), Max: max,
+				Estimated: d.name != LimitToolCalls && t.estimatedLocked()}
 		}
 	}
 	for _, d := range dims {

@@ -17,6 +17,10 @@ type Snapshot struct {
 	CacheReadTokens     int64
 	CacheCreationTokens int64
 	CostMicroUSD        int64 // children's included
+	// Estimated: some token count above (own or a child's) is odek's
+	// estimate, the provider having reported none; so are the cost and
+	// the token and cost budgets' use.
+	Estimated bool
 	// Child is what sub-agents charged back (AddChild).
 	Child ChildUsage
 }
@@ -56,6 +60,7 @@ func (t *Tracker) SnapshotAt(now time.Time) Snapshot {
 		CacheReadTokens:     t.usage.CacheReadTokens,
 		CacheCreationTokens: t.usage.CacheCreationTokens,
 		CostMicroUSD:        t.costMicro,
+		Estimated:           t.estimatedLocked(),
 		Child:               t.child,
 	}
 }

@@ -85,6 +85,7 @@ func (r *runner) send(ctx context.Context, i int, req llm.Request) (*llm.Respons
 func (r *runner) sendView(ctx context.Context, i int, req llm.Request, messages func() []llm.Message) (*llm.Response, error) {
 	for {
 		req.Messages = messages()
+		r.noteSent(&req)
 		resp, err := r.o.Model.Complete(ctx, req)
 		if err == nil {
 			r.observe(resp)
@@ -161,6 +162,7 @@ func (r *runner) compact(ctx context.Context, i int, dropped []int) error {
 		{Role: llm.RoleSystem, Content: compactionPrompt},
 		{Role: llm.RoleUser, Content: r.compactionInput(dropped)},
 	}}
+	r.noteSent(&req)
 	resp, err := r.o.Model.Complete(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {

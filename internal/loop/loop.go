@@ -245,17 +245,15 @@ func (r *runner) checkStart(ctx context.Context) error {
 	return r.o.Budget.CheckRuntime(r.now())
 }
 
-// account adds the response's usage and checks the token and cost budgets.
+// account adds the response's usage (estimated where the provider reported
+// none, usage.go) and checks the token and cost budgets.
 func (r *runner) account(resp *llm.Response) error {
-	u := budget.Usage{
-		InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,
-		CacheReadTokens: resp.Usage.CacheReadTokens, CacheCreationTokens: resp.Usage.CacheCreationTokens,
-		CostUSD: resp.Usage.CostUSD, CostReported: resp.Usage.CostReported,
-	}
+	u := r.usageOf(resp)
 	r.res.Usage.InputTokens += u.InputTokens
 	r.res.Usage.OutputTokens += u.OutputTokens
 	r.res.Usage.CacheReadTokens += u.CacheReadTokens
 	r.res.Usage.CacheCreationTokens += u.CacheCreationTokens
+	r.res.Usage.Estimated = r.res.Usage.Estimated || u.Estimated
 	return r.o.Budget.AddUsage(u)
 }
 

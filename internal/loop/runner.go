@@ -56,6 +56,9 @@ type runner struct {
 	sentText     int      // estimate of its text alone
 	warnedCut    bool     // the silent-truncation warning was given
 	digested     int      // groups the compaction digest covers
+
+	sentTokens     int  // estimate of the request last sent, tools included (usage.go)
+	warnedEstimate bool // the no-usage warning was given
 }
 
 func newRunner(o Options) *runner {
@@ -102,6 +105,7 @@ func (r *runner) iterationDone(i int, resp *llm.Response, tools int) {
 		"input_tokens": r.res.Usage.Prompt(), "output_tokens": r.res.Usage.OutputTokens,
 		"cached_tokens": r.res.Usage.CacheReadTokens, "tools_called": tools,
 	}
+	r.markEstimated(d)
 	t := resp.Timing
 	putMS(d, "call_duration_ms", t.Total)
 	putMS(d, "ttft_ms", t.TimeToFirstToken)
@@ -116,6 +120,14 @@ func (r *runner) iterationDone(i int, resp *llm.Response, tools int) {
 		}
 	}
 	r.emit(events.IterationCompleted, i, "", d)
+}
+
+// markEstimated says in an event's data that the run's token counts are,
+// at least in part, odek's estimate (the provider reported no usage).
+func (r *runner) markEstimated(d map[string]any) {
+	if r.res.Usage.Estimated {
+		d["usage_estimated"] = true
+	}
 }
 
 func putMS(d map[string]any, key string, v time.Duration) {
@@ -147,6 +159,7 @@ func putRate(d map[string]any, key string, tokens int64, over time.Duration) {
 func (r *runner) finish(err error) {
 	d := map[string]any{"duration_ms": r.now().Sub(r.start).Milliseconds()}
 	r.contractData(d)
+	r.markEstimated(d)
 	if r.res.LLMDuration > 0 {
 		d["llm_duration_ms"] = r.res.LLMDuration.Milliseconds()
 		putRate(d, "tokens_per_second", r.llmOutput, r.res.LLMDuration)

@@ -253,7 +253,8 @@ func (t *Tool) settle(share budget.Reservation, r *wire.Result) {
 func chargeOf(r *wire.Result, share budget.Reservation) budget.ChildUsage {
 	u := budget.ChildUsage{InputTokens: r.TokensUsed}
 	if r.Usage != nil {
-		u = budget.ChildUsage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens, ToolCalls: r.Usage.ToolCalls}
+		u = budget.ChildUsage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens, ToolCalls: r.Usage.ToolCalls,
+			Estimated: r.Usage.Estimated}
 	}
 	if r.CostUSD != nil {
 		u.CostMicroUSD = budget.CostFromUSD(*r.CostUSD)

@@ -74,6 +74,9 @@ type Usage struct {
 	InputTokens  int64 `json:"input_tokens"` // prompt + cache tokens
 	OutputTokens int64 `json:"output_tokens"`
 	ToolCalls    int64 `json:"tool_calls"`
+	// Estimated (additive): the child's provider reported no usage for
+	// some call, and the counts are, in part, the child's estimate.
+	Estimated bool `json:"estimated,omitempty"`
 }
 
 // Denial is one policy denial the child met.
