@@ -31,9 +31,43 @@ func TestForwardedEvent(t *testing.T) {
 		strings.Replace(ok, strings.Repeat("a", 32), parent, 1), // claims to be the parent
 		strings.Replace(ok, "run_started", "Run Started", 1),
 		strings.Replace(ok, `,"timestamp":"2026-01-01T00:00:00Z"`, "", 1),
+		// Exact keys only: encoding/json would take these for the envelope's.
+		strings.Replace(ok, `"schema"`, `"sChemA"`, 1),
+		strings.Replace(ok, `"run_id"`, `"RUN_ID"`, 1),
+		// Well-formed optional fields, as the event schema wants them.
+		strings.Replace(ok, "00:00:00Z", "00:00:00+02:00", 1),
+		strings.Replace(ok, `"timestamp"`, `"parent_run_id":"x","timestamp"`, 1),
+		strings.Replace(ok, `"timestamp"`, `"task_id":7,"timestamp"`, 1),
+		strings.Replace(ok, `"timestamp"`, `"iteration":0,"timestamp"`, 1),
+		strings.Replace(ok, `"timestamp"`, `"iteration":1.5,"timestamp"`, 1),
+		strings.Replace(ok, `"timestamp"`, `"tool":"","timestamp"`, 1),
+		strings.Replace(ok, `"timestamp"`, `"data":[1],"timestamp"`, 1),
+		`null`,
 	} {
 		if forwardedEvent([]byte(bad), parent, "t") != nil {
 			t.Errorf("accepted %s", bad)
 		}
 	}
+}
+
+// FuzzForwardedEvent: a child's relayed bytes never crash the parent, and
+// what is taken is an event of another run, whole, that encodes again.
+func FuzzForwardedEvent(f *testing.F) {
+	parent := strings.Repeat("b", 32)
+	f.Add([]byte(`{"schema":"odek.event/v1","type":"run_started","run_id":"` + strings.Repeat("a", 32) + `","timestamp":"2026-01-01T00:00:00Z"}`))
+	f.Add([]byte(`{"schema":"odek.event/v1","type":"subagent_event","run_id":"` + strings.Repeat("a", 32) +
+		`","timestamp":"2026-01-01T00:00:00Z","data":{"task_id":"task-0123456789abcdef","event":{"n":1e400}}}`))
+	f.Add([]byte(`{"schema":"odek.event/v1","type":"x","run_id":"` + parent + `","timestamp":"2026-01-01T00:00:00Z"}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		ev := forwardedEvent(raw, parent, "task-0123456789abcdef")
+		if ev == nil {
+			return
+		}
+		if ev["run_id"] == parent || ev["schema"] != "odek.event/v1" || ev["parent_run_id"] == nil || ev["task_id"] == nil {
+			t.Fatalf("took %v", ev)
+		}
+		if _, err := json.Marshal(ev); err != nil {
+			t.Fatalf("does not encode again: %v", err)
+		}
+	})
 }

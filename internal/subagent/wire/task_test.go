@@ -193,6 +193,7 @@ func FuzzParseTask(f *testing.F) {
 	f.Add([]byte(`{"goal":"x","parent_tools":["read_file","shell"],"parent_policy":{"classes":{"local_write":"deny"},"denylist":["rm -rf /"]},"llm":{"stream":"false","thinking":"low"}}`))
 	f.Add([]byte(`{"goal":"x","parent_tools":[],"parent_policy":{},"llm":{}}`))
 	f.Add([]byte(`{"goal":"x","parent_tools":null,"budget":{"max_cost_usd":0.5,"input_cost_per_million_usd":1,"output_cost_per_million_usd":2}}`))
+	f.Add([]byte(`{"goal":"x","later":{"a":[1,{"b":null}]},"budget":{"later":true},"llm":{"temperature":"0.1"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		task, err := ParseTask(data)
 		if err != nil {
