@@ -64,7 +64,7 @@ func TestNoDescendantSurvives(t *testing.T) {
 func TestDescendantsSurviveWithoutLauncher(t *testing.T) {
 	t.Parallel()
 	j := newJail(t, false, nil)
-	out := j.run(leavers+"sleep 300", 5)
+	out := j.run(leavers+"sleep 300", 10)
 	if strings.Contains(out, "every process it started were killed") {
 		t.Errorf("without the launcher the message claims every process was killed:\n%s", out)
 	}

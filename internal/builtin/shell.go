@@ -11,6 +11,7 @@ import (
 
 	"github.com/odek-run/odek/internal/artifact"
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/proc"
 	"github.com/odek-run/odek/internal/risk"
 	"github.com/odek-run/odek/internal/sandbox"
 	"github.com/odek-run/odek/internal/untrusted"
@@ -104,6 +105,9 @@ func (t *shellTool) Call(ctx context.Context, args json.RawMessage) (string, err
 		return "", fmt.Errorf("shell: %w", res.err)
 	}
 	body, note := out.text(), t.saveWhole(out)
+	if lowered := proc.RestoreLimits(); lowered != "" {
+		note += "\nnote: " + lowered
+	}
 	switch {
 	case ctx.Err() != nil:
 		return "", context.Cause(ctx)

@@ -78,6 +78,7 @@ func Start(s Spec) (*Process, error) {
 	if f := beforeStart.Load(); f != nil {
 		(*f)()
 	}
+	noteLimits()
 	path, args := s.Path, s.Args
 	var statusR, statusW *os.File
 	var launchFiles []*os.File

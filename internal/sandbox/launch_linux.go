@@ -95,13 +95,29 @@ func startConfined(p Policy, self, policy, path string, argv []string) (int, err
 	defer r.Close()
 	stage := append([]string{self, confineArg, policy, "--", path}, argv...)
 	files := []*os.File{os.Stdin, os.Stdout, os.Stderr, w}
-	if p.Launch != nil && p.Launch.Ruleset {
+	var ours *os.File // the launcher's end of the listener's socket
+	if supervised(p) {
+		theirs, mine, err := listenerSocket()
+		if err != nil {
+			return 0, err
+		}
+		defer theirs.Close()
+		ours = mine
+		defer ours.Close()
+		files = append(files, os.NewFile(RulesetFD, "landlock ruleset"), theirs)
+	} else if p.Launch != nil && p.Launch.Ruleset {
 		files = append(files, os.NewFile(RulesetFD, "landlock ruleset"))
 	}
 	proc, err := os.StartProcess("/proc/self/exe", stage, &os.ProcAttr{Env: os.Environ(), Files: files})
 	w.Close()
 	if err != nil {
 		return 0, err
+	}
+	if ours != nil {
+		files[len(files)-1].Close()
+		if listener := receiveListener(ours); listener >= 0 {
+			go supervise(listener, heldRoots(p))
+		}
 	}
 	msg, _ := io.ReadAll(io.LimitReader(r, 4096))
 	if len(msg) > 0 {
@@ -133,7 +149,11 @@ func confine(args []string) int {
 		return fail(err)
 	}
 	runtime.LockOSThread() // the policy is per thread: exec from the thread that took it
-	if err := apply(p); err != nil {
+	listener, err := apply(p)
+	if err != nil {
+		return fail(err)
+	}
+	if err := handOver(listener); err != nil {
 		return fail(err)
 	}
 	err = syscall.Exec(args[4], args[5:], targetEnv(os.Environ()))
@@ -141,29 +161,33 @@ func confine(args []string) int {
 }
 
 // apply puts the calling thread under p: no_new_privs, no capabilities,
-// Landlock, and the seccomp filter (with the network off: no sockets).
-func apply(p Policy) error {
+// Landlock, and the seccomp filter (with the network off: no sockets). It
+// returns the filter's listener for the launcher's supervisor (-1: none).
+func apply(p Policy) (int, error) {
 	if !p.Sandboxed() {
-		return nil
+		return -1, nil
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("PR_SET_NO_NEW_PRIVS: %w", err)
+		return -1, fmt.Errorf("PR_SET_NO_NEW_PRIVS: %w", err)
 	}
 	if err := dropCapabilities(); err != nil {
-		return fmt.Errorf("drop capabilities: %w", err)
+		return -1, fmt.Errorf("drop capabilities: %w", err)
 	}
 	if p.Landlock {
 		if err := restrictThread(p); err != nil {
-			return err
+			return -1, err
 		}
 	}
-	if filterArch != 0 {
-		unixSockets := p.Landlock && landlockABI() >= abiResolveUnix
-		if err := installFilter(!p.Network, unixSockets); err != nil {
-			return fmt.Errorf("seccomp: %w", err)
-		}
+	if filterArch == 0 {
+		return -1, nil
 	}
-	return nil
+	spec := filterSpec{networkOff: !p.Network, unixSockets: p.Landlock && landlockABI() >= abiResolveUnix,
+		supervised: supervised(p)}
+	listener, err := installFilter(spec)
+	if err != nil {
+		return -1, fmt.Errorf("seccomp: %w", err)
+	}
+	return listener, nil
 }
 
 // statusPipe is fd 3 when the parent gave one, close-on-exec so the target

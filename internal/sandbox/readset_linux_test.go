@@ -194,3 +194,42 @@ func TestPrepareLazilyConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestReadSet: the protected paths and nothing else are left out; their
+// ancestors may only be listed; a symlink to a protected dir is not granted.
+func TestReadSet(t *testing.T) {
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{".ssh", "src", ".config/gcloud", ".config/nvim"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(home, "keys")); err != nil {
+		t.Fatal(err)
+	}
+	trees, files, list := readSet(DefaultProtected(home, filepath.Join(home, ".odek")))
+	for _, want := range []string{filepath.Join(home, "src"), filepath.Join(home, ".config/nvim"), "/usr"} {
+		if !slices.Contains(trees, want) {
+			t.Errorf("%s not readable", want)
+		}
+	}
+	if !slices.Contains(files, filepath.Join(home, ".gitconfig")) {
+		t.Error("~/.gitconfig not readable")
+	}
+	for _, no := range []string{".ssh", "keys", ".config/gcloud", ".config", ""} {
+		if p := filepath.Join(home, no); slices.Contains(trees, p) || slices.Contains(files, p) {
+			t.Errorf("%s is granted for reading", p)
+		}
+	}
+	for _, anc := range []string{"/", home, filepath.Join(home, ".config")} {
+		if !slices.Contains(list, anc) {
+			t.Errorf("ancestor %s cannot be listed", anc)
+		}
+	}
+}

@@ -6,3 +6,10 @@ const (
 	filterArch = unix.AUDIT_ARCH_AARCH64
 	x32Bit     = 0
 )
+
+// arm64 has only the *at forms of the file calls.
+var (
+	legacyModeMeta   []modeCall
+	legacyModeCreate []modeCall
+	legacyMeta       []uint32
+)
