@@ -108,6 +108,7 @@ var (
 func scriptParams(t *testing.T, odekDir string, files []string) testscript.Params {
 	fixture := buildTestBinary(t, "mcpfixture", "./internal/mcpclient/testdata/artifact_server.go")
 	wordcount := buildTestBinary(t, "wordcount", "./testdata/demo/wordcount")
+	prefilter := buildTestBinary(t, "prefilter", "./testdata/prefilter")
 	dir := filepath.Join("..", "..", "testdata", "script")
 	if files != nil {
 		dir = ""
@@ -127,6 +128,7 @@ func scriptParams(t *testing.T, odekDir string, files []string) testscript.Param
 			env.Setenv("NO_COLOR", "")
 			env.Setenv("MCP_FIXTURE", fixture)
 			env.Setenv("WORDCOUNT", wordcount)
+			env.Setenv("PREFILTER", prefilter)
 			env.Values[fakeKey{}] = &fakeHolder{}
 			return failOnViolations(env)
 		},
