@@ -18,7 +18,8 @@ const minValue = 4
 
 // maskKeyValues masks the value of every `name: value` / `name=value` pair whose
 // name looks secret (API_KEY=…, "password": "…", and the same inside a
-// JSON-escaped string, \"password\":\"…\"). It jumps from separator to
+// JSON-escaped string, \"password\":\"…\"), and each quoted string of a
+// list value ("tokens": ["…", "…"]). It jumps from separator to
 // separator and looks back at the name, so clean text costs about a byte
 // compare per byte; the equivalent case-insensitive regexp costs ~300 ns/byte.
 func maskKeyValues(s string) string {
@@ -34,13 +35,14 @@ func maskKeyValues(s string) string {
 		if !secretField(nameBefore(s, sep)) {
 			continue
 		}
-		start, end := valueAfter(s, sep+1)
-		if end-start < minValue || !secretValue(s[start:end]) {
-			continue
+		for _, v := range valuesAfter(s, sep+1) {
+			if v.end-v.start < minValue || !secretValue(s[v.start:v.end]) {
+				continue
+			}
+			b.WriteString(s[last:v.start])
+			b.WriteString(Mask)
+			last, i = v.end, max(i, v.end)
 		}
-		b.WriteString(s[last:start])
-		b.WriteString(Mask)
-		last, i = end, end
 	}
 	if last == 0 {
 		return s
@@ -81,9 +83,25 @@ func nameBefore(s string, sep int) string {
 	return s[j:end]
 }
 
-// valueAfter returns the value that starts after a separator at j: blanks, an
-// optional quote (possibly escaped), then bytes up to a blank, quote, list
-// separator or JSON escape that ends a value.
+// span is a value's place in a text: s[start:end].
+type span struct{ start, end int }
+
+// valuesAfter returns the values of a pair whose separator ends before j:
+// one value, or each quoted string of a list ("tokens": ["a", "b"]).
+func valuesAfter(s string, j int) []span {
+	j = skipBlanks(s, j)
+	if j < len(s) && s[j] == '[' {
+		return listValues(s, j+1)
+	}
+	start, end := valueAfter(s, j)
+	return []span{{start, end}}
+}
+
+// valueAfter returns the value that starts at j, after the blanks: an
+// optional quote (possibly escaped), then bytes up to the quote that closes
+// it (blanks, commas and the like included: "correct horse battery"), or,
+// unquoted, up to a blank, quote, list separator or JSON escape that ends
+// a value. A quoted value ends at a line break too, if it is never closed.
 func valueAfter(s string, j int) (int, int) {
 	j = skipBlanks(s, j)
 	q := j
@@ -91,13 +109,76 @@ func valueAfter(s string, j int) (int, int) {
 		q++
 	}
 	if q < len(s) && (s[q] == '"' || s[q] == '\'') {
-		j = q + 1
+		return q + 1, quotedEnd(s, q+1, q-j, s[q])
 	}
 	k := j
 	for k < len(s) && !valueEndsAt(s, k) {
 		k++
 	}
 	return j, k
+}
+
+// quotedEnd returns where a value opened by quote q, itself escaped by bs
+// backslashes, ends from k: at q after bs backslashes (after an even run
+// of them when bs is 0: \" inside "…" is part of the value), or at a line
+// break, raw or escaped at the value's level (\n in a JSON-escaped text).
+func quotedEnd(s string, k, bs int, q byte) int {
+	for ; k < len(s); k++ {
+		switch c := s[k]; {
+		case c == '\n' || c == '\r':
+			return k
+		case c == q && bs == 0:
+			return k
+		case c == '\\':
+			r := k
+			for r < len(s) && s[r] == '\\' {
+				r++
+			}
+			if r == len(s) {
+				return r
+			}
+			run, next := r-k, s[r]
+			switch {
+			case next == q && (run == bs || bs == 0 && run%2 == 0):
+				if bs == 0 {
+					return r // the backslashes are the value's own
+				}
+				return k
+			case bs > 0 && run == bs && (next == 'n' || next == 'r'):
+				return k
+			}
+			k = r // the escaped byte is part of the value
+		}
+	}
+	return k
+}
+
+// listValues returns the quoted strings of a list whose '[' ends before j,
+// up to its ']' or to the first element that is not a quoted string (a
+// number, an object: not a credential this masker can tell).
+func listValues(s string, j int) []span {
+	var out []span
+	for k := skipBlanks(s, j); k < len(s); k = skipBlanks(s, k) {
+		q := k
+		for q < len(s) && s[q] == '\\' {
+			q++
+		}
+		if q == len(s) || s[q] != '"' && s[q] != '\'' {
+			return out
+		}
+		start := q + 1
+		end := quotedEnd(s, start, q-k, s[q])
+		out = append(out, span{start, end})
+		if end == len(s) || s[end] == '\n' || s[end] == '\r' {
+			return out
+		}
+		k = skipBlanks(s, end+(q-k)+1)
+		if k == len(s) || s[k] != ',' {
+			return out
+		}
+		k++
+	}
+	return out
 }
 
 // valueEndsAt reports whether the value stops at s[k]: a blank, quote or list

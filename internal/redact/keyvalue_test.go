@@ -85,6 +85,20 @@ func TestKeyValueBoundaries(t *testing.T) {
 		{`password=abcd\`, "password=" + Mask},
 		{`"=abcd`, `"=abcd`},
 		{`"=abcd`, `"=abcd`},
+		// A quoted value ends at its closing quote, blanks and commas
+		// included (issue 34.11: an elicitation answer "correct horse …").
+		{`{"password": "correct horse, battery"}`, `{"password": "` + Mask + `"}`},
+		{`password='a b c d' next`, `password='` + Mask + `' next`},
+		{`{\"password\":\"a b c d\",\"n\":1}`, `{\"password\":\"` + Mask + `\",\"n\":1}`},
+		{`{"password": "ab\"cd"}`, `{"password": "` + Mask + `"}`},      // an escaped quote is part of it
+		{`{"password": "abcd\\"}`, `{"password": "` + Mask + `"}`},      // an escaped backslash ends it
+		{"password=\"abcd efgh\nnext", "password=\"" + Mask + "\nnext"}, // never closed: the line
+		// Each quoted string of a list.
+		{`"tokens": ["abcd1", "efgh2"], "n": 1`, `"tokens": ["` + Mask + `", "` + Mask + `"], "n": 1`},
+		{`\"tokens\":[\"abcd1\",\"efgh2\"]`, `\"tokens\":[\"` + Mask + `\",\"` + Mask + `\"]`},
+		{`"tokens": [12, "abcd"]`, `"tokens": [12, "abcd"]`}, // not a list of strings
+		{`"tokens": []`, `"tokens": []`},
+		{`"tokens": ["abc", "abcd"`, `"tokens": ["abc", "` + Mask + `"`},
 	}
 	for _, tt := range tests {
 		masked(t, tt.in, tt.want)

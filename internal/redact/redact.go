@@ -5,8 +5,10 @@
 // in use, values from secrets.env) and patterns for well-known credential shapes
 // (PEM private keys, provider keys, JWTs, Slack and Discord webhook URLs, bearer
 // and basic credentials, URL passwords and token-like URL user names, key=value
-// pairs whose name looks secret, also inside JSON-escaped strings, and bare AWS
-// secret keys). A bare 40-digit hex run is not masked: in tool output it is a
+// pairs whose name looks secret, also inside JSON-escaped strings, a quoted value
+// whole and each quoted string of a list value, and bare AWS secret keys). Field
+// applies the pair rule where a name and its value are kept apart (a decoded JSON
+// member); Examples holds one secret of every shape, for callers' tests. A bare 40-digit hex run is not masked: in tool output it is a
 // git commit hash far more often than a token, and a labelled one
 // (GH_TOKEN=…) is masked by its name. Each pattern sits behind a cheap scan, so clean text costs
 // a few byte compares per byte. Redaction is best effort by nature; it is one

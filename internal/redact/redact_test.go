@@ -74,10 +74,12 @@ func FuzzString(f *testing.F) {
 	f.Add(`{\"password\":\"`, `\"}`, uint8(2))
 	f.Add("DATABASE_URL=", "/db", uint8(3))
 	f.Add("a,", ",b", uint8(4))
+	f.Add(`x="`, `\"`, uint8(7))
+	f.Add(`["`, `"]`, uint8(8))
 	f.Fuzz(func(t *testing.T, prefix, suffix string, kind uint8) {
 		// A known secret, set off by blanks, survives no surrounding text.
 		var secret, in string
-		switch kind % 7 {
+		switch kind % 9 {
 		case 0:
 			secret = "fuzz-secret-value-123"
 			in = prefix + secret + suffix
@@ -99,6 +101,12 @@ func FuzzString(f *testing.F) {
 		case 6:
 			secret = "0123456789abcdef0123456789abcdef"
 			in = prefix + " https://" + secret + "@o1.ingest.sentry.io/2 " + suffix
+		case 7: // a quoted value, blanks and commas in it
+			secret = "correct horse, battery"
+			in = prefix + ` {"password": "` + secret + `"} ` + suffix
+		case 8: // a list of them
+			secret = "tok-in-a-list-0001"
+			in = prefix + ` {"tokens": ["abcd", "` + secret + `"]} ` + suffix
 		}
 		out := String(in)
 		if strings.Contains(out, secret) && !strings.Contains(prefix+suffix, secret) {
