@@ -88,13 +88,13 @@ func openCassette(ios *IOStreams, f cassetteFlags, roots map[string]string, depa
 	var err error
 	switch {
 	case f.record != "" && f.stream != "":
-		c.rec, err = cassette.Attach(f.record, f.stream, redact.String)
+		c.rec, err = cassette.Attach(f.record, f.stream, cassette.RecordOptions{Redact: redact.String, RedactField: redact.Field})
 	case f.record != "":
 		c.rec, err = cassette.Create(f.record, cassette.RecordOptions{
-			Meta: cassette.Meta{OdekVersion: version, Roots: roots}, Redact: redact.String})
+			Meta: cassette.Meta{OdekVersion: version, Roots: roots}, Redact: redact.String, RedactField: redact.Field})
 	case f.replay != "":
 		c.play, err = cassette.Open(f.replay, cassette.PlayOptions{Prefix: f.stream,
-			Lenient: f.mode == replayLenient, Roots: roots, Redact: redact.String, OnDepart: depart})
+			Lenient: f.mode == replayLenient, Roots: roots, Redact: redact.String, RedactField: redact.Field, OnDepart: depart})
 	default:
 		return nil, nil
 	}

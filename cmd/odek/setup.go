@@ -63,10 +63,7 @@ func loadConfig(ios *IOStreams, flags config.Overrides) (*config.Config, error) 
 	if err != nil {
 		return nil, err
 	}
-	redact.Register(cfg.APIKey)
-	for _, v := range cfg.Env {
-		redact.Register(v)
-	}
+	redact.Register(cfg.SecretValues()...)
 	return cfg, nil
 }
 

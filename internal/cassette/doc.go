@@ -9,8 +9,10 @@
 // tool-<name>.jsonl. docs/TESTING.md describes the format and
 // docs/schema/cassette-*.schema.json publish it.
 //
-// Everything written passes the caller's redactor first; request headers
-// are never written, so the API key never reaches a cassette.
+// Everything written passes the caller's redactors first (scrub.go): every
+// string, object keys included, and by its key the value of a JSON member
+// whose name looks secret (an elicitation answer's "password"). Request
+// headers are never written, so the API key never reaches a cassette.
 //
 // Playback matches requests in order by a normalised form (normalize.go):
 // volatile values (JSON-RPC ids, untrusted-content nonces, the roots,

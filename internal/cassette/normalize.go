@@ -15,8 +15,8 @@ import (
 // ("<workdir>"), untrusted-content nonces replaced by "<nonce>", and the
 // fields that differ between two faithful runs dropped (see dropVolatile).
 type normalizer struct {
-	redact func(string) string
-	roots  []root // longest path first, so /a/b wins over /a
+	scrub scrub
+	roots []root // longest path first, so /a/b wins over /a
 	// toolContent: in lenient playback tools run for real, so the content
 	// of a role "tool" message is not compared.
 	toolContent bool
@@ -28,8 +28,8 @@ type root struct{ path, name string }
 // a text that merely holds the other side's root path (a route "/app/x"
 // in a file, recorded in a container whose workdir was /app) then reads
 // the same on both.
-func newNormalizer(redact func(string) string, lenient bool, rootSets ...map[string]string) normalizer {
-	n := normalizer{redact: redact, toolContent: lenient}
+func newNormalizer(s scrub, lenient bool, rootSets ...map[string]string) normalizer {
+	n := normalizer{scrub: s, toolContent: lenient}
 	for _, roots := range rootSets {
 		for name, p := range roots {
 			if len(p) > 1 {
@@ -115,26 +115,12 @@ func dropVolatile(msg map[string]any) {
 	}
 }
 
-func (n normalizer) walk(v any) any {
-	switch x := v.(type) {
-	case string:
-		return n.text(x)
-	case []any:
-		for i := range x {
-			x[i] = n.walk(x[i])
-		}
-	case map[string]any:
-		for k, e := range x {
-			x[k] = n.walk(e)
-		}
-	}
-	return v
-}
+// walk masks v as a recording would (scrub), then each string's roots and
+// per-run values.
+func (n normalizer) walk(v any) any { return n.scrub.walk(v, n.text) }
 
 func (n normalizer) text(s string) string {
-	if n.redact != nil {
-		s = n.redact(s)
-	}
+	s = n.scrub.str(s)
 	for _, r := range n.roots {
 		s = strings.ReplaceAll(s, r.path, r.name)
 	}

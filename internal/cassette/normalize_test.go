@@ -7,8 +7,8 @@ import (
 
 func TestNormalizerMasksVolatiles(t *testing.T) {
 	t.Parallel()
-	rec := newNormalizer(nil, false, map[string]string{"workdir": "/tmp/rec/work", "home": "/tmp/rec"})
-	live := newNormalizer(nil, false, map[string]string{"workdir": "/ci/w", "home": "/root"})
+	rec := newNormalizer(scrub{}, false, map[string]string{"workdir": "/tmp/rec/work", "home": "/tmp/rec"})
+	live := newNormalizer(scrub{}, false, map[string]string{"workdir": "/ci/w", "home": "/root"})
 	a := `{"messages":[{"role":"user","content":"in /tmp/rec/work and /tmp/rec: <untrusted_content_0123456789abcdef> [0011223344556677]"}]}`
 	b := `{"messages":[{"role":"user","content":"in /ci/w and /root: <untrusted_content_fedcba9876543210> [8899aabbccddeeff]"}]}`
 	wa, err := rec.llmRequest([]byte(a))
@@ -70,7 +70,7 @@ func TestMaskDurations(t *testing.T) {
 
 func TestLenientIgnoresToolContentOnly(t *testing.T) {
 	t.Parallel()
-	n := newNormalizer(nil, true)
+	n := newNormalizer(scrub{}, true)
 	a, _ := n.llmRequest([]byte(`{"messages":[{"role":"user","content":"q"},{"role":"tool","content":"old","tool_call_id":"c1"}]}`))
 	b, _ := n.llmRequest([]byte(`{"messages":[{"role":"user","content":"q"},{"role":"tool","content":"new","tool_call_id":"c1"}]}`))
 	if d, differ := firstDiff("", a, b); differ {
@@ -84,7 +84,7 @@ func TestLenientIgnoresToolContentOnly(t *testing.T) {
 
 func TestMCPMessageDropsVolatile(t *testing.T) {
 	t.Parallel()
-	n := newNormalizer(nil, false)
+	n := newNormalizer(scrub{}, false)
 	a, _ := n.mcpMessage([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"odek","version":"v1"},"_meta":{"progressToken":3}}}`))
 	b, _ := n.mcpMessage([]byte(`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"clientInfo":{"name":"odek","version":"v2"}}}`))
 	if d, differ := firstDiff("", a, b); differ {
@@ -98,7 +98,7 @@ func TestMCPMessageDropsVolatile(t *testing.T) {
 
 func TestFirstDiffShapes(t *testing.T) {
 	t.Parallel()
-	n := newNormalizer(nil, false)
+	n := newNormalizer(scrub{}, false)
 	for _, tt := range []struct{ a, b, path string }{
 		{`{"a":[1,2]}`, `{"a":[1,2,3]}`, "a"},
 		{`{"a":1}`, `{"b":1}`, "a"},
@@ -138,7 +138,7 @@ func TestMaskDates(t *testing.T) {
 // on a Mac (or an arm64 laptop) must replay on a linux/amd64 CI runner.
 func TestPlatformIsNotCompared(t *testing.T) {
 	t.Parallel()
-	rec := newNormalizer(nil, false)
+	rec := newNormalizer(scrub{}, false)
 	a := `{"messages":[{"role":"system","content":"# Environment\n- OS: darwin/arm64\n- Date: 2026-12-01\n"}]}`
 	b := `{"messages":[{"role":"system","content":"# Environment\n- OS: linux/amd64\n- Date: 2026-12-02\n"}]}`
 	wa, _ := rec.llmRequest([]byte(a))

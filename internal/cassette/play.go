@@ -40,9 +40,13 @@ type PlayOptions struct {
 	Lenient bool
 	// Roots are this run's directories under the names of Meta.Roots.
 	Roots map[string]string
-	// Redact is the recorder's redactor, applied to the live side before
-	// comparing (the recorded side was redacted when written).
-	Redact func(string) string
+	// Redact and RedactField are the recorder's (RecordOptions), applied
+	// to the live side before comparing (the recorded side was masked when
+	// written). RedactField is applied to the recorded side too, so a
+	// cassette recorded before it masked members by their keys still
+	// matches.
+	Redact      func(string) string
+	RedactField func(key, value string) string
 	// OnDepart is called once, at the first departure (e.g. to stop the run).
 	OnDepart func(error)
 	// Prefix is a sub-agent's stream name ("" for the top-level run).
@@ -85,8 +89,8 @@ func Open(dir string, o PlayOptions) (*Player, error) {
 		return nil, err
 	}
 	return &Player{dir: dir, prefix: o.Prefix, meta: meta, lenient: o.Lenient, onDepart: o.OnDepart,
-		rec:  newNormalizer(nil, o.Lenient, meta.Roots, o.Roots),
-		live: newNormalizer(o.Redact, o.Lenient, o.Roots, meta.Roots),
+		rec:  newNormalizer(scrub{field: o.RedactField}, o.Lenient, meta.Roots, o.Roots),
+		live: newNormalizer(scrub{text: o.Redact, field: o.RedactField}, o.Lenient, o.Roots, meta.Roots),
 		llm:  map[string]*llmPlayer{}, mcp: map[string]*Peer{}, tools: map[string]*toolPlayer{}, children: map[string]bool{}}, nil
 }
 

@@ -16,7 +16,7 @@ import (
 type Recorder struct {
 	dir    string
 	prefix string // a sub-agent's stream name; "" for the top-level run
-	redact func(string) string
+	scrub  scrub
 
 	mu      sync.Mutex
 	streams map[string]*streamWriter
@@ -29,7 +29,13 @@ type RecordOptions struct {
 	// Redact masks secrets in every string before it is written; nil
 	// writes strings as they are (tests only).
 	Redact func(string) string
+	// RedactField masks the value of a JSON object's member by its key
+	// (a "password" member, whatever it holds), where Redact sees the
+	// value alone; nil masks no member by its key.
+	RedactField func(key, value string) string
 }
+
+func (o RecordOptions) scrub() scrub { return scrub{text: o.Redact, field: o.RedactField} }
 
 // Create makes dir a new cassette: it creates dir (0700) or, where dir
 // already holds a cassette, removes that cassette's files first. A
@@ -47,7 +53,7 @@ func Create(dir string, o RecordOptions) (*Recorder, error) {
 	if err := writeNew(filepath.Join(dir, MetaFile), append(b, '\n')); err != nil {
 		return nil, err
 	}
-	return &Recorder{dir: dir, redact: o.Redact, streams: map[string]*streamWriter{}}, nil
+	return &Recorder{dir: dir, scrub: o.scrub(), streams: map[string]*streamWriter{}}, nil
 }
 
 func prepareDir(dir string) error {
@@ -92,14 +98,15 @@ func writeNew(path string, b []byte) error {
 
 // Attach records a sub-agent into its parent's cassette dir under the
 // stream name prefix: it never removes or rewrites the parent's files.
-func Attach(dir, prefix string, redact func(string) string) (*Recorder, error) {
+// o.Meta is not used (the parent wrote cassette.json).
+func Attach(dir, prefix string, o RecordOptions) (*Recorder, error) {
 	if err := checkStream(prefix); err != nil {
 		return nil, err
 	}
 	if _, err := os.Stat(filepath.Join(dir, MetaFile)); err != nil {
 		return nil, fmt.Errorf("cassette: %w", err)
 	}
-	return &Recorder{dir: dir, prefix: prefix, redact: redact, streams: map[string]*streamWriter{}}, nil
+	return &Recorder{dir: dir, prefix: prefix, scrub: o.scrub(), streams: map[string]*streamWriter{}}, nil
 }
 
 // Dir is the cassette's directory.
@@ -181,46 +188,19 @@ func (r *Recorder) stream(file string) (*streamWriter, error) {
 	return s, nil
 }
 
-// redactJSON masks every string of a JSON value (keys included); a body
-// that is not JSON is masked as text and returned as a JSON string.
+// redactJSON masks a JSON value as scrub says; a body that is not JSON is
+// masked as text and returned as a JSON string.
 func (r *Recorder) redactJSON(raw []byte) json.RawMessage {
 	v, err := decode(raw)
 	if err != nil {
 		b, _ := json.Marshal(r.text(string(raw)))
 		return b
 	}
-	v = redactValue(v, r.text)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		b, _ := json.Marshal(r.text(string(raw)))
-		return b
+	b, err := encodeJSON(r.scrub.walk(v, r.text))
+	if err != nil {
+		b, _ = json.Marshal(r.text(string(raw)))
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n")
+	return b
 }
 
-func (r *Recorder) text(s string) string {
-	if r.redact == nil {
-		return s
-	}
-	return r.redact(s)
-}
-
-func redactValue(v any, f func(string) string) any {
-	switch x := v.(type) {
-	case string:
-		return f(x)
-	case []any:
-		for i := range x {
-			x[i] = redactValue(x[i], f)
-		}
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[f(k)] = redactValue(e, f)
-		}
-		return out
-	}
-	return v
-}
+func (r *Recorder) text(s string) string { return r.scrub.str(s) }

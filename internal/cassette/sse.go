@@ -56,7 +56,7 @@ func (r *Recorder) redactEvents(events []string) []string {
 			out[i] = r.text(ev)
 			continue
 		}
-		b, err := encodeJSON(redactValue(parsed[i], r.text))
+		b, err := encodeJSON(r.scrub.walk(parsed[i], r.text))
 		if err != nil {
 			out[i] = r.text(ev)
 			continue

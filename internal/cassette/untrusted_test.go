@@ -123,7 +123,7 @@ func TestFinishReportsStreamsNeverOpened(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "cas")
 	recordLLM(t, dir, func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(`{}`)) }, `{"a":1}`)
-	rec, err := Attach(dir, "sub-0123456789ab-1", nil)
+	rec, err := Attach(dir, "sub-0123456789ab-1", RecordOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
