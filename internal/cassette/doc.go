@@ -18,7 +18,9 @@
 // volatile values (JSON-RPC ids, untrusted-content nonces, the roots,
 // client versions) are left out of the comparison. The first request that
 // departs from the cassette is a *DepartureError naming the stream, the
-// request, the field and both values.
+// request, the field and how the values differ: lengths, hashes and a
+// redacted excerpt with secret-shaped runs hidden, never a raw value
+// (departure.go).
 //
 // The package is a leaf: it imports no other odek package, and takes the
 // redactor as a function.

@@ -162,7 +162,7 @@ func (m *Peer) departure(first int, live any, method string) *DepartureError {
 		return &DepartureError{Stream: m.name, What: what, Reason: err.Error()}
 	}
 	d, _ := firstDiff("", want, live)
-	return &DepartureError{Stream: m.name, What: what, Path: d.path, Want: d.want, Got: d.got}
+	return &DepartureError{Stream: m.name, What: what, Path: d.path, At: d.at, Want: d.want, Got: d.got}
 }
 
 func orAnswer(method string) string {

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // normalizer turns a recorded or a live message into the form playback
@@ -212,10 +211,6 @@ func isAlnum(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// diff is where two normalised values first differ: the field path
-// ("messages[2].content", "" for the whole value) and each side, shortened.
-type diff struct{ path, want, got string }
-
 // firstDiff walks want and got in the same order (object keys sorted) and
 // reports the first difference; ok is false when they are equal.
 func firstDiff(path string, want, got any) (diff, bool) {
@@ -266,50 +261,6 @@ func firstDiff(path string, want, got any) (diff, bool) {
 		return diff{}, false
 	}
 	return leafDiff(path, want, got), true
-}
-
-func leafDiff(path string, want, got any) diff {
-	return diff{path: path, want: show(want), got: show(got)}
-}
-
-// stringDiff shows both strings around the first byte where they differ.
-func stringDiff(path, w, g string) diff {
-	i := 0
-	for i < len(w) && i < len(g) && w[i] == g[i] {
-		i++
-	}
-	from := runeStart(w, max(0, i-40))
-	cut := func(s string) string {
-		to := runeStart(s, min(len(s), i+80))
-		out := s[from:to]
-		if from > 0 {
-			out = "…" + out
-		}
-		if to < len(s) {
-			out += "…"
-		}
-		return strconv.Quote(out)
-	}
-	return diff{path: path, want: cut(w), got: cut(g)}
-}
-
-// runeStart moves i back to the start of the rune it falls in.
-func runeStart(s string, i int) int {
-	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return i
-}
-
-func show(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	if len(b) > 160 {
-		return string(b[:160]) + "…"
-	}
-	return string(b)
 }
 
 func unionKeys(a, b map[string]any) []string {

@@ -11,28 +11,6 @@ import (
 	"sync"
 )
 
-// DepartureError is the first place a replayed run departs from its
-// cassette: which stream, which request, which field, and both values.
-type DepartureError struct {
-	Stream string // "llm", "mcp-files", "tool-shell"
-	What   string // "request 3", "message 5 (tools/call)"
-	Path   string // the first differing field, "" when Reason says why
-	Want   string // the cassette's value
-	Got    string // this run's value
-	Reason string // a departure that is not a field difference
-}
-
-func (d *DepartureError) Error() string {
-	if d.Reason != "" {
-		return fmt.Sprintf("replay: %s %s departs from the cassette: %s", d.Stream, d.What, d.Reason)
-	}
-	path := d.Path
-	if path == "" {
-		path = "(the whole value)"
-	}
-	return fmt.Sprintf("replay: %s %s departs from the cassette at %s:\n  cassette: %s\n  this run: %s", d.Stream, d.What, path, d.Want, d.Got)
-}
-
 // PlayOptions configures Open.
 type PlayOptions struct {
 	// Lenient: only the LLM is replayed; tools run for real, so the content

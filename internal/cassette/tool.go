@@ -70,7 +70,7 @@ func (p *Player) PlayTool(tool string, args json.RawMessage) (string, error) {
 		return "", fmt.Errorf("%w: %w", ErrToolDeparted, p.depart(&DepartureError{Stream: t.name, What: what, Reason: "arguments are not JSON"}))
 	}
 	if d, differ := firstDiff("args", want, got); differ {
-		return "", fmt.Errorf("%w: %w", ErrToolDeparted, p.depart(&DepartureError{Stream: t.name, What: what, Path: d.path, Want: d.want, Got: d.got}))
+		return "", fmt.Errorf("%w: %w", ErrToolDeparted, p.depart(&DepartureError{Stream: t.name, What: what, Path: d.path, At: d.at, Want: d.want, Got: d.got}))
 	}
 	t.next++
 	if e.Error != "" {
