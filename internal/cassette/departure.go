@@ -164,3 +164,34 @@ func secretShaped(run string) bool {
 	}
 	return letter && digit
 }
+
+// pinHint is what to do when a replay departs because its config differs.
+const pinHint = `pin the config for the recording and every replay alike (docs/TESTING.md, "Pinning the config")`
+
+// configHint names the usual cause of an LLM request that departs at path
+// (want is the recorded request): the system prompt states the run's
+// limits, tools and settings, and the request's other fields (model,
+// tools, stream, reasoning) come from the config, so a replay under
+// another config (a CI runner's, not the laptop's that recorded) departs
+// there first. A departure in the conversation itself gets no hint.
+func configHint(path string, want any) string {
+	switch {
+	case strings.HasPrefix(path, "messages[0]") && firstRole(want) == "system":
+		return "the system prompt states the run's limits, tools and settings, and this run's differs from the recording's: " + pinHint
+	case path != "" && !strings.HasPrefix(path, "messages"):
+		return "a request setting (model, tools, stream, reasoning) differs from the recording's: " + pinHint
+	}
+	return ""
+}
+
+// firstRole is the role of a request's first message.
+func firstRole(req any) string {
+	obj, _ := req.(map[string]any)
+	msgs, _ := obj["messages"].([]any)
+	if len(msgs) == 0 {
+		return ""
+	}
+	m, _ := msgs[0].(map[string]any)
+	role, _ := m["role"].(string)
+	return role
+}

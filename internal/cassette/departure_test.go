@@ -111,3 +111,29 @@ func TestExcerpt(t *testing.T) {
 		}
 	}
 }
+
+// Issue 34.14: a departure where the config shows (the system prompt, the
+// model, the tools) says to pin the config; one in the conversation does
+// not.
+func TestConfigHint(t *testing.T) {
+	t.Parallel()
+	req := map[string]any{"messages": []any{map[string]any{"role": "system"}, map[string]any{"role": "user"}}}
+	noSystem := map[string]any{"messages": []any{map[string]any{"role": "user"}}}
+	for _, tt := range []struct {
+		path string
+		req  any
+		want string
+	}{
+		{"messages[0].content", req, "the system prompt states the run's limits"},
+		{"messages[0].content", noSystem, ""},
+		{"messages[1].content", req, ""},
+		{"model", req, "a request setting"},
+		{"tools[2].function.name", req, "a request setting"},
+		{"", req, ""},
+	} {
+		got := configHint(tt.path, tt.req)
+		if tt.want == "" && got != "" || !strings.Contains(got, tt.want) || tt.want != "" && !strings.Contains(got, "Pinning the config") {
+			t.Errorf("configHint(%q) = %q, want %q", tt.path, got, tt.want)
+		}
+	}
+}

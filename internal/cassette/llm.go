@@ -150,7 +150,8 @@ func (l *llmPlayer) compare(n int, recorded, live []byte) *DepartureError {
 		return &DepartureError{Stream: l.name, What: fmt.Sprintf("request %d", n), Reason: "the run's request is not JSON: " + err.Error()}
 	}
 	if d, ok := firstDiff("", want, got); ok {
-		return &DepartureError{Stream: l.name, What: fmt.Sprintf("request %d", n), Path: d.path, At: d.at, Want: d.want, Got: d.got}
+		return &DepartureError{Stream: l.name, What: fmt.Sprintf("request %d", n), Path: d.path, At: d.at, Want: d.want, Got: d.got,
+			Hint: configHint(d.path, want)}
 	}
 	return nil
 }
