@@ -29,16 +29,16 @@ func TestSweepArtifacts(t *testing.T) {
 	current := mk("current", 72*time.Hour)
 	foreign := mk(".hidden", 72*time.Hour)
 
-	if n := sweepArtifacts(home, 24*time.Hour, now, "current"); n != 1 {
-		t.Errorf("removed %d directories, want 1", n)
+	if got := sweepArtifacts(home, 24*time.Hour, now, "current"); len(got) != 1 || got[0] != (sweptDir{name: filepath.Base(old), bytes: 1}) {
+		t.Errorf("removed %v, want %s (1 byte)", got, filepath.Base(old))
 	}
 	for p, want := range map[string]bool{old: false, fresh: true, current: true, foreign: true} {
 		if _, err := os.Stat(p); (err == nil) != want {
 			t.Errorf("%s exists = %v, want %v", filepath.Base(p), err == nil, want)
 		}
 	}
-	if n := sweepArtifacts(filepath.Join(home, "missing"), time.Hour, now, ""); n != 0 {
-		t.Errorf("sweep of a missing dir removed %d", n)
+	if got := sweepArtifacts(filepath.Join(home, "missing"), time.Hour, now, ""); got != nil {
+		t.Errorf("sweep of a missing dir removed %v", got)
 	}
 }
 

@@ -91,7 +91,7 @@ var subcommands = []struct {
 }{
 	{"run", newRunCmd}, {"init", newInitCmd}, {"version", newVersionCmd}, {"completion", newCompletionCmd},
 	{"tools", newToolsCmd}, {"approvals", newApprovalsCmd}, {"continue", newContinueCmd},
-	{"session", newSessionCmd}, {"subagent", newSubagentCmd},
+	{"session", newSessionCmd}, {"artifacts", newArtifactsCmd}, {"subagent", newSubagentCmd},
 }
 
 // commandsFor builds the commands a command line needs: the one it names

@@ -101,7 +101,7 @@ func setUpRun(ctx context.Context, ios *IOStreams, o runOptions) (runCtx context
 		return runCtx, r, err
 	}
 	runCtx = r.limits.start(ctx, r.conf)
-	r.tools = newToolset(r.conf)
+	r.tools = newToolset(r.conf, r.sinks)
 	if err = r.buildTools(runCtx, ios, serverLog(ios, o.quiet)); err != nil {
 		return runCtx, r, err
 	}

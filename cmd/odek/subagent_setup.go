@@ -73,7 +73,7 @@ func setUpChild(ctx context.Context, ios *IOStreams, o subagentOptions) (runCtx 
 	}
 	r.sinks = c.openChildEvents(ios)
 	runCtx = r.limits.start(ctx, r.conf)
-	r.tools = newToolset(r.conf)
+	r.tools = newToolset(r.conf, r.sinks)
 	if err = r.buildTools(runCtx, noTerminal(cios), serverLog(ios, o.quiet)); err != nil {
 		return runCtx, c, err
 	}

@@ -34,9 +34,16 @@ type toolset struct {
 }
 
 // newToolset is a run's toolset before its tools are built: the run's own
-// artifact store.
-func newToolset(conf *runConf) *toolset {
-	return &toolset{store: artifact.NewStore(filepath.Join(conf.cfg.Home, "artifacts", conf.runID))}
+// artifact store, capped by maintenance.artifacts_max_run_mib (sinks warn
+// the operator of each result the cap refuses).
+func newToolset(conf *runConf, sinks *runSinks) *toolset {
+	store := artifact.NewStore(filepath.Join(conf.cfg.Home, "artifacts", conf.runID))
+	store.LimitSaved(int64(conf.cfg.ArtifactsMaxRunMiB)<<20, func(e *artifact.CapError) {
+		if sinks != nil && sinks.warn != nil { // the view, which sets warn, starts after the tools
+			sinks.warn(capWarning(e))
+		}
+	})
+	return &toolset{store: store}
 }
 
 // buildTools assembles the one registry the loop takes tools from, and

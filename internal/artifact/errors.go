@@ -50,6 +50,24 @@ var (
 	ErrUnverified = errors.New("artifact was not verified by Validate")
 )
 
+// ErrSaveCap is wrapped by a *CapError: SaveResult refused a result because
+// the run's saved results would pass their cap (Store.LimitSaved).
+var ErrSaveCap = errors.New("the run's saved results are at their cap")
+
+// CapError is a save SaveResult refused for the cap: the result's size, what
+// the run's saved results hold already, and the cap.
+type CapError struct {
+	Source          string // where the result came from ("builtin:shell")
+	Size, Used, Max int64
+}
+
+func (e *CapError) Error() string {
+	return fmt.Sprintf("artifact store: %s of %s not saved: the run's saved results hold %s of their %s cap",
+		FormatBytes(e.Size), e.Source, FormatBytes(e.Used), FormatBytes(e.Max))
+}
+
+func (e *CapError) Unwrap() error { return ErrSaveCap }
+
 // sentinelError carries its own text while matching a sentinel with errors.Is,
 // so messages read naturally and callers can still classify them.
 type sentinelError struct {

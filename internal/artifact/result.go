@@ -52,7 +52,8 @@ func (o ResultOptions) source() string { return "mcp:" + o.Server + ":" + o.Tool
 // fails the whole result), MaxChars applied with the contract's notice, and
 // the untrusted wrapper around it all. Validated refs are registered with the
 // Store; a truncated result is saved whole and the notice followed by the
-// metadata line of the saved artifact.
+// metadata line of the saved artifact, or by NotSavedNotice when the Store
+// refused it (the run's cap).
 func RenderResult(items []Content, o ResultOptions) (*Rendered, error) {
 	p, err := Process(contentLines(items), ProcessOptions{Server: o.Server, Tool: o.Tool, Roots: o.Roots, Within: o.Within, MaxChars: o.MaxChars})
 	if err != nil {
@@ -69,7 +70,10 @@ func RenderResult(items []Content, o ResultOptions) (*Rendered, error) {
 			_ = o.Store.Register(v, v.Ref.ID)
 		}
 		if p.Truncated {
-			if id, err := o.Store.SaveResult(o.source(), resultMediaType, []byte(p.Full)); err == nil {
+			id, err := o.Store.SaveResult(o.source(), resultMediaType, []byte(p.Full))
+			if err != nil {
+				text += "\n" + NotSavedNotice(err, "untruncated result of "+o.Server+"__"+o.Tool, int64(len(p.Full)))
+			} else {
 				text += "\n" + FormatMetadataLine(id, resultMediaType, int64(len(p.Full)), "",
 					"full untruncated result of "+o.Server+"__"+o.Tool+"; page through it with artifact_read")
 				count++

@@ -23,9 +23,12 @@ import (
 type Store struct {
 	dir string
 
-	mu      sync.Mutex
-	saved   int
-	entries map[string]*entry
+	mu        sync.Mutex
+	saved     int
+	entries   map[string]*entry
+	used      int64           // bytes of the results saved (or being saved)
+	maxSaved  int64           // cap on used; 0: none
+	onRefused func(*CapError) // told of each save the cap refused
 }
 
 // Entry describes one registered artifact. Path is for odek only; it is
@@ -54,15 +57,59 @@ func NewStore(dir string) *Store {
 // Dir returns the directory saved results are written to.
 func (s *Store) Dir() string { return s.dir }
 
+// LimitSaved caps the bytes of the results SaveResult keeps, all together
+// (maintenance.artifacts_max_run_mib): a save that would pass max is refused
+// with a *CapError and writes nothing, and refused, when set, is told of it
+// (for the operator; the caller tells the model, see NotSavedNotice). The
+// results saved before stay readable: refusing the new one, rather than
+// dropping the oldest, keeps every id the model was shown and every path a
+// report listed. max <= 0 sets no cap. Call it before the first save.
+func (s *Store) LimitSaved(max int64, refused func(*CapError)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.maxSaved, s.onRefused = max, refused
+}
+
+// reserve takes size bytes of the cap for one save and its id, or returns
+// the *CapError that refuses it (after telling onRefused, outside the lock).
+func (s *Store) reserve(source string, size int64) (string, error) {
+	s.mu.Lock()
+	if s.maxSaved > 0 && s.used+size > s.maxSaved {
+		ce := &CapError{Source: source, Size: size, Used: s.used, Max: s.maxSaved}
+		refused := s.onRefused
+		s.mu.Unlock()
+		if refused != nil {
+			refused(ce)
+		}
+		return "", ce
+	}
+	s.used += size
+	s.saved++
+	id := "result-" + strconv.Itoa(s.saved)
+	s.mu.Unlock()
+	return id, nil
+}
+
+func (s *Store) release(size int64) {
+	s.mu.Lock()
+	s.used -= size
+	s.mu.Unlock()
+}
+
 // SaveResult writes data atomically (temp file, fsync, rename; mode 0600) as
 // a new artifact and registers it. source says where the data came from (for
 // example "mcp:<server>:<tool>"); it is kept for the operator, not the model.
+// A save past LimitSaved's cap is refused with a *CapError.
 func (s *Store) SaveResult(source, mediaType string, data []byte) (id string, err error) {
-	s.mu.Lock()
-	s.saved++
-	id = "result-" + strconv.Itoa(s.saved)
-	s.mu.Unlock()
-
+	id, err = s.reserve(source, int64(len(data)))
+	if err != nil {
+		return "", err
+	}
+	defer func() {
+		if err != nil {
+			s.release(int64(len(data)))
+		}
+	}()
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return "", fmt.Errorf("artifact store: %w", err)
 	}

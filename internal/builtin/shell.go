@@ -133,7 +133,8 @@ func (t *shellTool) policyFor(now risk.Assessment) *sandbox.Policy {
 }
 
 // saveWhole keeps the whole output as an artifact when the cap cut it, and
-// returns the metadata line that names it.
+// returns the metadata line that names it, or the notice that says why it
+// was not kept (the run's artifact cap).
 func (t *shellTool) saveWhole(out *capture) string {
 	if !out.cut() || t.ws.store == nil {
 		return ""
@@ -141,7 +142,7 @@ func (t *shellTool) saveWhole(out *capture) string {
 	data := out.whole()
 	id, err := t.ws.store.SaveResult("builtin:shell", "text/plain; charset=utf-8", data)
 	if err != nil {
-		return ""
+		return "\n" + artifact.NotSavedNotice(err, "shell command's output", int64(len(data)))
 	}
 	summary := "full output of the shell command; page through it with artifact_read"
 	if out.total > int64(len(data)) {

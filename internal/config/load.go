@@ -17,6 +17,10 @@ const (
 	MaxConcurrencyCap           = 8
 	DefaultInteractionMode      = "engaging"
 	DefaultArtifactsMaxAgeHours = 24
+	// DefaultArtifactsMaxRunMiB caps what one run keeps of the results cut
+	// for the model: 32 shell outputs at their 8 MiB most, or four MCP
+	// results at the 64 MiB response cap.
+	DefaultArtifactsMaxRunMiB = 256
 )
 
 // LoadOptions says where the layers live.
@@ -79,6 +83,9 @@ type Config struct {
 	// expand (operator layers only).
 	ProjectEnvAllow      []string
 	ArtifactsMaxAgeHours int
+	// ArtifactsMaxRunMiB caps the bytes of the results one run saves as
+	// artifacts, all together (artifact.Store.LimitSaved).
+	ArtifactsMaxRunMiB int
 	// Subagent and Profiles come from the global file only.
 	Subagent Subagent
 	Profiles map[string]Profile

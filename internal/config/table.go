@@ -197,6 +197,10 @@ var table = []Setting{
 		ZeroDefault: true, Env: NoEnv, Trust: GlobalOnly, Supported: true, template: inGlobalTemplate,
 		Help: "run artifacts older than this are removed at the end of a run",
 		bind: func(c *Config) any { return &c.ArtifactsMaxAgeHours }},
+	{Key: "maintenance.artifacts_max_run_mib", Kind: Int, Default: int64(DefaultArtifactsMaxRunMiB),
+		ZeroDefault: true, Hi: 65536, Env: NoEnv, Trust: ProjectMayLower, Supported: true,
+		Help: "MiB of cut results one run keeps as artifacts, all together; past it a result is not kept, and the model and the operator are told",
+		bind: func(c *Config) any { return &c.ArtifactsMaxRunMiB }},
 
 	// Sub-agents (docs/SUBAGENTS.md) and the risk policy (docs/TOOLS.md).
 	{Key: "subagent.max_concurrency", Kind: Int, Env: NoEnv, Trust: GlobalOnly, alias: "max_concurrency", Supported: true,
