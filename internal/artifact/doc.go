@@ -25,7 +25,10 @@
 //   - Truncation counts runes, never splits one, and always ends with the
 //     exact TruncationNotice.
 //
-// Store policy: results odek saves itself get ids result-1, result-2, …; MCP
+// Store policy: results odek saves itself get ids result-1, result-2, …, up
+// to a cap on their bytes together (LimitSaved): a save past it is refused
+// whole (a *CapError; NotSavedNotice tells the model) and the saved ones
+// stay; MCP
 // refs that pass Validate may be registered under the id the model saw
 // (Process returns them in Processed.Artifacts), so artifact_read pages both
 // kinds. External ids may not take the result-N form, and a later ref with
