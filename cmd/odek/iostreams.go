@@ -5,8 +5,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/odek-run/odek/internal/untrusted"
 	"golang.org/x/term"
+
+	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // IOStreams is every byte odek reads or writes, and the facts about the
@@ -33,7 +34,9 @@ type IOStreams struct {
 func systemIO() *IOStreams {
 	errFd := int(os.Stderr.Fd())
 	return &IOStreams{
-		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		// Every line odek writes to stderr, a terminal or a log, passes
+		// one filter: no escape sequence a message quotes acts there.
+		In: os.Stdin, Out: os.Stdout, ErrOut: untrusted.NewTermWriter(os.Stderr),
 		StdinTTY:  term.IsTerminal(int(os.Stdin.Fd())),
 		StdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 		StderrTTY: term.IsTerminal(errFd),
