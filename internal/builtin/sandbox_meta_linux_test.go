@@ -14,6 +14,7 @@ import (
 // set-id bit anywhere), and how to see that it happened.
 type metaAttack struct {
 	name, cmd string
+	root      bool                 // the row needs root (to make a file another user owns)
 	changed   func(j *jail) string // "" when nothing changed
 	needs     string
 }
@@ -59,6 +60,11 @@ var metaAttacks = []metaAttack{
 		changed: func(j *jail) string { return xattrSet(filepath.Join(j.out, "target")) }},
 	{name: "chown-outside", cmd: `chown "$(id -u):$(id -g)" "$OUT/target" && echo CHOWNED`,
 		changed: func(*jail) string { return "" }}, // the output is checked for CHOWNED
+	{name: "chmod-foreign-inside", cmd: `chmod 777 foreign`, root: true,
+		// Root owns root's files, not this one: without CAP_FOWNER the
+		// command cannot change it, and the supervisor acts without
+		// capabilities too.
+		changed: func(j *jail) string { return modeChanged(filepath.Join(j.ws, "foreign"), 0o644) }},
 	{name: "setuid-inside", cmd: `cp /bin/true su && chmod 4755 su`,
 		changed: func(j *jail) string { return setID(filepath.Join(j.ws, "su")) }},
 	{name: "setgid-inside", cmd: `mkdir sg && chmod g+s sg`,
@@ -97,7 +103,15 @@ func setID(path string) string {
 // prepareMeta sets the modes and times the attacks try to change.
 func prepareMeta(t *testing.T, j *jail) {
 	t.Helper()
+	foreign := filepath.Join(j.ws, "foreign")
+	mustWrite(t, foreign, "theirs\n")
+	if os.Getuid() == 0 {
+		if err := os.Chown(foreign, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for path, mode := range map[string]os.FileMode{
+		foreign:                              0o644,
 		filepath.Join(j.home, ".ssh/id_rsa"): 0o600, filepath.Join(j.odekHome, "secrets.env"): 0o600,
 		filepath.Join(j.home, ".ssh"): 0o700, filepath.Join(j.out, "target"): 0o644,
 	} {
@@ -129,6 +143,9 @@ func TestSandboxMetadata(t *testing.T) {
 					t.Skipf("%s is not installed", a.needs)
 				}
 			}
+			if a.root && os.Getuid() != 0 {
+				t.Skip("needs root to make a file another user owns")
+			}
 			j := newJail(t, true, nil)
 			prepareMeta(t, j)
 			out := j.run(a.cmd, 30)
@@ -154,6 +171,9 @@ func TestSandboxMetadataControl(t *testing.T) {
 				if _, err := exec.LookPath(a.needs); err != nil {
 					t.Skipf("%s is not installed", a.needs)
 				}
+			}
+			if a.root && os.Getuid() != 0 {
+				t.Skip("needs root to make a file another user owns")
 			}
 			j := newJail(t, false, nil)
 			prepareMeta(t, j)

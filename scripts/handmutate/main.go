@@ -14,6 +14,11 @@
 //	old:  o.has("r", "R", "recursive")     a snippet that occurs exactly once
 //	new:  o.has("r", "recursive")          its replacement (may be empty)
 //	run:  TestShell                        optional: go test -run pattern
+//	pkg:  internal/builtin                 optional: test these packages
+//	                                       (space-separated) instead of the
+//	                                       file's own: where the promise is
+//	                                       tested end to end (the overlay
+//	                                       mutates the file in every build)
 //
 // Values are taken as they are, to the end of the line. For a snippet of
 // several lines, oldlit: and newlit: take a Go string literal instead. A
@@ -50,6 +55,7 @@ type mutation struct {
 	line                 int // of the block in the list, for messages
 	file, why, old, repl string
 	run                  string
+	pkgs                 []string // packages to test ("" = the file's own)
 }
 
 func (m mutation) dir() string { return filepath.Dir(m.file) }
@@ -207,7 +213,14 @@ func runOne(ctx context.Context, m mutation, dir string, timeout time.Duration) 
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(tctx, "go", append(args, "./"+m.dir())...)
+	pkgs := []string{"./" + m.dir()}
+	if len(m.pkgs) > 0 {
+		pkgs = nil
+		for _, p := range m.pkgs {
+			pkgs = append(pkgs, "./"+p)
+		}
+	}
+	cmd := exec.CommandContext(tctx, "go", append(args, pkgs...)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	out, err := cmd.CombinedOutput()
@@ -289,8 +302,10 @@ func parse(path string) ([]mutation, error) {
 			cur.repl = val
 		case "run":
 			cur.run = val
+		case "pkg":
+			cur.pkgs = strings.Fields(val)
 		default:
-			return nil, fmt.Errorf("%s:%d: unknown key %q (want file, why, old, oldlit, new, newlit or run)", path, n, key)
+			return nil, fmt.Errorf("%s:%d: unknown key %q (want file, why, old, oldlit, new, newlit, run or pkg)", path, n, key)
 		}
 	}
 	if err := sc.Err(); err != nil {
