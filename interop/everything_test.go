@@ -117,14 +117,16 @@ func TestEverythingResourceLinks(t *testing.T) {
 }
 
 // Progress: trigger-long-running-operation reports each step when the call
-// carries a progress token; with a 1 s timeout_seconds the 2 s operation
-// succeeds only because each notification restarts the idle deadline.
+// carries a progress token. The reports feed idle_timeout_seconds (a 2 s
+// operation reporting every 0.4 s passes a 1 s idle deadline) and never
+// timeout_seconds (a 6 s operation reporting every 0.5 s fails a 3 s
+// timeout_seconds; 3 s leaves the server's start room on a busy machine).
 func TestEverythingProgress(t *testing.T) {
 	t.Parallel()
 	ctx := deadline(t, 30*time.Second)
 	var mu sync.Mutex
 	var got []mcpclient.Notice
-	cfg := mcpclient.ServerConfig{Command: requirePeer(t, peerEverything), TimeoutSeconds: 1}
+	cfg := mcpclient.ServerConfig{Command: requirePeer(t, peerEverything), TimeoutSeconds: 20, IdleTimeoutSeconds: 1}
 	c := connect(ctx, t, "everything", cfg, mcpclient.Options{OnNotice: func(n mcpclient.Notice) {
 		mu.Lock()
 		got = append(got, n)
@@ -136,9 +138,20 @@ func TestEverythingProgress(t *testing.T) {
 		t.Errorf("result %q", out)
 	}
 	mu.Lock()
-	defer mu.Unlock()
 	if len(got) == 0 || got[0].Kind != mcpclient.NoticeProgress || got[0].Tool != "trigger-long-running-operation" {
 		t.Errorf("progress notices: %+v", got)
+	}
+	mu.Unlock()
+
+	cfg.TimeoutSeconds, cfg.IdleTimeoutSeconds = 3, 0
+	c2 := connect(ctx, t, "everything", cfg, mcpclient.Options{})
+	discover(ctx, t, c2)
+	_, err := c2.CallTool(ctx, "trigger-long-running-operation", `{"duration":6,"steps":12}`)
+	if err == nil || !strings.Contains(err.Error(), "no response within 3s (timeout)") {
+		t.Errorf("progress carried a call past timeout_seconds: err = %v", err)
+	}
+	if got := call(ctx, t, c2, "everything", "echo", `{"message":"still here"}`); got != "Echo: still here" {
+		t.Errorf("echo after the timeout = %q", got)
 	}
 }
 

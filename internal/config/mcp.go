@@ -85,7 +85,7 @@ func validateServer(path, name string, s mcpclient.ServerConfig) error {
 	}
 	if err := firstError(
 		nonNegative("timeout_seconds", &s.TimeoutSeconds),
-		nonNegative("max_call_seconds", &s.MaxCallSeconds),
+		nonNegative("idle_timeout_seconds", &s.IdleTimeoutSeconds),
 		nonNegative("max_response_bytes", &s.MaxResponseBytes),
 		nonNegative("max_result_chars", &s.MaxResultChars),
 	); err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/odek-run/odek/internal/artifact"
@@ -52,16 +53,24 @@ func (c *Client) CallTool(ctx context.Context, name string, argsJSON string) (st
 // artifact refs, max_result_chars, the untrusted wrapper). A result that
 // asks for input (MCP 2026-07-28 input_required) is answered from the
 // operator's configured values or declined.
+//
+// timeout_seconds is the deadline of the whole call, every input_required
+// round included, whatever progress the server reports; with
+// idle_timeout_seconds set, a round that hears nothing (no progress, no
+// answer) for that long fails sooner.
 func (c *Client) CallToolResult(ctx context.Context, name string, args json.RawMessage) (*CallResult, error) {
 	op := "tool " + name
 	if !c.inited.Load() {
 		return nil, newError(c.name, op, ClassSetup, ErrNotDiscovered)
 	}
+	left := c.requestTimeout(ctx) // what the caller's deadline leaves, for its error
+	call, cancel := context.WithTimeout(ctx, c.lim.timeout)
+	defer cancel()
 	params := map[string]any{"name": name, "arguments": normalizeArgs(args)}
 	for round := 0; ; round++ {
-		res, err := c.callOnce(ctx, op, params)
+		res, err := c.callOnce(call, op, params)
 		if err != nil {
-			return nil, err
+			return nil, c.callFailure(ctx, call, op, left, err)
 		}
 		switch res.ResultType {
 		case "", resultTypeComplete:
@@ -79,13 +88,10 @@ func (c *Client) CallToolResult(ctx context.Context, name string, args json.RawM
 	}
 }
 
+// callOnce sends one round of a call and decodes its result.
 func (c *Client) callOnce(ctx context.Context, op string, params map[string]any) (*callResultWire, error) {
-	raw, err := c.callWithProgress(ctx, op, params["name"].(string), params)
+	raw, err := c.callWithProgress(ctx, params["name"].(string), params)
 	if err != nil {
-		var e *Error
-		if errors.As(err, &e) && errors.As(e.Err, new(*RPCError)) {
-			e.Op = methodToolsCall // as docs/MCP.md words it: `mcpclient <s>: tools/call: MCP error <code>: <msg>`
-		}
 		return nil, err
 	}
 	var res callResultWire
@@ -93,6 +99,24 @@ func (c *Client) callOnce(ctx context.Context, op string, params map[string]any)
 		return nil, newError(c.name, op, ClassMCP, fmt.Errorf("malformed tools/call result: %w", err))
 	}
 	return &res, nil
+}
+
+// callFailure words why a call failed: the caller's context ended (its
+// deadline or a cancel), the idle deadline passed, the call's own
+// timeout_seconds did, or the connection failed. An *Error from the server
+// (a JSON-RPC error, a malformed result) is returned as it is.
+func (c *Client) callFailure(caller, call context.Context, op string, left time.Duration, err error) error {
+	switch {
+	case errors.As(err, new(*Error)):
+		return err
+	case caller.Err() != nil:
+		return c.failure(op, left, err)
+	case errors.Is(err, errIdleTimeout):
+		return newError(c.name, op, ClassDeadline, &TimeoutError{Timeout: c.lim.idle, Bound: boundIdle})
+	case call.Err() != nil:
+		return newError(c.name, op, ClassDeadline, &TimeoutError{Timeout: c.lim.timeout})
+	}
+	return c.failure(op, c.lim.timeout, err)
 }
 
 // render checks structured content against the tool's outputSchema and

@@ -100,7 +100,6 @@ func Connect(ctx context.Context, name string, cfg ServerConfig, o Options) (*Cl
 	}
 	if o.timings.request > 0 && cfg.TimeoutSeconds == 0 {
 		lim.timeout = o.timings.request
-		lim.maxCall = max(lim.maxCall, lim.timeout)
 	}
 	if o.LookupEnv == nil {
 		o.LookupEnv = os.LookupEnv

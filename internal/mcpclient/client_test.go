@@ -66,26 +66,43 @@ func TestConfigValidation(t *testing.T) {
 }
 
 // Zero settings take the defaults, set ones apply, values past a hard cap
-// apply as the cap, with a warning each; a value at its cap warns of nothing.
+// apply as the cap, with a warning each; a value at its cap warns of
+// nothing. An idle timeout not below timeout_seconds has no effect and is
+// warned about; the retired max_call_seconds is ignored with a warning that
+// says what replaced it.
 func TestEffectiveLimits(t *testing.T) {
+	retired := `mcp server "s": max_call_seconds is retired and ignored: timeout_seconds (30) is the deadline of each tool call whole, ` +
+		`progress included; raise timeout_seconds to the longest a call may take, and set idle_timeout_seconds to fail a call that goes quiet sooner`
 	tests := []struct {
 		cfg   ServerConfig
 		want  limits
-		warns int
+		warns []string
 	}{
-		{ServerConfig{}, limits{DefaultTimeout, 600 * time.Second, DefaultMaxResponseBytes, DefaultMaxResultChars}, 0},
-		{ServerConfig{TimeoutSeconds: 1, MaxResponseBytes: 1, MaxResultChars: 1, MaxCallSeconds: 5}, limits{time.Second, 5 * time.Second, 1, 1}, 0},
-		{ServerConfig{TimeoutSeconds: 3600, MaxResponseBytes: 64 << 20, MaxResultChars: 1000000, MaxCallSeconds: 3600}, limits{time.Hour, time.Hour, 64 << 20, 1000000}, 0},
-		{ServerConfig{TimeoutSeconds: 3601, MaxResultChars: 1000001, MaxCallSeconds: 9999}, limits{time.Hour, time.Hour, DefaultMaxResponseBytes, 1000000}, 3},
-		// max_call_seconds below timeout_seconds would cut calls progress never extended.
-		{ServerConfig{TimeoutSeconds: 60, MaxCallSeconds: 10}, limits{time.Minute, time.Minute, DefaultMaxResponseBytes, DefaultMaxResultChars}, 0},
+		{ServerConfig{}, limits{DefaultTimeout, 0, DefaultMaxResponseBytes, DefaultMaxResultChars}, nil},
+		{ServerConfig{TimeoutSeconds: 2, IdleTimeoutSeconds: 1, MaxResponseBytes: 1, MaxResultChars: 1}, limits{2 * time.Second, time.Second, 1, 1}, nil},
+		{ServerConfig{TimeoutSeconds: 3600, IdleTimeoutSeconds: 3599, MaxResponseBytes: 64 << 20, MaxResultChars: 1000000},
+			limits{time.Hour, 3599 * time.Second, 64 << 20, 1000000}, nil},
+		{ServerConfig{TimeoutSeconds: 3601, MaxResultChars: 1000001}, limits{time.Hour, 0, DefaultMaxResponseBytes, 1000000}, []string{
+			`mcp server "s": timeout_seconds 3601 exceeds the hard cap; clamped to 3600`,
+			`mcp server "s": max_result_chars 1000001 exceeds the hard cap; clamped to 1000000`}},
+		{ServerConfig{IdleTimeoutSeconds: 9999}, limits{DefaultTimeout, 0, DefaultMaxResponseBytes, DefaultMaxResultChars}, []string{
+			`mcp server "s": idle_timeout_seconds 9999 exceeds the hard cap; clamped to 3600`,
+			`mcp server "s": idle_timeout_seconds 3600 is not below timeout_seconds 30, the deadline of the whole call; it has no effect`}},
+		{ServerConfig{TimeoutSeconds: 60, IdleTimeoutSeconds: 60}, limits{time.Minute, 0, DefaultMaxResponseBytes, DefaultMaxResultChars}, []string{
+			`mcp server "s": idle_timeout_seconds 60 is not below timeout_seconds 60, the deadline of the whole call; it has no effect`}},
+		{ServerConfig{MaxCallSeconds: 600}, limits{DefaultTimeout, 0, DefaultMaxResponseBytes, DefaultMaxResultChars}, []string{retired}},
+		{ServerConfig{MaxCallSeconds: -1}, limits{DefaultTimeout, 0, DefaultMaxResponseBytes, DefaultMaxResultChars}, []string{retired}},
 	}
 	for _, tt := range tests {
 		tt.cfg.URL = "http://127.0.0.1:1/mcp"
 		got, warn, err := checkConfig("s", tt.cfg)
-		if err != nil || got != tt.want || len(warn) != tt.warns {
-			t.Errorf("checkConfig(%+v) = %+v, %q, %v; want %+v and %d warnings", tt.cfg, got, warn, err, tt.want, tt.warns)
+		if err != nil || got != tt.want || strings.Join(warn, "\n") != strings.Join(tt.warns, "\n") {
+			t.Errorf("checkConfig(%+v) = %+v, %q, %v; want %+v and %q", tt.cfg, got, warn, err, tt.want, tt.warns)
 		}
+	}
+	if _, _, err := checkConfig("s", ServerConfig{URL: "http://127.0.0.1:1/mcp", IdleTimeoutSeconds: -1}); err == nil ||
+		err.Error() != `mcp server "s": idle_timeout_seconds -1 must not be negative` {
+		t.Errorf("negative idle timeout: %v", err)
 	}
 }
 

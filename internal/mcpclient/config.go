@@ -21,10 +21,8 @@ const (
 	// DefaultMaxResponseBytes applies when MaxResponseBytes is zero.
 	DefaultMaxResponseBytes = 10 << 20
 	// MaxTimeoutSeconds is the hard cap for ServerConfig.TimeoutSeconds and
-	// MaxCallSeconds (clamped with a warning).
+	// IdleTimeoutSeconds (clamped with a warning).
 	MaxTimeoutSeconds = 3600
-	// DefaultMaxCallSeconds applies when MaxCallSeconds is zero.
-	DefaultMaxCallSeconds = 600
 	// DefaultMaxResultChars is the default cap on result text forwarded to the model.
 	DefaultMaxResultChars = 200000
 	// MaxResultCharsCap is the hard cap for ServerConfig.MaxResultChars (clamped with a warning).
@@ -61,12 +59,20 @@ type ServerConfig struct {
 	URL string `json:"url,omitempty"`
 	// TokenEnv names the environment variable holding a Bearer token for URL.
 	TokenEnv string `json:"token_env,omitempty"`
-	// TimeoutSeconds bounds each request; 0 = DefaultTimeout, >3600 clamped.
+	// TimeoutSeconds is the hard deadline of each request, and of each tool
+	// call whole: its input_required rounds included, whatever progress the
+	// server reports. 0 = DefaultTimeout, >3600 clamped.
 	TimeoutSeconds int `json:"timeout_seconds,omitempty"`
-	// MaxCallSeconds is the most a tool call may take while the server
-	// reports progress (each notifications/progress restarts the
-	// timeout_seconds idle deadline); 0 = DefaultMaxCallSeconds, never less
-	// than timeout_seconds, >3600 clamped.
+	// IdleTimeoutSeconds, when set, fails a tool call early that has heard
+	// nothing for that long: no progress notification since the call (or its
+	// latest input_required round) was sent. It never extends a call past
+	// TimeoutSeconds; a value not below it has no effect (warned). 0 = none,
+	// >3600 clamped.
+	IdleTimeoutSeconds int `json:"idle_timeout_seconds,omitempty"`
+	// MaxCallSeconds is retired: progress no longer extends a call past
+	// TimeoutSeconds, so no second bound is needed. It is still read, so
+	// that old configs load, and is ignored with a warning that points to
+	// TimeoutSeconds (the whole call) and IdleTimeoutSeconds.
 	MaxCallSeconds int `json:"max_call_seconds,omitempty"`
 	// MaxResponseBytes caps one JSON-RPC response line; 0 = 10 MiB, >64 MiB is an error.
 	MaxResponseBytes int64 `json:"max_response_bytes,omitempty"`

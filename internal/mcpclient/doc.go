@@ -15,9 +15,11 @@
 //     connection closed and every pending call failed. Notifications are
 //     dropped as they are read; no inbound queue grows with server output.
 //   - Nothing hangs: every request has a deadline (caller's or
-//     timeout_seconds); a timed-out id is forgotten and the server told with
-//     notifications/cancelled, and the connection stays usable. Close waits
-//     at most a few seconds, then kills the server's process group.
+//     timeout_seconds, which bounds a tool call whole: its input_required
+//     rounds together, and progress never extends it); a timed-out id is
+//     forgotten and the server told with notifications/cancelled, and the
+//     connection stays usable. Close waits at most a few seconds, then kills
+//     the server's process group.
 //   - Exactly one reader and one writer goroutine per connection; Close
 //     leaves no goroutine or process behind.
 //   - Secrets stay home: a child sees only an allowlisted environment plus its

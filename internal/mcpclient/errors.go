@@ -129,15 +129,15 @@ func (e *ToolError) Error() string { return e.Text }
 // context.DeadlineExceeded) holds.
 type TimeoutError struct {
 	Timeout time.Duration
-	// Bound names the limit that ran out: "" for timeout_seconds (no
-	// answer and no progress for that long), "max_call_seconds" for the
-	// whole call's limit, which progress cannot extend.
+	// Bound names the limit that ran out: "" for timeout_seconds (or the
+	// caller's deadline), the deadline of the whole call; "idle_timeout_seconds"
+	// for a call that heard nothing, not even progress, for that long.
 	Bound string
 }
 
 func (e *TimeoutError) Error() string {
 	if e.Bound != "" {
-		return fmt.Sprintf("no response within %s (%s, though the server reported progress); request cancelled, server kept running", e.Timeout, e.Bound)
+		return fmt.Sprintf("no progress within %s (%s); request cancelled, server kept running", e.Timeout, e.Bound)
 	}
 	return fmt.Sprintf("no response within %s (timeout); request cancelled, server kept running", e.Timeout)
 }

@@ -13,15 +13,17 @@ import (
 )
 
 // Progress: a tools/call carries _meta.progressToken, and each
-// notifications/progress for that token restarts the call's idle deadline
-// (timeout_seconds), under a hard limit for the whole call
-// (max_call_seconds). A server that reports progress can so work for
-// longer than timeout_seconds, never past max_call_seconds; one that goes
-// quiet fails after timeout_seconds as before.
+// notifications/progress for that token becomes a notice (the status line,
+// mcp_progress events) and, with idle_timeout_seconds set, restarts the
+// call's idle deadline. Progress never extends a call: timeout_seconds is
+// the deadline of the whole call (CallToolResult).
 
-// errIdleTimeout is the cause of a call that heard nothing, not even
-// progress, for timeout_seconds.
+// errIdleTimeout is the cause of a call round that heard nothing, not
+// even progress, for idle_timeout_seconds.
 var errIdleTimeout = errors.New("idle timeout")
+
+// boundIdle names the idle deadline in a TimeoutError.
+const boundIdle = "idle_timeout_seconds"
 
 // progressNoticeEvery throttles progress notices per call, so a chatty
 // server cannot flood the event stream.
@@ -80,22 +82,28 @@ func (r *progressRoutes) deliver(params json.RawMessage) {
 	}
 }
 
-// callWithProgress sends tools/call with a progress token and waits under
-// the idle and hard deadlines.
-func (c *Client) callWithProgress(ctx context.Context, op, tool string, params map[string]any) (json.RawMessage, error) {
-	timeout := c.requestTimeout(ctx) // before the call: what the caller's deadline left
+// callWithProgress sends one round of tools/call with a progress token and
+// waits for its answer within ctx (the whole call's deadline) and, when
+// idle_timeout_seconds is set, an idle deadline that each progress
+// notification restarts. A JSON-RPC error comes back as an *Error; a
+// transport or context failure as it is (errIdleTimeout for the idle
+// deadline), for CallToolResult to word.
+func (c *Client) callWithProgress(ctx context.Context, tool string, params map[string]any) (json.RawMessage, error) {
 	token := "odek-" + strconv.FormatInt(c.progressSeq.Add(1), 10)
 	params["_meta"] = map[string]any{metaProgressToken: token}
-	hard, cancelHard := context.WithTimeout(ctx, c.lim.maxCall)
-	defer cancelHard()
-	rctx, cancel := context.WithCancelCause(hard)
+	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	idle := time.AfterFunc(c.lim.timeout, func() { cancel(errIdleTimeout) })
-	defer idle.Stop()
+	var idle *time.Timer
+	if c.lim.idle > 0 {
+		idle = time.AfterFunc(c.lim.idle, func() { cancel(errIdleTimeout) })
+		defer idle.Stop()
+	}
 	var last time.Time
 	var mu sync.Mutex
 	remove := c.conn.progress.add(strconv.Quote(token), func(p progressParams) {
-		idle.Reset(c.lim.timeout)
+		if idle != nil {
+			idle.Reset(c.lim.idle)
+		}
 		mu.Lock()
 		due := time.Since(last) >= progressNoticeEvery
 		if due {
@@ -109,7 +117,10 @@ func (c *Client) callWithProgress(ctx context.Context, op, tool string, params m
 	defer remove()
 	m, err := c.conn.roundTrip(rctx, methodToolsCall, c.withMeta(params))
 	if err != nil {
-		return nil, c.callFailure(ctx, hard, rctx, op, timeout, err)
+		if ctx.Err() == nil && errors.Is(context.Cause(rctx), errIdleTimeout) {
+			return nil, errIdleTimeout
+		}
+		return nil, err
 	}
 	if m.isError() {
 		e := m.rpcError().toRPCError()
@@ -122,20 +133,6 @@ func (c *Client) callWithProgress(ctx context.Context, op, tool string, params m
 		return nil, newError(c.name, methodToolsCall, ClassMCP, e)
 	}
 	return m.Result, nil
-}
-
-// callFailure names which deadline ended a call: the caller's, the idle
-// one (timeout_seconds without a word), or max_call_seconds.
-func (c *Client) callFailure(ctx, hard, rctx context.Context, op string, timeout time.Duration, err error) error {
-	switch {
-	case ctx.Err() != nil:
-		return c.failure(op, timeout, err)
-	case errors.Is(context.Cause(rctx), errIdleTimeout):
-		return newError(c.name, op, ClassDeadline, &TimeoutError{Timeout: c.lim.timeout})
-	case hard.Err() != nil:
-		return newError(c.name, op, ClassDeadline, &TimeoutError{Timeout: c.lim.maxCall, Bound: "max_call_seconds"})
-	}
-	return c.failure(op, c.lim.timeout, err)
 }
 
 // progressLine renders progress for a status line: "3/10", "40%" or "3".

@@ -15,8 +15,8 @@ func (e *ConfigError) ErrorClass() string { return ClassSetup }
 
 // limits are a server's effective, validated bounds.
 type limits struct {
-	timeout  time.Duration
-	maxCall  time.Duration // a tools/call that reports progress ends here at the latest
+	timeout  time.Duration // each request, and each tool call whole
+	idle     time.Duration // a tool call without progress for this long fails; 0 = none
 	maxResp  int64
 	maxChars int
 }
@@ -40,8 +40,8 @@ func checkConfig(name string, cfg ServerConfig) (limits, []string, error) {
 		return bad("mcp server %q: timeout_seconds %d must not be negative", name, cfg.TimeoutSeconds)
 	case cfg.MaxResponseBytes < 0:
 		return bad("mcp server %q: max_response_bytes %d must not be negative", name, cfg.MaxResponseBytes)
-	case cfg.MaxCallSeconds < 0:
-		return bad("mcp server %q: max_call_seconds %d must not be negative", name, cfg.MaxCallSeconds)
+	case cfg.IdleTimeoutSeconds < 0:
+		return bad("mcp server %q: idle_timeout_seconds %d must not be negative", name, cfg.IdleTimeoutSeconds)
 	case cfg.MaxResultChars < 0:
 		return bad("mcp server %q: max_result_chars %d must not be negative", name, cfg.MaxResultChars)
 	case cfg.Sandbox != "" && cfg.Sandbox != "workspace-write" && cfg.Sandbox != "read-only" && cfg.Sandbox != "off":
@@ -61,13 +61,9 @@ func checkConfig(name string, cfg ServerConfig) (limits, []string, error) {
 	if cfg.MaxResponseBytes > 0 {
 		l.maxResp = cfg.MaxResponseBytes
 	}
-	if cfg.MaxCallSeconds > MaxTimeoutSeconds {
-		warn = append(warn, fmt.Sprintf("mcp server %q: max_call_seconds %d exceeds the hard cap; clamped to %d", name, cfg.MaxCallSeconds, MaxTimeoutSeconds))
-		cfg.MaxCallSeconds = MaxTimeoutSeconds
-	}
-	l.maxCall = max(DefaultMaxCallSeconds*time.Second, l.timeout)
-	if cfg.MaxCallSeconds > 0 {
-		l.maxCall = max(time.Duration(cfg.MaxCallSeconds)*time.Second, l.timeout)
+	l.idle, warn = idleLimit(name, cfg.IdleTimeoutSeconds, l.timeout, warn)
+	if cfg.MaxCallSeconds != 0 {
+		warn = append(warn, retiredMaxCall(name, l.timeout))
 	}
 	if cfg.MaxResultChars > MaxResultCharsCap {
 		warn = append(warn, fmt.Sprintf("mcp server %q: max_result_chars %d exceeds the hard cap; clamped to %d", name, cfg.MaxResultChars, MaxResultCharsCap))
@@ -77,6 +73,31 @@ func checkConfig(name string, cfg ServerConfig) (limits, []string, error) {
 		l.maxChars = cfg.MaxResultChars
 	}
 	return l, warn, nil
+}
+
+// idleLimit resolves idle_timeout_seconds: clamped to the hard cap, and
+// dropped (with a warning) when it is not below the call's own deadline,
+// which it could never shorten.
+func idleLimit(name string, secs int, timeout time.Duration, warn []string) (time.Duration, []string) {
+	if secs > MaxTimeoutSeconds {
+		warn = append(warn, fmt.Sprintf("mcp server %q: idle_timeout_seconds %d exceeds the hard cap; clamped to %d", name, secs, MaxTimeoutSeconds))
+		secs = MaxTimeoutSeconds
+	}
+	idle := time.Duration(secs) * time.Second
+	if idle > 0 && idle >= timeout {
+		warn = append(warn, fmt.Sprintf("mcp server %q: idle_timeout_seconds %d is not below timeout_seconds %d, the deadline of the whole call; it has no effect",
+			name, secs, int(timeout/time.Second)))
+		return 0, warn
+	}
+	return idle, warn
+}
+
+// retiredMaxCall is the warning for a config that still sets
+// max_call_seconds, which progress used to stretch calls to.
+func retiredMaxCall(name string, timeout time.Duration) string {
+	return fmt.Sprintf("mcp server %q: max_call_seconds is retired and ignored: timeout_seconds (%d) is the deadline of each tool call whole, "+
+		"progress included; raise timeout_seconds to the longest a call may take, and set idle_timeout_seconds to fail a call that goes quiet sooner",
+		name, int(timeout/time.Second))
 }
 
 // validName is the rule for server and tool names: 1-64 of [A-Za-z0-9_-] and

@@ -203,7 +203,9 @@ func call(m msg) {
 		fail(m.ID, -32021, "Missing required client capability: elicitation", nil)
 		return
 	case "ask_rounds":
-		// input_required Steps times (requestState counts them), then complete.
+		// input_required Steps times (requestState counts them), then
+		// complete; each round takes MS milliseconds.
+		time.Sleep(time.Duration(p.Arguments.MS) * time.Millisecond)
 		n, _ := strconv.Atoi(strings.TrimPrefix(p.RequestState, "round-"))
 		if n >= p.Arguments.Steps {
 			res["content"] = text("complete after " + strconv.Itoa(n) + " rounds")
