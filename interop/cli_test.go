@@ -38,6 +38,9 @@ func cliCases(t *testing.T) []cliCase {
 		{"ts-stdio", func(t *testing.T) mcpclient.ServerConfig { return tsStdio(t) }, "weather", weather(t), `"temp_c":21.5`, "modern"},
 		{"ts-stdio-reject", func(t *testing.T) mcpclient.ServerConfig { return tsStdio(t, "--legacy=reject") }, "weather", weather(t), `"temp_c":21.5`, "modern"},
 		{"ts-http", func(t *testing.T) mcpclient.ServerConfig { return mcpclient.ServerConfig{URL: startTSHTTP(t)} }, "weather", weather(t), `"temp_c":21.5`, "modern"},
+		{"ts1-stdio", func(t *testing.T) mcpclient.ServerConfig {
+			return mcpclient.ServerConfig{Command: "node", Args: []string{requirePeer(t, peerTS1)}}
+		}, "echo", `{"message":"hi"}`, "Echo: hi", "legacy"},
 		{"ts-http-reject", func(t *testing.T) mcpclient.ServerConfig {
 			return mcpclient.ServerConfig{URL: startTSHTTP(t, "--legacy=reject")}
 		}, "weather", weather(t), `"temp_c":21.5`, "modern"},
@@ -224,31 +227,39 @@ func TestCLIReadOnlyHints(t *testing.T) {
 	}
 }
 
-// TestCLIElicitation: through the real binary, the TypeScript peer's
-// deploy asks for confirmation; without configured answers the call fails
-// and an mcp_input event says declined; with mcp_servers.<s>.elicitation
-// in the --mcp-config file it is answered and the model sees the result.
+// TestCLIElicitation: through the real binary, a server's deploy asks for
+// confirmation; without configured answers the call fails and an mcp_input
+// event says declined; with mcp_servers.<s>.elicitation in the --mcp-config
+// file it is answered, the model sees the result, and an mcp_input event
+// names the call. Both eras: the TypeScript SDK 2.4 peer asks with a
+// 2026-07-28 input_required result, the SDK 1.x peer with a 2025
+// elicitation/create request, which it sends only because odek declared
+// the capability in initialize. (A 2025 server that is refused the
+// capability fails the call itself: no mcp_input event then.)
 func TestCLIElicitation(t *testing.T) {
 	t.Parallel()
 	odek := requirePeer(t, peerOdek)
 	for _, tc := range []struct {
-		name, match, outcome string
-		answers              map[string]any
+		name, peer, tool, match, outcome string
+		answers                          map[string]any
 	}{
-		{"declined", "-32021", "declined", nil},
-		{"answered", "deployed to prod", "answered", map[string]any{"confirm": true}},
+		{"modern-declined", peerTS, "deploy", "-32021", "declined", nil},
+		{"modern-answered", peerTS, "deploy", "deployed to prod", "answered", map[string]any{"confirm": true}},
+		{"legacy-refused", peerTS1, "confirm", "Client does not support form elicitation.", "", nil},
+		{"legacy-answered", peerTS1, "confirm", "deployed to prod", "answered", map[string]any{"confirm": true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
-			cfg := map[string]any{"command": "node", "args": []string{requirePeer(t, peerTS)}, "auto_approve": true}
+			cfg := map[string]any{"command": "node", "args": []string{requirePeer(t, tc.peer)}, "auto_approve": true}
 			if tc.answers != nil {
 				cfg["elicitation"] = tc.answers
 			}
 			mcpFile := writeJSON(t, filepath.Join(dir, "mcp.json"), map[string]any{"mcp_servers": map[string]any{"peer": cfg}})
 			sc, err := fakellm.ParseScript([]byte(fmt.Sprintf(`{"turns": [
-			  {"tool_calls": [{"id": "c1", "name": "peer__deploy", "arguments": {"env": "prod"}}]},
+			  {"tool_calls": [{"id": "c1", "name": "peer__%s", "arguments": {"env": "prod"}}]},
 			  {"match": %q, "content": "done"}
-			]}`, tc.match)))
+			]}`, tc.tool, tc.match)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -262,8 +273,24 @@ func TestCLIElicitation(t *testing.T) {
 				t.Errorf("odek run printed %q", got)
 			}
 			ev, _ := os.ReadFile(evPath)
-			if !bytes.Contains(ev, []byte(`"type":"mcp_input"`)) || !bytes.Contains(ev, []byte(`"outcome":"`+tc.outcome+`"`)) {
-				t.Errorf("no mcp_input %s event:\n%s", tc.outcome, head(string(ev), 3000))
+			if tc.outcome == "" {
+				if bytes.Contains(ev, []byte(`"type":"mcp_input"`)) {
+					t.Errorf("an mcp_input event for a request never made:\n%s", head(string(ev), 3000))
+				}
+				return
+			}
+			var found bool
+			for _, line := range bytes.Split(ev, []byte("\n")) {
+				var e struct {
+					Type, Tool string
+					Data       struct{ Outcome, Method string }
+				}
+				if json.Unmarshal(line, &e) == nil && e.Type == "mcp_input" {
+					found = e.Data.Outcome == tc.outcome && e.Tool == "peer__"+tc.tool
+				}
+			}
+			if !found {
+				t.Errorf("no mcp_input %s event for peer__%s:\n%s", tc.outcome, tc.tool, head(string(ev), 3000))
 			}
 		})
 	}

@@ -26,6 +26,9 @@ const (
 	// TypeScript SDK @modelcontextprotocol/server 2.4.0 (dual-era, or
 	// modern-only with --legacy=reject).
 	peerTS = "@modelcontextprotocol/server 2.4.0 (testdata/mcp-npm/ts-peer.mjs)"
+	// peerTS1 is testdata/mcp-npm/ts1-peer.mjs, a server written with the
+	// TypeScript SDK 1.x (@modelcontextprotocol/sdk 1.32.2): 2025 revisions only.
+	peerTS1 = "@modelcontextprotocol/sdk 1.32.2 (testdata/mcp-npm/ts1-peer.mjs)"
 	// peerOdek is the odek binary itself, for the end-to-end checks.
 	peerOdek = "odek (go build ./cmd/odek)"
 )
@@ -99,16 +102,20 @@ func locatePeers(tmp string) {
 		}
 		peers[name] = p
 	}
-	script := filepath.Join(root, "testdata", "mcp-npm", "ts-peer.mjs")
-	sdk := filepath.Join(root, "testdata", "mcp-npm", "node_modules", "@modelcontextprotocol", "server", "package.json")
-	switch _, err := os.Stat(sdk); {
-	case err != nil:
-		missing[peerTS] = sdk + " not found"
-	default:
-		if _, err := exec.LookPath("node"); err != nil {
-			missing[peerTS] = "node is not on PATH"
-		} else {
-			peers[peerTS] = script
+	for name, p := range map[string]struct{ script, pkg string }{
+		peerTS:  {"ts-peer.mjs", "server"},
+		peerTS1: {"ts1-peer.mjs", "sdk"},
+	} {
+		sdk := filepath.Join(root, "testdata", "mcp-npm", "node_modules", "@modelcontextprotocol", p.pkg, "package.json")
+		switch _, err := os.Stat(sdk); {
+		case err != nil:
+			missing[name] = sdk + " not found"
+		default:
+			if _, err := exec.LookPath("node"); err != nil {
+				missing[name] = "node is not on PATH"
+			} else {
+				peers[name] = filepath.Join(root, "testdata", "mcp-npm", p.script)
+			}
 		}
 	}
 }

@@ -75,7 +75,8 @@ type Client struct {
 	state  atomic.Pointer[serverState]
 
 	outSchemas  outputSchemas
-	links       linkSet // resource_link URIs its results named
+	links       linkSet     // resource_link URIs its results named
+	calls       activeCalls // tool calls in flight, for legacy server requests
 	progressSeq atomic.Int64
 
 	initMu    sync.Mutex // serialises the handshake

@@ -42,9 +42,9 @@ type ToolAnnotations struct {
 }
 
 type initParams struct {
-	ProtocolVersion string     `json:"protocolVersion"`
-	Capabilities    struct{}   `json:"capabilities"`
-	ClientInfo      clientInfo `json:"clientInfo"`
+	ProtocolVersion string         `json:"protocolVersion"`
+	Capabilities    map[string]any `json:"capabilities"`
+	ClientInfo      clientInfo     `json:"clientInfo"`
 }
 
 type clientInfo struct {
@@ -75,7 +75,7 @@ func (c *Client) Discover(ctx context.Context) ([]ToolDef, error) {
 // initialize runs the legacy handshake with version (the one odek asks for
 // unless the server's discover list named another).
 func (c *Client) initialize(ctx context.Context, version string) error {
-	p := initParams{ProtocolVersion: version, ClientInfo: clientInfo{Name: "odek", Version: c.opts.Version}}
+	p := initParams{ProtocolVersion: version, Capabilities: c.clientCapabilities(), ClientInfo: clientInfo{Name: "odek", Version: c.opts.Version}}
 	raw, err := c.request(ctx, methodInitialize, methodInitialize, p)
 	if err != nil {
 		return err

@@ -40,10 +40,12 @@
 // Results honour resultType (input_required is answered from the
 // configured elicitation values or declined), structuredContent is checked
 // against the tool's outputSchema (outputschema.go, the one file that
-// knows the JSON Schema library) and rendered as JSON, progress restarts a
-// call's idle deadline under max_call_seconds. ping is answered with {},
-// elicitation/create from the configured values (else declined), every
-// other server request with -32601.
+// knows the JSON Schema library) and rendered as JSON; progress is
+// reported and restarts the optional idle_timeout_seconds deadline, never
+// timeout_seconds. The elicitation capability is declared (in initialize
+// and in _meta alike) exactly when the configured values can answer. ping
+// is answered with {}, elicitation/create from the configured values (else
+// declined), every other server request with -32601.
 //
 // The contract's reference server is testdata/artifact_server.go (build tag
 // ignore; contract_test.go builds it with `go build` into a temp dir).

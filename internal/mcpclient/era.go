@@ -162,15 +162,25 @@ func parseUnsupported(data json.RawMessage) []string {
 	return d.Supported
 }
 
-// requestMeta is the _meta every modern request carries.
-func (c *Client) requestMeta() map[string]any {
+// clientCapabilities are what odek declares, in either era (modern
+// requests' _meta, the legacy initialize): elicitation (form mode) exactly
+// when mcp_servers.<s>.elicitation holds answers, since nothing else can
+// answer a request for input; nothing else. {"form": {}} is the 2025-11-25
+// spelling, which earlier revisions' servers accept as the plain {}
+// (TypeScript SDK 1.x requires form, go-sdk takes either).
+func (c *Client) clientCapabilities() map[string]any {
 	caps := map[string]any{}
 	if len(c.cfg.Elicitation) > 0 {
 		caps[capabilityElicitation] = map[string]any{"form": map[string]any{}}
 	}
+	return caps
+}
+
+// requestMeta is the _meta every modern request carries.
+func (c *Client) requestMeta() map[string]any {
 	return map[string]any{
 		metaProtocolVersion:    c.protocolVersion(),
-		metaClientCapabilities: caps,
+		metaClientCapabilities: c.clientCapabilities(),
 		metaClientInfo:         clientInfo{Name: "odek", Version: c.opts.Version},
 	}
 }

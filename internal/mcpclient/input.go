@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/odek-run/odek/internal/untrusted"
 )
@@ -135,13 +136,52 @@ func (c *Client) elicit(tool, method string, raw json.RawMessage) (map[string]an
 	return map[string]any{"action": "accept", "content": content}, fields, nil
 }
 
-// answerElicitation answers a legacy server's elicitation/create request
-// (sent outside any call, so tied to none): accepted from the configured
-// values, declined otherwise.
+// answerElicitation answers a legacy server's elicitation/create request:
+// accepted from the configured values (an input_answered notice), declined
+// otherwise (input_declined). The request names no call, so the notice
+// names the tool only when exactly one call to this server is running.
 func (c *Client) answerElicitation(params json.RawMessage) any {
-	answer, _, err := c.elicit("", methodElicitationCreate, params)
+	tool := c.calls.only()
+	answer, fields, err := c.elicit(tool, methodElicitationCreate, params)
 	if err != nil {
 		return map[string]any{"action": "decline"}
 	}
+	c.notice(Notice{Kind: NoticeInputAnswered, Tool: tool, Method: methodElicitationCreate, Reason: "answered fields " + strings.Join(fields, ",")})
 	return answer
+}
+
+// activeCalls are the tool calls in flight on one Client, by progress
+// token, so that a request a legacy server sends mid-call can be tied to
+// the call when only one is running.
+type activeCalls struct {
+	mu sync.Mutex
+	m  map[string]string // progress token → tool
+}
+
+// start records a call; the returned func forgets it.
+func (a *activeCalls) start(token, tool string) func() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.m == nil {
+		a.m = map[string]string{}
+	}
+	a.m[token] = tool
+	return func() {
+		a.mu.Lock()
+		delete(a.m, token)
+		a.mu.Unlock()
+	}
+}
+
+// only is the tool of the one call in flight; "" when none or several are.
+func (a *activeCalls) only() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.m) != 1 {
+		return ""
+	}
+	for _, tool := range a.m {
+		return tool
+	}
+	return ""
 }

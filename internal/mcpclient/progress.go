@@ -115,6 +115,8 @@ func (c *Client) callWithProgress(ctx context.Context, tool string, params map[s
 		}
 	})
 	defer remove()
+	done := c.calls.start(token, tool)
+	defer done()
 	m, err := c.conn.roundTrip(rctx, methodToolsCall, c.withMeta(params))
 	if err != nil {
 		if ctx.Err() == nil && errors.Is(context.Cause(rctx), errIdleTimeout) {

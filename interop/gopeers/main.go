@@ -55,6 +55,10 @@ type weather struct {
 	Sky   string  `json:"sky"`
 }
 
+type confirmArgs struct {
+	Env string `json:"env" jsonschema:"where to deploy"`
+}
+
 type failArgs struct {
 	Message string `json:"message" jsonschema:"error text to return"`
 }
@@ -108,6 +112,21 @@ func newServer() *mcp.Server {
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 		func(_ context.Context, _ *mcp.CallToolRequest, a weatherArgs) (*mcp.CallToolResult, weather, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{}}, weather{City: a.City, TempC: 21.5, Sky: "clear"}, nil
+		})
+	// confirm asks the client through elicitation/create, which the SDK
+	// refuses to send to a client that declared no elicitation capability.
+	mcp.AddTool(s, &mcp.Tool{Name: "confirm", Description: "Deploys after the user confirms."},
+		func(ctx context.Context, req *mcp.CallToolRequest, a confirmArgs) (*mcp.CallToolResult, any, error) {
+			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Deploy to " + a.Env + "?",
+				RequestedSchema: map[string]any{"type": "object", "required": []string{"confirm"},
+					"properties": map[string]any{"confirm": map[string]any{"type": "boolean"}}}})
+			if err != nil {
+				return nil, nil, err
+			}
+			if res.Action == "accept" && res.Content["confirm"] == true {
+				return text("deployed to " + a.Env)
+			}
+			return text("not deployed (" + res.Action + ")")
 		})
 	// pid lets a test check that Close really ended this process.
 	mcp.AddTool(s, &mcp.Tool{Name: "pid", Description: "Returns this process's id."},

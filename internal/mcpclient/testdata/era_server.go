@@ -3,7 +3,10 @@
 // era_server is a stdio MCP server for the era-detection tests: -era picks
 // how it opens (legacy, legacy-silent, modern, modern-only, future), and its
 // tools return the newer result shapes (structuredContent, input_required).
-// The tool "seen" answers with every method received so far, in order.
+// The tool "seen" answers with every method received so far, in order;
+// "init" with the params of the initialize it got; "legacy_ask" sends the
+// client an elicitation/create mid-call (as 2025 servers do) and answers
+// with the client's reply.
 package main
 
 import (
@@ -27,14 +30,32 @@ type msg struct {
 	ID     json.RawMessage `json:"id,omitempty"`
 	Method string          `json:"method,omitempty"`
 	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  json.RawMessage `json:"error,omitempty"`
 }
 
 var (
-	mu     sync.Mutex
-	seen   []string
-	opened string // "", "legacy", "modern"
-	out    = bufio.NewWriter(os.Stdout)
+	mu       sync.Mutex
+	seen     []string
+	opened   string // "", "legacy", "modern"
+	initSeen json.RawMessage
+	out      = bufio.NewWriter(os.Stdout)
+	// replies routes the client's answers to this server's own requests.
+	replies = map[string]chan json.RawMessage{}
+	nextReq int
 )
+
+// ask sends the client a request and waits for its answer (result or error).
+func ask(method string, params any) json.RawMessage {
+	mu.Lock()
+	nextReq++
+	id := "srv-" + strconv.Itoa(nextReq)
+	ch := make(chan json.RawMessage, 1)
+	replies[id] = ch
+	mu.Unlock()
+	send(map[string]any{"id": id, "method": method, "params": params})
+	return <-ch
+}
 
 func send(v map[string]any) {
 	v["jsonrpc"] = "2.0"
@@ -77,6 +98,18 @@ func handle(m msg) {
 	if len(m.ID) == 0 {
 		return // notifications
 	}
+	if m.Method == "" { // the client's answer to one of our requests
+		var id string
+		json.Unmarshal(m.ID, &id)
+		mu.Lock()
+		ch := replies[id]
+		delete(replies, id)
+		mu.Unlock()
+		if ch != nil {
+			ch <- append(append(json.RawMessage(nil), m.Result...), m.Error...)
+		}
+		return
+	}
 	switch {
 	case m.Method == "server/discover" && *era == "legacy":
 		fail(m.ID, -32601, "Method not found", nil)
@@ -116,6 +149,7 @@ func handle(m msg) {
 		fail(m.ID, -32022, "Unsupported protocol version", map[string]any{"supported": []string{"2026-07-28"}, "requested": "2025-03-26"})
 	case m.Method == "initialize":
 		opened = "legacy"
+		initSeen = m.Params
 		send(map[string]any{"id": m.ID, "result": map[string]any{"protocolVersion": "2025-03-26", "capabilities": map[string]any{"tools": map[string]any{}}}})
 	case opened == "" && modern() && !hasMeta(m.Params):
 		fail(m.ID, -32602, "missing _meta", nil)
@@ -153,6 +187,8 @@ func tools() []any {
 		map[string]any{"name": "odd_result", "inputSchema": obj},
 		map[string]any{"name": "progress", "inputSchema": obj},
 		map[string]any{"name": "wants_elicitation", "inputSchema": obj},
+		map[string]any{"name": "init", "inputSchema": obj},
+		map[string]any{"name": "legacy_ask", "inputSchema": obj},
 	}
 }
 
@@ -175,6 +211,15 @@ func call(m msg) {
 		mu.Unlock()
 	case "meta":
 		res["content"] = text(string(p.Meta))
+	case "init":
+		mu.Lock()
+		res["content"] = text(string(initSeen))
+		mu.Unlock()
+	case "legacy_ask":
+		reply := ask("elicitation/create", map[string]any{"message": "Your GitHub login?",
+			"requestedSchema": map[string]any{"type": "object", "required": []string{"name"},
+				"properties": map[string]any{"name": map[string]any{"type": "string"}}}})
+		res["content"] = text("client said " + string(reply))
 	case "weather":
 		res["content"] = []any{}
 		res["structuredContent"] = map[string]any{"temp": 21.5, "city": "Oslo"}
