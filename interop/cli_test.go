@@ -193,37 +193,55 @@ func TestCLIFollowsResourceLink(t *testing.T) {
 }
 
 // TestCLIReadOnlyHints: with dangerous.non_interactive "read_only" and no
-// terminal, an MCP tool runs only when its (operator-defined) server marks
-// it read-only: the TypeScript peer's weather runs, its echo is refused.
+// terminal, an MCP tool runs only when its server marks it read-only and
+// the operator trusts that server's hints (trust_annotations): then the
+// TypeScript peer's weather runs and its echo is refused; without the mark
+// both are refused, the read-only hint notwithstanding.
 func TestCLIReadOnlyHints(t *testing.T) {
 	t.Parallel()
 	odek := requirePeer(t, peerOdek)
-	dir := t.TempDir()
-	cfg := tsStdio(t)
-	cfg.AutoApprove = true
-	home := filepath.Join(dir, ".odek")
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	writeJSON(t, filepath.Join(home, "config.json"), map[string]any{
-		"dangerous":   map[string]any{"non_interactive": "read_only"},
-		"mcp_servers": map[string]any{"peer": cfg},
-	})
-	sc, err := fakellm.ParseScript([]byte(`{"turns": [
-	  {"tool_calls": [{"id": "c1", "name": "peer__echo", "arguments": {"message": "hi"}}]},
-	  {"match": "operation denied by configuration: peer__echo", "tool_calls": [{"id": "c2", "name": "peer__weather", "arguments": {"city": "Oslo"}}]},
-	  {"match": "\"temp_c\":21.5", "content": "Only the read-only tool ran."}
-	]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := fakellm.Start(sc, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	if got := runOdek(t, odek, dir, srv.URL(), "run", "-q", "use the tools"); strings.TrimSpace(got) != "Only the read-only tool ran." {
-		t.Errorf("odek run printed %q", got)
+	for _, tc := range []struct {
+		name   string
+		trust  bool
+		script string
+	}{
+		{"trusted", true, `{"turns": [
+		  {"tool_calls": [{"id": "c1", "name": "peer__echo", "arguments": {"message": "hi"}}]},
+		  {"match": "operation denied by configuration: peer__echo", "tool_calls": [{"id": "c2", "name": "peer__weather", "arguments": {"city": "Oslo"}}]},
+		  {"match": "\"temp_c\":21.5", "content": "Only the read-only tool ran."}
+		]}`},
+		{"not trusted", false, `{"turns": [
+		  {"tool_calls": [{"id": "c1", "name": "peer__weather", "arguments": {"city": "Oslo"}}]},
+		  {"match": "operation denied by configuration: peer__weather", "content": "Nothing ran."}
+		]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			cfg := tsStdio(t)
+			cfg.AutoApprove, cfg.TrustAnnotations = true, tc.trust
+			home := filepath.Join(dir, ".odek")
+			if err := os.MkdirAll(home, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			writeJSON(t, filepath.Join(home, "config.json"), map[string]any{
+				"dangerous":   map[string]any{"non_interactive": "read_only"},
+				"mcp_servers": map[string]any{"peer": cfg},
+			})
+			sc, err := fakellm.ParseScript([]byte(tc.script))
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv, err := fakellm.Start(sc, "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = srv.Close() })
+			want := map[bool]string{true: "Only the read-only tool ran.", false: "Nothing ran."}[tc.trust]
+			if got := runOdek(t, odek, dir, srv.URL(), "run", "-q", "use the tools"); strings.TrimSpace(got) != want {
+				t.Errorf("odek run printed %q", got)
+			}
+		})
 	}
 }
 

@@ -283,26 +283,10 @@ type listedTool struct {
 
 // hintPrefix shows an MCP tool's behaviour hints in the text listing.
 func hintPrefix(a *mcpclient.ToolAnnotations) string {
-	if a == nil {
-		return ""
+	if hints := a.LabelList(); hints != "" {
+		return "[" + hints + "] "
 	}
-	var hints []string
-	flag := func(p *bool, yes, no string) {
-		switch {
-		case p != nil && *p && yes != "":
-			hints = append(hints, yes)
-		case p != nil && !*p && no != "":
-			hints = append(hints, no)
-		}
-	}
-	flag(a.ReadOnlyHint, "read-only", "")
-	flag(a.DestructiveHint, "destructive", "non-destructive")
-	flag(a.IdempotentHint, "idempotent", "")
-	flag(a.OpenWorldHint, "open-world", "closed-world")
-	if len(hints) == 0 {
-		return ""
-	}
-	return "[" + strings.Join(hints, ", ") + "] "
+	return ""
 }
 
 // listedDescriber is a tool whose description for a listing differs from

@@ -286,3 +286,34 @@ func TestToolPromptNamesTheFile(t *testing.T) {
 		t.Errorf("global server's tool prompt:\n%s", got)
 	}
 }
+
+// The tool prompt shows the hints the grant covers, and whether the policy
+// will believe them: only on an operator server marked trust_annotations.
+func TestToolPromptShowsHints(t *testing.T) {
+	yes, no := true, false
+	def := mcpclient.ToolDef{Name: "read", Description: "Reads.", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Annotations: &mcpclient.ToolAnnotations{ReadOnlyHint: &yes, OpenWorldHint: &no}}
+	global := projectSpec()
+	global.Project, global.Dir = false, ""
+	trusting := global
+	trusting.Config.TrustAnnotations = true
+	project := projectSpec()
+	project.Config.TrustAnnotations = true // the loader strips it; the prompt must not believe it either
+	for _, tc := range []struct {
+		name string
+		spec mcpclient.ServerSpec
+		want string
+	}{
+		{"global", global, "\n  hints: read-only, closed-world (not trusted: every call of it is local_write)\n"},
+		{"trusting", trusting, "\n  hints: read-only, closed-world (trusted (trust_annotations): a read-only tool runs as a safe inspection)\n"},
+		{"project", project, "\n  hints: read-only, closed-world (not trusted: every call of it is local_write)\n"},
+	} {
+		if got := toolQuestion(tc.spec, def); !strings.Contains(got, tc.want) {
+			t.Errorf("%s:\n%s\nwant %q", tc.name, got, tc.want)
+		}
+	}
+	def.Annotations = nil
+	if got := toolQuestion(global, def); strings.Contains(got, "hints") {
+		t.Errorf("a tool without hints:\n%s", got)
+	}
+}

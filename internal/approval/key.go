@@ -18,8 +18,11 @@ import (
 // artifact roots and then, per bound project file (BoundFiles), \0file: with
 // its path and SHA-256 length-prefixed. Limits enter with defaults and hard
 // caps applied, so only changes in behaviour change the key. With no bound
-// files the key is what earlier odek versions computed. auto_approve and
-// enabled are trust metadata, not execution, and are left out.
+// files the key is what earlier odek versions computed. An
+// idle_timeout_seconds that takes effect enters last, so a config without
+// one keeps its key. auto_approve, trust_annotations and enabled are trust
+// metadata, not execution, and are left out (so is the retired
+// max_call_seconds, which odek ignores).
 func SpawnKey(dir, name string, cfg mcpclient.ServerConfig, files []FileDigest) string {
 	h := sha256.New()
 	write := func(s string) { h.Write([]byte(s)) }
@@ -46,13 +49,22 @@ func SpawnKey(dir, name string, cfg mcpclient.ServerConfig, files []FileDigest) 
 		writeLP(h, f.Path)
 		writeLP(h, f.SHA256)
 	}
+	if idle := keyIdle(cfg, timeout); idle > 0 {
+		write("\x00idle_timeout_seconds:" + strconv.Itoa(idle))
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
 // ToolKey fingerprints one tool of one server: every field is
 // length-prefixed (dir, server, tool, command, args, env, url, token_env,
-// limits, artifact roots, SHA-256 of the canonical schema, description), so
-// no two different inputs can produce the same byte stream.
+// limits, artifact roots, SHA-256 of the canonical schema, description,
+// then the behaviour hints and an idle_timeout_seconds when either says
+// more than the defaults), so no two different inputs can produce the
+// same byte stream. The hints are in the key because they are what a
+// trusting operator's policy reads (trust_annotations): a server that
+// marks a tool read-only after its approval is asked about again. A tool
+// without hints, on a server without an idle timeout, keeps the key odek
+// always computed.
 func ToolKey(dir, server string, cfg mcpclient.ServerConfig, tool mcpclient.ToolDef) string {
 	h := sha256.New()
 	for _, s := range []string{dir, server, tool.Name, cfg.Command} {
@@ -79,7 +91,44 @@ func ToolKey(dir, server string, cfg mcpclient.ServerConfig, tool mcpclient.Tool
 	}
 	writeLP(h, SchemaSHA256(tool.InputSchema))
 	writeLP(h, tool.Description)
+	if hints := keyHints(tool.Annotations); hints != "" {
+		writeLP(h, "hints:"+hints)
+	}
+	if idle := keyIdle(cfg, timeout); idle > 0 {
+		writeLP(h, "idle_timeout_seconds:"+strconv.Itoa(idle))
+	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// keyHints is the tool's four behaviour hints as the policy and the
+// operator read them, each with MCP's default when the server sent none
+// (read-only false, destructive true, idempotent false, open-world true),
+// e.g. "readOnly=true,destructive=false,idempotent=false,openWorld=true"; "" when all
+// four are the defaults, which is what a tool without hints always meant.
+// The title is display only and left out.
+func keyHints(a *mcpclient.ToolAnnotations) string {
+	if a == nil {
+		return ""
+	}
+	hint := func(p *bool, def bool) bool {
+		if p == nil {
+			return def
+		}
+		return *p
+	}
+	vals := []bool{hint(a.ReadOnlyHint, false), hint(a.DestructiveHint, true), hint(a.IdempotentHint, false), hint(a.OpenWorldHint, true)}
+	if !vals[0] && vals[1] && !vals[2] && vals[3] {
+		return ""
+	}
+	var b []byte
+	for i, name := range []string{"readOnly", "destructive", "idempotent", "openWorld"} {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, name+"="...)
+		b = strconv.AppendBool(b, vals[i])
+	}
+	return string(b)
 }
 
 // SchemaSHA256 is the hex SHA-256 of the canonical form of a JSON schema:
@@ -123,6 +172,16 @@ func keyLimits(cfg mcpclient.ServerConfig) (timeout int, maxResp int64, maxChars
 	}
 	maxChars = min(maxChars, mcpclient.MaxResultCharsCap)
 	return timeout, maxResp, maxChars
+}
+
+// keyIdle is the idle_timeout_seconds the client will enforce: capped,
+// and 0 when it is not below the call's timeout (it then has no effect).
+func keyIdle(cfg mcpclient.ServerConfig, timeout int) int {
+	idle := min(cfg.IdleTimeoutSeconds, mcpclient.MaxTimeoutSeconds)
+	if idle <= 0 || idle >= timeout {
+		return 0
+	}
+	return idle
 }
 
 // DefaultTimeoutSeconds is the per-request timeout a zero timeout_seconds means,

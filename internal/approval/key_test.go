@@ -34,6 +34,7 @@ var keyMutations = map[string]func(*mcpclient.ServerConfig){
 	"max_response_bytes": func(c *mcpclient.ServerConfig) { c.MaxResponseBytes = 2 << 20 },
 	"max_result_chars":   func(c *mcpclient.ServerConfig) { c.MaxResultChars = 5001 },
 	"artifact root":      func(c *mcpclient.ServerConfig) { c.ArtifactRoots = []string{"/r1"} },
+	"idle timeout":       func(c *mcpclient.ServerConfig) { c.IdleTimeoutSeconds = 10 },
 }
 
 // keyNeutral changes nothing the server executes with: no key may change.
@@ -42,6 +43,10 @@ var keyNeutral = map[string]func(*mcpclient.ServerConfig){
 	"enabled":         func(c *mcpclient.ServerConfig) { t := true; c.Enabled = &t },
 	"root order":      func(c *mcpclient.ServerConfig) { c.ArtifactRoots = []string{"/r2", "/r1"} },
 	"env map rebuilt": func(c *mcpclient.ServerConfig) { c.Env = map[string]string{"L": "w", "K": "v"} },
+	// Trust metadata, and limits that do nothing: no key changes.
+	"trust_annotations":         func(c *mcpclient.ServerConfig) { c.TrustAnnotations = true },
+	"max_call_seconds, retired": func(c *mcpclient.ServerConfig) { c.MaxCallSeconds = 600 },
+	"idle not below timeout":    func(c *mcpclient.ServerConfig) { c.IdleTimeoutSeconds = 60 },
 }
 
 func cloneConfig(c mcpclient.ServerConfig) mcpclient.ServerConfig {
@@ -127,6 +132,53 @@ func TestApprovalKeys(t *testing.T) {
 	if SchemaSHA256(json.RawMessage(`{"b":1,"a":2}`)) != SchemaSHA256(json.RawMessage(`{"a":2,"b":1}`)) ||
 		SchemaSHA256(json.RawMessage(`{"a":1}`)) == SchemaSHA256(json.RawMessage(`{"a":1.0}`)) {
 		t.Error("canonical schema hash")
+	}
+}
+
+// legacyToolKey is ToolKey("/proj", "s", baseConfig(), t) for a tool t
+// without hints, as odek computed it before hints entered the key: grants
+// of such tools stay valid.
+const legacyToolKey = "6390b97615308b95abe46304fdfa619be5c274953c0dcfea3e832c860e4467c2"
+
+// The approval covers the hints the policy may read: a tool whose server
+// marks it read-only (or flips any hint) after it was approved is asked
+// about again. Hints at MCP's defaults, sent or not, keep the old key.
+func TestToolKeyCoversHints(t *testing.T) {
+	yes, no := true, false
+	tool := mcpclient.ToolDef{Name: "t", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`)}
+	base := ToolKey("/proj", "s", baseConfig(), tool)
+	if base != legacyToolKey {
+		t.Fatalf("the key of a tool without hints changed: %s", base)
+	}
+	keys := map[string]string{}
+	for name, ann := range map[string]*mcpclient.ToolAnnotations{
+		"read-only":               {ReadOnlyHint: &yes},
+		"not destructive":         {DestructiveHint: &no},
+		"idempotent":              {IdempotentHint: &yes},
+		"closed world":            {OpenWorldHint: &no},
+		"read-only, closed world": {ReadOnlyHint: &yes, OpenWorldHint: &no},
+	} {
+		td := tool
+		td.Annotations = ann
+		k := ToolKey("/proj", "s", baseConfig(), td)
+		if k == base {
+			t.Errorf("%s: key unchanged", name)
+		}
+		if prev, dup := keys[k]; dup {
+			t.Errorf("%s and %s share a key", name, prev)
+		}
+		keys[k] = name
+	}
+	for name, ann := range map[string]*mcpclient.ToolAnnotations{
+		"empty":          {},
+		"defaults spelt": {ReadOnlyHint: &no, DestructiveHint: &yes, IdempotentHint: &no, OpenWorldHint: &yes},
+		"a title only":   {Title: "Read a file"},
+	} {
+		td := tool
+		td.Annotations = ann
+		if ToolKey("/proj", "s", baseConfig(), td) != base {
+			t.Errorf("%s: key changed", name)
+		}
 	}
 }
 

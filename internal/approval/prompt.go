@@ -195,8 +195,9 @@ func wrapLine(s string, width int) string {
 	return b.String()
 }
 
-// toolQuestion shows a tool's description (sanitised, at most 200 runes) and
-// the fingerprint of its schema, which the approval is keyed on.
+// toolQuestion shows a tool's description (sanitised, at most 200 runes),
+// the fingerprint of its schema and its behaviour hints, which the approval
+// is keyed on, and whether the policy will believe those hints.
 func toolQuestion(spec mcpclient.ServerSpec, t mcpclient.ToolDef) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "MCP server %q wants to register tool %q\n", untrusted.OneLine(spec.Name, 64), untrusted.OneLine(t.Name, 64))
@@ -205,6 +206,13 @@ func toolQuestion(spec mcpclient.ServerSpec, t mcpclient.ToolDef) string {
 	}
 	fmt.Fprintf(&b, "  description: %s\n", untrusted.OneLine(t.Description, 200))
 	fmt.Fprintf(&b, "  schema: sha256:%s (%d bytes)\n", SchemaSHA256(t.InputSchema)[:16], schemaSize(t.InputSchema))
+	if hints := t.Annotations.LabelList(); hints != "" {
+		trust := "not trusted: every call of it is local_write"
+		if spec.Config.TrustAnnotations && !spec.Project {
+			trust = "trusted (trust_annotations): a read-only tool runs as a safe inspection"
+		}
+		fmt.Fprintf(&b, "  hints: %s (%s)\n", hints, trust)
+	}
 	return b.String()
 }
 

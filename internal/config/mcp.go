@@ -11,9 +11,10 @@ import (
 type MCPServer struct {
 	// Name is the key under mcp_servers, exactly as written.
 	Name string
-	// Config is the server definition. Config.AutoApprove is true only for a
-	// global server that sets it, or for a project server the global file
-	// marks with a command-less {"auto_approve": true} entry.
+	// Config is the server definition. Config.AutoApprove and
+	// Config.TrustAnnotations are true only for an operator server (the
+	// global file or --mcp-config) that sets them: a project file's are
+	// stripped, and a command-less entry carrying them marks nothing.
 	Config mcpclient.ServerConfig
 	// Project is true for a server defined in the project file: spawning it
 	// needs the operator's approval.
@@ -64,9 +65,20 @@ func stripProjectSecrets(s *mcpclient.ServerConfig, name, path, globalPath strin
 	return w
 }
 
-// isTrustMarker reports a global entry that only carries auto_approve.
+// isTrustMarker reports a global entry without command or url that only
+// carries trust: auto_approve or trust_annotations.
 func isTrustMarker(s mcpclient.ServerConfig) bool {
-	return s.Command == "" && s.URL == "" && s.AutoApprove
+	return s.Command == "" && s.URL == "" && (s.AutoApprove || s.TrustAnnotations)
+}
+
+// markerWarning says why a command-less trust entry is ignored (DECISION 2):
+// trust goes only to a definition the operator wrote in full.
+func markerWarning(globalPath, name string, s mcpclient.ServerConfig) string {
+	what := "an auto_approve entry without command or url approves nothing"
+	if !s.AutoApprove {
+		what = "a trust_annotations entry without command or url trusts nothing"
+	}
+	return fmt.Sprintf("%s: ignoring %q: %s; define the server there in full to trust it", globalPath, "mcp_servers."+name, what)
 }
 
 // validateServer checks what the config layer owns; clamping and ceilings
@@ -110,7 +122,7 @@ func (l *layer) servers() map[string]mcpclient.ServerConfig {
 func mergeServers(global, project *layer, extra map[string]fileServer, globalPath, dir string, guard *secretGuard) ([]MCPServer, []string, error) {
 	var out []MCPServer
 	var warns []string
-	markers, off := map[string]bool{}, map[string]bool{}
+	markers, off := map[string]mcpclient.ServerConfig{}, map[string]bool{}
 	gs := map[string]mcpclient.ServerConfig{}
 	from := map[string]string{} // the file that defines each operator server
 	for name, s := range global.servers() {
@@ -126,7 +138,7 @@ func mergeServers(global, project *layer, extra map[string]fileServer, globalPat
 			continue
 		}
 		if validServerName(name) && isTrustMarker(s) {
-			markers[name] = true
+			markers[name] = s
 			continue
 		}
 		if err := validateServer(from[name], name, s); err != nil {
@@ -146,6 +158,11 @@ func mergeServers(global, project *layer, extra map[string]fileServer, globalPat
 			warns = append(warns, fmt.Sprintf("%s: ignoring %q: a project file cannot approve its own MCP servers (only %s can)",
 				project.path, "mcp_servers."+name+".auto_approve", globalPath))
 			s.AutoApprove = false
+		}
+		if s.TrustAnnotations {
+			warns = append(warns, fmt.Sprintf("%s: ignoring %q: a project file cannot make odek believe its servers' hints (only %s or --mcp-config can)",
+				project.path, "mcp_servers."+name+".trust_annotations", globalPath))
+			s.TrustAnnotations = false
 		}
 		if s.Sandbox == "off" {
 			warns = append(warns, fmt.Sprintf("%s: ignoring %q: a project file cannot run its servers outside the sandbox (only %s can)",
@@ -174,8 +191,7 @@ func mergeServers(global, project *layer, extra map[string]fileServer, globalPat
 	// is only ever given to a definition the operator wrote in full, so that a
 	// repository cannot change the command behind an approved name.
 	for _, name := range sortedKeys(markers) {
-		warns = append(warns, fmt.Sprintf("%s: ignoring %q: an auto_approve entry without command or url approves nothing; define the server there in full to trust it",
-			globalPath, "mcp_servers."+name))
+		warns = append(warns, markerWarning(globalPath, name, markers[name]))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, warns, nil

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -83,5 +84,51 @@ func TestServerName(t *testing.T) {
 		if validServerName(name) != ok {
 			t.Errorf("validServerName(%q) = %v", name, !ok)
 		}
+	}
+}
+
+// trust_annotations is the operator's: a project file's is stripped with a
+// warning, a --mcp-config file's holds, and a command-less global entry
+// carrying it trusts nothing (DECISION 2). idle_timeout_seconds is read;
+// the retired max_call_seconds still loads (the client warns about it).
+func TestMCPTrustAnnotations(t *testing.T) {
+	ci := writeTemp(t, "ci.json", `{"mcp_servers":{"ci":{"command":"ci-srv","trust_annotations":true}}}`)
+	global := `{"mcp_servers":{
+	  "ops":  {"command":"ops-srv","trust_annotations":true,"idle_timeout_seconds":20,"max_call_seconds":600},
+	  "hint": {"trust_annotations":true}
+	}}`
+	project := `{"mcp_servers":{
+	  "repo": {"command":"repo-srv","trust_annotations":true},
+	  "hint": {"command":"repo-hint"}
+	}}`
+	c, w, err := loadWithMCPFiles(t, global, project, ci)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := c.Dir
+	want := []MCPServer{
+		{Name: "ci", Config: mcpclient.ServerConfig{Command: "ci-srv", TrustAnnotations: true}},
+		{Name: "hint", Config: mcpclient.ServerConfig{Command: "repo-hint"}, Project: true, Dir: dir},
+		{Name: "ops", Config: mcpclient.ServerConfig{Command: "ops-srv", TrustAnnotations: true, IdleTimeoutSeconds: 20, MaxCallSeconds: 600}},
+		{Name: "repo", Config: mcpclient.ServerConfig{Command: "repo-srv"}, Project: true, Dir: dir},
+	}
+	if diff := cmp.Diff(want, c.MCPServers); diff != "" {
+		t.Errorf("servers (-want +got):\n%s", diff)
+	}
+	joined := strings.Join(w, "\n")
+	for _, s := range []string{
+		`odek.json: ignoring "mcp_servers.repo.trust_annotations": a project file cannot make odek believe its servers' hints (only `,
+		`config.json: ignoring "mcp_servers.hint": a trust_annotations entry without command or url trusts nothing; define the server there in full to trust it`,
+	} {
+		if !strings.Contains(joined, s) {
+			t.Errorf("warnings lack %q:\n%s", s, joined)
+		}
+	}
+	if strings.Contains(joined, "unknown key") {
+		t.Errorf("a known key was warned about:\n%s", joined)
+	}
+	_, _, err = fixture{global: `{"mcp_servers":{"a":{"command":"c","idle_timeout_seconds":-1}}}`}.load(t)
+	if err == nil || !strings.Contains(err.Error(), "mcpclient a: idle_timeout_seconds must be a non-negative number, got -1") {
+		t.Errorf("negative idle timeout: %v", err)
 	}
 }

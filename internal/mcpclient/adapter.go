@@ -27,6 +27,10 @@ type ToolAdapter struct {
 	// Project marks a tool of a project-defined server, whose hints may
 	// only make odek stricter (see AssessRisk).
 	Project bool
+	// TrustHints is the operator's trust_annotations for the tool's
+	// server: only then may a hint relax the policy (see AssessRisk).
+	// Never set for a project server.
+	TrustHints bool
 }
 
 // NewToolAdapter builds the adapter for a discovered tool.

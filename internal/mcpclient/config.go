@@ -92,6 +92,12 @@ type ServerConfig struct {
 	// AutoApprove is honoured only from the operator's global config; the config
 	// loader strips it from project files. Never part of approval keys.
 	AutoApprove bool `json:"auto_approve,omitempty"`
+	// TrustAnnotations lets the server's behaviour hints relax the risk
+	// policy: its tools marked readOnlyHint are then safe inspections
+	// (ToolAdapter.AssessRisk). Operator config only: the config loader
+	// strips it from project files, and Start ignores it on a project
+	// server. Not part of approval keys (the hints themselves are).
+	TrustAnnotations bool `json:"trust_annotations,omitempty"`
 	// Sandbox is how the kernel confines a stdio server: workspace-write,
 	// read-only or off. "" is the default of the server's origin: a
 	// project file's servers run workspace-write (network on), the global

@@ -309,6 +309,7 @@ func registerTools(ctx context.Context, started []startedServer, g Gate, reserve
 		for _, t := range kept {
 			a := newApprovedAdapter(st.client, st.spec.Name, t)
 			a.Project = st.spec.Project
+			a.TrustHints = st.spec.Config.TrustAnnotations && !st.spec.Project
 			if prev, dup := owner[a.Name()]; dup {
 				return nil, warns, setupErr(st.spec.Name, fmt.Sprintf("mcp server %q: tool %q collides with tool %q of server %q", st.spec.Name, t.Name, a.Name(), prev), ErrToolCollision)
 			}

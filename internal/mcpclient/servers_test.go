@@ -289,3 +289,21 @@ func TestStartFailureStderrTailOnce(t *testing.T) {
 		t.Errorf("protocol failure: err = %v, want the stderr tail appended", err)
 	}
 }
+
+// trust_annotations reaches the adapters of an operator server only: a
+// project server's hints are never trusted, whatever its config says.
+func TestStartTrustAnnotations(t *testing.T) {
+	t.Parallel()
+	trusted, plain, project := fixtureSpec(t, "trusted"), fixtureSpec(t, "plain"), fixtureSpec(t, "project")
+	trusted.Config.TrustAnnotations = true
+	project.Config.TrustAnnotations, project.Project, project.Dir = true, true, t.TempDir()
+	set, _, err := startSet(t, StartOptions{Servers: []ServerSpec{trusted, plain, project}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range set.Tools() {
+		if want := tl.Client.Name() == "trusted"; tl.TrustHints != want {
+			t.Errorf("%s: TrustHints = %v, want %v", tl.Name(), tl.TrustHints, want)
+		}
+	}
+}

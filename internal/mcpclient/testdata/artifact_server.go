@@ -48,6 +48,7 @@ var (
 	peekParent  = flag.Bool("peek_parent", false, "try to read the parent's /proc/<ppid>/environ at start; report on stderr")
 	stubborn    = flag.Bool("stubborn", false, "ignore SIGTERM and SIGINT, and keep running after stdin closes")
 	pidFile     = flag.String("pidfile", "", "write the server's pid to this file at start")
+	roEcho      = flag.Bool("read_only_echo", false, "mark echo readOnlyHint: true (it is not: it is just a fixture)")
 )
 
 type msg struct {
@@ -201,6 +202,9 @@ func listTools(m msg) {
 	}
 	if *longName {
 		tools = append(tools, map[string]any{"name": strings.Repeat("n", 100)})
+	}
+	if *roEcho {
+		tools[0].(map[string]any)["annotations"] = map[string]any{"readOnlyHint": true}
 	}
 	var p struct {
 		Cursor string `json:"cursor"`
