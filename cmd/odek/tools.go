@@ -183,7 +183,8 @@ func newToolsCmd(ios *IOStreams) *cobra.Command {
 
 It starts the configured MCP servers, runs the approvals, and never calls the
 model: a preflight for CI. It exits 3 if a server fails to start or a tool is
-not approved, like a run would.
+not approved, like a run would, and also (after the listing) if odek refuses
+a tool's outputSchema, which a run finds only when the tool is first called.
 
 One line per tool: its name and the first line of its description, cut to
 the width on a terminal; --long prints every description whole.
@@ -220,10 +221,15 @@ func runTools(ctx context.Context, ios *IOStreams, o toolsOptions) error {
 		return err
 	}
 	listing := toolListing(r.tools.reg)
+	checkOutputSchemas(r.tools.reg, listing)
+	write := func() error { return writeToolsText(ios, listing, o.long) }
 	if o.json {
-		return writeToolsJSON(ios, listing)
+		write = func() error { return writeToolsJSON(ios, listing) }
 	}
-	return writeToolsText(ios, listing, o.long)
+	if err := write(); err != nil {
+		return err
+	}
+	return refusedOutputSchemas(ios, listing)
 }
 
 // writeToolsText lists one tool a line, name then the description's first
@@ -279,6 +285,9 @@ type listedTool struct {
 	ProtocolVersion string                     `json:"protocol_version,omitempty"`
 	OutputSchema    json.RawMessage            `json:"output_schema,omitempty"`
 	Annotations     *mcpclient.ToolAnnotations `json:"annotations,omitempty"`
+	// OutputSchemaError says why odek refuses the output schema (every
+	// call of the tool would fail); the listing then exits 3.
+	OutputSchemaError string `json:"output_schema_error,omitempty"`
 }
 
 // hintPrefix shows an MCP tool's behaviour hints in the text listing.

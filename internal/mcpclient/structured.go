@@ -121,8 +121,9 @@ func sameJSON(text string, compact []byte) bool {
 	return bytes.Equal(ja, jb)
 }
 
-// outputSchemas holds the tools' outputSchemas, compiled on first use so
-// start-up pays nothing for tools never called.
+// outputSchemas holds the tools' outputSchemas, compiled on first use (a
+// call's first structured result, or CheckOutputSchema: odek tools checks
+// them all) so a run's start-up pays nothing for tools never called.
 type outputSchemas struct {
 	mu       sync.Mutex
 	raw      map[string]json.RawMessage
@@ -161,6 +162,21 @@ func (s *outputSchemas) get(tool string) (valueValidator, error) {
 	}
 	return cs.v, cs.err
 }
+
+// CheckOutputSchema compiles the tool's outputSchema now, as its first
+// structured result would, and keeps the outcome for its calls: nil when
+// the tool declares none or odek accepts it, else why odek refuses it —
+// then every call of the tool fails. odek
+// tools (the preflight) asks this of every MCP tool; a run stays lazy.
+func (c *Client) CheckOutputSchema(tool string) error {
+	if _, err := c.outSchemas.get(tool); err != nil {
+		return newError(c.name, "tool "+tool, ClassMCP, err)
+	}
+	return nil
+}
+
+// CheckOutputSchema is Client.CheckOutputSchema for this tool.
+func (a *ToolAdapter) CheckOutputSchema() error { return a.Client.CheckOutputSchema(a.ToolName) }
 
 // errNoStructured is a result without structuredContent from a tool that
 // declared an outputSchema (the spec requires one).

@@ -49,6 +49,7 @@ var (
 	stubborn    = flag.Bool("stubborn", false, "ignore SIGTERM and SIGINT, and keep running after stdin closes")
 	pidFile     = flag.String("pidfile", "", "write the server's pid to this file at start")
 	roEcho      = flag.Bool("read_only_echo", false, "mark echo readOnlyHint: true (it is not: it is just a fixture)")
+	badOutput   = flag.Bool("refused_output_schema", false, "advertise remote_schema, whose outputSchema names another document")
 )
 
 type msg struct {
@@ -206,6 +207,10 @@ func listTools(m msg) {
 	if *roEcho {
 		tools[0].(map[string]any)["annotations"] = map[string]any{"readOnlyHint": true}
 	}
+	if *badOutput {
+		tools = append(tools, map[string]any{"name": "remote_schema", "description": "data under a schema elsewhere",
+			"inputSchema": map[string]any{"type": "object"}, "outputSchema": map[string]any{"$ref": "https://schemas.example/t.json"}})
+	}
 	var p struct {
 		Cursor string `json:"cursor"`
 	}
@@ -272,6 +277,8 @@ func call(m msg) {
 	switch p.Name {
 	case "echo":
 		text(m.ID, string(p.Arguments), false)
+	case "remote_schema":
+		result(m.ID, map[string]any{"content": []any{}, "structuredContent": map[string]any{"t": 1}})
 	case "echo_env":
 		text(m.ID, strings.Join(os.Environ(), "\n"), false)
 	case "large_result":

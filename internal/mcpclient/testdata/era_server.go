@@ -188,6 +188,9 @@ func tools() []any {
 		map[string]any{"name": "progress", "inputSchema": obj},
 		map[string]any{"name": "wants_elicitation", "inputSchema": obj},
 		map[string]any{"name": "init", "inputSchema": obj},
+		// An outputSchema odek refuses: it names another document.
+		map[string]any{"name": "remote_schema", "inputSchema": obj,
+			"outputSchema": map[string]any{"$ref": "https://schemas.example/weather.json"}},
 		map[string]any{"name": "legacy_ask", "inputSchema": obj},
 	}
 }
@@ -211,6 +214,9 @@ func call(m msg) {
 		mu.Unlock()
 	case "meta":
 		res["content"] = text(string(p.Meta))
+	case "remote_schema":
+		res["content"] = []any{}
+		res["structuredContent"] = map[string]any{"temp": 21.5}
 	case "init":
 		mu.Lock()
 		res["content"] = text(string(initSeen))
