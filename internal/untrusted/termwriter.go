@@ -72,27 +72,20 @@ func filterTerm(s string) string {
 }
 
 // ownSequence is the length of the odek sequence s starts with (0: none):
-// "\r\x1b[K", "\x1b[K", or "\x1b[<code>m" with an own colour code.
+// "\r\x1b[K", "\x1b[K", or "\x1b[<code>m" with an own colour code. A CR
+// anywhere else moves the cursor back over what was shown: it is no
+// sequence of odek's.
 func ownSequence(s string) int {
-	n := 0
-	if strings.HasPrefix(s, "\r") {
-		n = 1
-		if !strings.HasPrefix(s[1:], "\x1b[K") {
-			return 0 // a lone CR moves the cursor back over what was shown
-		}
-	}
-	rest := s[n:]
-	if !strings.HasPrefix(rest, "\x1b[") {
+	switch {
+	case strings.HasPrefix(s, "\r\x1b[K"):
+		return 4
+	case strings.HasPrefix(s, "\x1b[K"):
+		return 3
+	case !strings.HasPrefix(s, "\x1b["):
 		return 0
 	}
-	if strings.HasPrefix(rest, "\x1b[K") {
-		return n + 3
-	}
-	if n > 0 {
-		return 0
-	}
-	end := strings.IndexByte(rest, 'm')
-	if end < 0 || end > 6 || !ownSGR[rest[2:end]] {
+	end := strings.IndexByte(s, 'm')
+	if end < 0 || end > 6 || !ownSGR[s[2:end]] {
 		return 0
 	}
 	return end + 1
