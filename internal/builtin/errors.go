@@ -3,9 +3,12 @@ package builtin
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/odek-run/odek/internal/risk"
+	"github.com/odek-run/odek/internal/sandbox"
+	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // Argument and file errors the model sees.
@@ -28,6 +31,41 @@ type ChangedError struct {
 func (e *ChangedError) Error() string {
 	return fmt.Sprintf("%s: the call changed after it was approved: it was %s, it is now %s (%s)",
 		e.Tool, e.Approved, e.Now.Class, e.Now.Reason)
+}
+
+// SandboxDeniedError is a path tool call the sandbox's map refused
+// (sandbox.Access): a protected path, a write outside the writable roots,
+// any write under a read-only sandbox, odek's own /proc. The model sees
+// the path and why; the agent loop counts it as a denial (Denied), like
+// the risk policy's, and reports its class and reason.
+type SandboxDeniedError struct {
+	Tool  string
+	What  string     // the path (or pattern) as the model gave it
+	Class risk.Class // what the call was classified as
+	Err   *sandbox.AccessError
+}
+
+// maxDeniedWhat caps the model's path a denial repeats.
+const maxDeniedWhat = 200
+
+func (e *SandboxDeniedError) Error() string {
+	return e.Tool + " " + strconv.Quote(untrusted.OneLine(e.What, maxDeniedWhat)) + ": denied by the sandbox: " + e.Err.Error()
+}
+
+func (e *SandboxDeniedError) Unwrap() error { return e.Err }
+
+// Denied marks the error as a refusal for the agent loop.
+func (e *SandboxDeniedError) Denied() bool { return true }
+
+// RiskClass names the class the call was classified as.
+func (e *SandboxDeniedError) RiskClass() string { return e.Class.String() }
+
+// maxDeniedReason caps the reason events, reports and warnings carry.
+const maxDeniedReason = 240
+
+// Reason is why, on one bounded line: "sandbox: protected path: …".
+func (e *SandboxDeniedError) Reason() string {
+	return untrusted.OneLine("sandbox: "+e.Err.Refusal()+": "+e.Err.Error(), maxDeniedReason)
 }
 
 // TooLargeError is an input over a cap.

@@ -6,10 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/odek-run/odek/internal/safepath"
+	"github.com/odek-run/odek/internal/sandbox"
 )
 
 // The path tools act on the path the classifier resolved (absolute, free of
@@ -39,19 +41,79 @@ func (ws *workspace) split(resolved string) (base, rel string, err error) {
 	return "/", resolved[1:], nil
 }
 
-// open opens the resolved path with flags (safepath.FileFlags or DirFlags).
-func (ws *workspace) open(resolved string, flags int) (*os.File, error) {
+// open opens the resolved path with flags (safepath.FileFlags or
+// DirFlags). Under a map it opens the path's directory first and the last
+// name from it, and asks a Guard about both: the Guard it returns checks
+// what a walk below the opened directory reaches (nil without a map).
+func (ws *workspace) open(resolved string, flags int) (*os.File, *sandbox.Guard, error) {
 	base, rel, err := ws.split(resolved)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	root, err := safepath.OpenRoot(base)
 	if err != nil {
-		return nil, pathErr(err)
+		return nil, nil, pathErr(err)
 	}
 	defer root.Close()
-	f, err := safepath.OpenBeneath(root, rel, flags)
-	return f, pathErr(err)
+	if ws.access == nil {
+		f, err := safepath.OpenBeneath(root, rel, flags)
+		return f, nil, pathErr(err)
+	}
+	g := ws.access.Guard()
+	dir := root
+	if rel != "." {
+		if dir, err = safepath.OpenBeneath(root, path.Dir(rel), parentFlags); err != nil {
+			return nil, nil, pathErr(err)
+		}
+		defer dir.Close()
+		rel = path.Base(rel)
+	}
+	f, err := safepath.OpenBeneath(dir, rel, flags)
+	if err != nil {
+		return nil, nil, pathErr(err)
+	}
+	from := dir
+	if rel == "." {
+		from = nil // a root: the walk up starts at f
+	}
+	if err := g.Read(from, f, resolved); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, g, nil
+}
+
+// entryCheck is the walk's check of each directory it enters below the
+// directory opened at base (nil without a map): a protected one, under
+// its own name or another, is not entered.
+func entryCheck(g *sandbox.Guard, base string) func(sub *os.File, rel string) bool {
+	if g == nil {
+		return nil
+	}
+	return func(sub *os.File, rel string) bool {
+		defer runtime.KeepAlive(sub)
+		return g.Entry(int(sub.Fd()), path.Join(base, rel)) == nil
+	}
+}
+
+// writeSplit is split for a write: under a map, the path is reached from
+// the deepest writable root it lies in, so that nothing (a missing parent
+// directory included) is made outside one.
+func (ws *workspace) writeSplit(resolved string) (base, rel string, err error) {
+	if ws.access == nil {
+		return ws.split(resolved)
+	}
+	if err := ws.access.Decide(resolved, true); err != nil {
+		return "", "", err
+	}
+	base = ws.access.WritableRoot(resolved)
+	switch {
+	case resolved == base:
+		return base, ".", nil
+	case base == "/":
+		return base, resolved[1:], nil
+	}
+	return base, strings.TrimPrefix(resolved, base+"/"), nil
 }
 
 // pathErr says what a symlink found where the check saw none means.
@@ -65,7 +127,7 @@ func pathErr(err error) error {
 // openRegular opens the resolved path for reading without blocking on a
 // FIFO and refuses anything but a regular file.
 func (ws *workspace) openRegular(resolved string) (*os.File, int64, error) {
-	f, err := ws.open(resolved, safepath.FileFlags)
+	f, _, err := ws.open(resolved, safepath.FileFlags)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -87,9 +149,12 @@ func (ws *workspace) openRegular(resolved string) (*os.File, int64, error) {
 
 // writeAtomic replaces (or creates, with any missing parent directories)
 // the resolved path with data, keeping an existing file's mode; the file is
-// written and renamed beneath its directory's descriptor.
+// written and renamed beneath its directory's descriptor. Under a map the
+// path is reached from the writable root it lies in, and a Guard checks
+// that root before anything is made in it and the file's directory before
+// the file is written.
 func (ws *workspace) writeAtomic(resolved string, data []byte) (created bool, err error) {
-	base, rel, err := ws.split(resolved)
+	base, rel, err := ws.writeSplit(resolved)
 	if err != nil {
 		return false, err
 	}
@@ -101,6 +166,13 @@ func (ws *workspace) writeAtomic(resolved string, data []byte) (created bool, er
 		return false, pathErr(err)
 	}
 	defer root.Close()
+	var g *sandbox.Guard
+	if ws.access != nil {
+		g = ws.access.Guard()
+		if err := g.Write(root, base); err != nil {
+			return false, err
+		}
+	}
 	dirRel, name := path.Dir(rel), path.Base(rel)
 	dir, err := safepath.OpenBeneath(root, dirRel, safepath.DirFlags)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -111,6 +183,11 @@ func (ws *workspace) writeAtomic(resolved string, data []byte) (created bool, er
 		return false, pathErr(err)
 	}
 	defer dir.Close()
+	if g != nil && dirRel != "." {
+		if err := g.Write(dir, path.Join(base, dirRel)); err != nil {
+			return false, err
+		}
+	}
 	perm := fs.FileMode(0o644)
 	switch m, err := safepath.Lstat(dir, name); {
 	case err == nil && m.IsDir():
@@ -138,10 +215,10 @@ type walkFunc func(rel string, d fs.DirEntry, parent *os.File) error
 // walkBeneath walks the open directory dir depth first in lexical order,
 // like filepath.WalkDir, but opens every subdirectory from its parent's
 // descriptor following no symlink: one swapped for a symlink during the
-// walk is skipped, never followed. Subdirectories that cannot be read are
+// walk is skipped, never followed, and so is one enter (nil: none) refuses. Subdirectories that cannot be read are
 // skipped; an error reading dir itself is returned. dir is read through a
 // descriptor of its own, so the same dir can be walked again.
-func walkBeneath(dir *os.File, fn walkFunc) error {
+func walkBeneath(dir *os.File, fn walkFunc, enter func(sub *os.File, rel string) bool) error {
 	own, err := safepath.OpenBeneath(dir, ".", safepath.DirFlags)
 	if err != nil {
 		return err
@@ -151,14 +228,14 @@ func walkBeneath(dir *os.File, fn walkFunc) error {
 	if err != nil {
 		return err
 	}
-	err = walkEntries(own, "", entries, fn)
+	err = walkEntries(own, "", entries, fn, enter)
 	if errors.Is(err, fs.SkipAll) || errors.Is(err, fs.SkipDir) {
 		return nil
 	}
 	return err
 }
 
-func walkEntries(dir *os.File, prefix string, entries []fs.DirEntry, fn walkFunc) error {
+func walkEntries(dir *os.File, prefix string, entries []fs.DirEntry, fn walkFunc, enter func(*os.File, string) bool) error {
 	for _, d := range entries {
 		rel := d.Name()
 		if prefix != "" {
@@ -178,9 +255,13 @@ func walkEntries(dir *os.File, prefix string, entries []fs.DirEntry, fn walkFunc
 		if err != nil {
 			continue // vanished, unreadable, or swapped for a symlink
 		}
+		if enter != nil && !enter(sub, rel) {
+			sub.Close()
+			continue // a protected directory: its entries are not listed
+		}
 		subEntries, err := readSorted(sub)
 		if err == nil {
-			err = walkEntries(sub, rel, subEntries, fn)
+			err = walkEntries(sub, rel, subEntries, fn, enter)
 		} else {
 			err = nil
 		}

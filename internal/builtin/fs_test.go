@@ -97,7 +97,7 @@ func TestWalkBeneathTwice(t *testing.T) {
 		err := walkBeneath(dir, func(rel string, _ os.DirEntry, _ *os.File) error {
 			seen = append(seen, rel)
 			return nil
-		})
+		}, nil)
 		if err != nil || strings.Join(seen, ",") != "a,a/b.txt" {
 			t.Fatalf("walk saw %q, %v", seen, err)
 		}

@@ -71,8 +71,7 @@ func (t *listDir) AssessRisk(args json.RawMessage) (risk.Assessment, error) {
 	if err != nil {
 		return risk.Assessment{}, err
 	}
-	as, _, err := t.ws.assessPath(risk.Read, a.Path)
-	return as, err
+	return t.ws.assess(newPathCall(t.Name(), risk.Read, a.Path))
 }
 
 func (t *listDir) Call(ctx context.Context, args json.RawMessage) (string, error) {
@@ -80,16 +79,17 @@ func (t *listDir) Call(ctx context.Context, args json.RawMessage) (string, error
 	if err != nil {
 		return "", err
 	}
-	dir, err := t.ws.recheck(ctx, t.Name(), risk.Read, a.Path)
+	c := newPathCall(t.Name(), risk.Read, a.Path)
+	dir, err := t.ws.recheck(ctx, c)
 	if err != nil {
 		return "", err
 	}
-	root, err := t.ws.open(dir, safepath.DirFlags)
+	root, g, err := t.ws.open(dir, safepath.DirFlags)
 	if errors.Is(err, safepath.ErrNotDir) {
 		return "", fmt.Errorf("list_dir %s: not a directory (use read_file)", a.Path)
 	}
 	if err != nil {
-		return "", fmt.Errorf("list_dir %s: %w", a.Path, err)
+		return "", t.ws.refused(ctx, c, fmt.Errorf("list_dir %s: %w", a.Path, err))
 	}
 	defer root.Close()
 	var lines []string
@@ -107,7 +107,7 @@ func (t *listDir) Call(ctx context.Context, args json.RawMessage) (string, error
 			return fs.SkipDir
 		}
 		return nil
-	})
+	}, entryCheck(g, dir))
 	if err != nil {
 		return "", fmt.Errorf("list_dir %s: %w", a.Path, err)
 	}
@@ -191,9 +191,9 @@ func (t *globTool) AssessRisk(args json.RawMessage) (risk.Assessment, error) {
 	if err != nil {
 		return risk.Assessment{}, err
 	}
-	as, _, err := t.ws.assessPath(risk.Read, globBase(a.Pattern))
-	as.What = a.Pattern
-	return as, err
+	c := newPathCall(t.Name(), risk.Read, globBase(a.Pattern))
+	c.what = a.Pattern
+	return t.ws.assess(c)
 }
 
 func (t *globTool) Call(ctx context.Context, args json.RawMessage) (string, error) {
@@ -202,7 +202,9 @@ func (t *globTool) Call(ctx context.Context, args json.RawMessage) (string, erro
 		return "", err
 	}
 	base := globBase(a.Pattern)
-	dir, err := t.ws.recheck(ctx, t.Name(), risk.Read, base)
+	c := newPathCall(t.Name(), risk.Read, base)
+	c.what = a.Pattern
+	dir, err := t.ws.recheck(ctx, c)
 	if err != nil {
 		return "", err
 	}
@@ -212,16 +214,16 @@ func (t *globTool) Call(ctx context.Context, args json.RawMessage) (string, erro
 	}
 	var matches []string
 	truncated := false
-	root, err := t.ws.open(dir, safepath.DirFlags)
+	root, g, err := t.ws.open(dir, safepath.DirFlags)
 	switch {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, safepath.ErrNotDir):
 		err = nil // nothing below a missing base matches
 	case err == nil:
 		defer root.Close()
-		matches, truncated, err = globWalk(ctx, root, base, strings.Split(rest, "/"), maxVisits)
+		matches, truncated, err = globWalk(ctx, root, base, strings.Split(rest, "/"), maxVisits, entryCheck(g, dir))
 	}
 	if err != nil {
-		return "", fmt.Errorf("glob %s: %w", a.Pattern, err)
+		return "", t.ws.refused(ctx, c, fmt.Errorf("glob %s: %w", a.Pattern, err))
 	}
 	sort.Strings(matches)
 	header := fmt.Sprintf("%s: %d matches", a.Pattern, len(matches))
@@ -234,7 +236,7 @@ func (t *globTool) Call(ctx context.Context, args json.RawMessage) (string, erro
 // globWalk returns the paths below root (named base in them) that match
 // segs, at most MaxEntries of them, looking at no more than visitCap
 // entries; truncated says it stopped early (or ctx ended).
-func globWalk(ctx context.Context, root *os.File, base string, segs []string, visitCap int) (matches []string, truncated bool, err error) {
+func globWalk(ctx context.Context, root *os.File, base string, segs []string, visitCap int, enter func(*os.File, string) bool) (matches []string, truncated bool, err error) {
 	visits := 0
 	err = walkBeneath(root, func(rel string, d fs.DirEntry, _ *os.File) error {
 		if visits++; visits > visitCap || ctx.Err() != nil {
@@ -256,7 +258,7 @@ func globWalk(ctx context.Context, root *os.File, base string, segs []string, vi
 			return fs.SkipDir // "*.md" does not walk the subtrees
 		}
 		return nil
-	})
+	}, enter)
 	return matches, truncated, err
 }
 

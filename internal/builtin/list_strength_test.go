@@ -59,17 +59,17 @@ func TestGlobVisitCap(t *testing.T) {
 	f := openDir(t, root)
 	segs := []string{"**", "*.go"}
 	const entries = 5 // a.go b.txt sub sub/c.go sub/d.go
-	m, truncated, err := globWalk(context.Background(), f, ".", segs, entries)
+	m, truncated, err := globWalk(context.Background(), f, ".", segs, entries, nil)
 	if err != nil || truncated || strings.Join(m, " ") != "a.go sub/c.go sub/d.go" {
 		t.Fatalf("cap %d: %q, truncated %v, %v", entries, m, truncated, err)
 	}
-	m, truncated, err = globWalk(context.Background(), f, ".", segs, entries-1)
+	m, truncated, err = globWalk(context.Background(), f, ".", segs, entries-1, nil)
 	if err != nil || !truncated || strings.Join(m, " ") != "a.go sub/c.go" {
 		t.Fatalf("cap %d: %q, truncated %v, %v", entries-1, m, truncated, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if m, truncated, err = globWalk(ctx, f, ".", segs, entries); err != nil || !truncated || len(m) != 0 {
+	if m, truncated, err = globWalk(ctx, f, ".", segs, entries, nil); err != nil || !truncated || len(m) != 0 {
 		t.Fatalf("cancelled: %q, truncated %v, %v", m, truncated, err)
 	}
 }
@@ -96,13 +96,13 @@ func TestGlobSkipsSubtreesNoMatchIsBelow(t *testing.T) {
 		{"*/deep", "a/deep"},
 	} {
 		// 12 visits cannot cover a/deep's 40 files: only skipping it finds z.md.
-		m, truncated, err := globWalk(context.Background(), f, ".", strings.Split(c.pattern, "/"), 12)
+		m, truncated, err := globWalk(context.Background(), f, ".", strings.Split(c.pattern, "/"), 12, nil)
 		if sortJoin(m) != c.want || truncated || err != nil {
 			t.Errorf("%s: %q, truncated %v, %v; want %q", c.pattern, m, truncated, err, c.want)
 		}
 	}
 	// With "**" first every directory may hold a match: the cap stops it.
-	if _, truncated, _ := globWalk(context.Background(), f, ".", []string{"**", "*.md"}, 12); !truncated {
+	if _, truncated, _ := globWalk(context.Background(), f, ".", []string{"**", "*.md"}, 12, nil); !truncated {
 		t.Error(`"**/*.md" looked at more than its visit cap`)
 	}
 }

@@ -81,8 +81,7 @@ func (t *readFile) AssessRisk(args json.RawMessage) (risk.Assessment, error) {
 	if err != nil {
 		return risk.Assessment{}, err
 	}
-	as, _, err := t.ws.assessPath(risk.Read, a.Path)
-	return as, err
+	return t.ws.assess(newPathCall(t.Name(), risk.Read, a.Path))
 }
 
 func (t *readFile) Call(ctx context.Context, args json.RawMessage) (string, error) {
@@ -90,13 +89,14 @@ func (t *readFile) Call(ctx context.Context, args json.RawMessage) (string, erro
 	if err != nil {
 		return "", err
 	}
-	path, err := t.ws.recheck(ctx, t.Name(), risk.Read, a.Path)
+	c := newPathCall(t.Name(), risk.Read, a.Path)
+	path, err := t.ws.recheck(ctx, c)
 	if err != nil {
 		return "", err
 	}
 	f, size, err := t.ws.openRegular(path)
 	if err != nil {
-		return "", fmt.Errorf("read_file %s: %w", a.Path, err)
+		return "", t.ws.refused(ctx, c, fmt.Errorf("read_file %s: %w", a.Path, err))
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)

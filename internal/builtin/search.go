@@ -87,8 +87,7 @@ func (t *searchFiles) AssessRisk(args json.RawMessage) (risk.Assessment, error) 
 	if err != nil {
 		return risk.Assessment{}, err
 	}
-	as, _, err := t.ws.assessPath(risk.Read, a.Path)
-	return as, err
+	return t.ws.assess(newPathCall(t.Name(), risk.Read, a.Path))
 }
 
 func (t *searchFiles) Call(ctx context.Context, args json.RawMessage) (string, error) {
@@ -96,16 +95,21 @@ func (t *searchFiles) Call(ctx context.Context, args json.RawMessage) (string, e
 	if err != nil {
 		return "", err
 	}
-	root, err := t.ws.recheck(ctx, t.Name(), risk.Read, a.Path)
+	c := newPathCall(t.Name(), risk.Read, a.Path)
+	root, err := t.ws.recheck(ctx, c)
 	if err != nil {
 		return "", err
 	}
-	f, err := t.ws.open(root, safepath.FileFlags)
+	f, g, err := t.ws.open(root, safepath.FileFlags)
 	if err != nil {
-		return "", fmt.Errorf("search_files %s: %w", a.Path, err)
+		return "", t.ws.refused(ctx, c, fmt.Errorf("search_files %s: %w", a.Path, err))
 	}
 	defer f.Close()
-	res, err := search(ctx, searchSpec{root: f, show: a.Path, re: re, glob: a.Glob, limit: MaxMatches})
+	spec := searchSpec{root: f, show: a.Path, re: re, glob: a.Glob, limit: MaxMatches, enter: entryCheck(g, root)}
+	if g != nil {
+		spec.check = func(fd int, rel string) bool { return g.Entry(fd, path.Join(root, rel)) == nil }
+	}
+	res, err := search(ctx, spec)
 	if err != nil {
 		return "", fmt.Errorf("search_files: %w", err)
 	}
@@ -127,6 +131,10 @@ type searchSpec struct {
 	re    *regexp.Regexp
 	glob  string
 	limit int
+	// enter checks each directory the walk enters, check each file
+	// opened below root (nil: every one passes): the sandbox's map.
+	enter func(sub *os.File, rel string) bool
+	check func(fd int, rel string) bool
 }
 
 type searchResult struct {
@@ -151,6 +159,7 @@ func search(ctx context.Context, s searchSpec) (searchResult, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	m := newMatcher(s.re)
+	m.check = s.check
 	type job struct {
 		seq  int
 		rels []string // a batch of files in walk order: one hand-off per batch, not per file
@@ -204,7 +213,7 @@ func search(ctx context.Context, s searchSpec) (searchResult, error) {
 			flush()
 		}
 		return nil
-	})
+	}, s.enter)
 	flush()
 	close(jobs)
 	wg.Wait()
@@ -285,7 +294,8 @@ func (c *collector) result() ([]string, bool) {
 // holding it are given to the regular expression.
 type matcher struct {
 	re      *regexp.Regexp
-	literal []byte // "" = none usable
+	literal []byte                        // "" = none usable
+	check   func(fd int, rel string) bool // nil: every file may be read
 }
 
 func newMatcher(re *regexp.Regexp) *matcher {
@@ -326,7 +336,7 @@ func requiredLiteral(expr string) []byte {
 // limit), skipping binaries on their first bytes and files over the size
 // cap. buf is reused.
 func (m *matcher) file(root *os.File, rel, show string, buf []byte, limit int) ([]string, []byte) {
-	data, buf, ok := readText(root, rel, buf)
+	data, buf, ok := readText(root, rel, buf, m.check)
 	if !ok {
 		return nil, buf
 	}

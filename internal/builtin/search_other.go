@@ -11,13 +11,17 @@ import (
 )
 
 // readText reads the file rel below root for search_files; false for
-// binaries, files over the cap and files it cannot read.
-func readText(root *os.File, rel string, buf []byte) ([]byte, []byte, bool) {
+// binaries, files over the cap, files it cannot read and files check (nil:
+// none) refuses once opened.
+func readText(root *os.File, rel string, buf []byte, check func(fd int, rel string) bool) ([]byte, []byte, bool) {
 	f, err := safepath.OpenBeneath(root, rel, safepath.FileFlags)
 	if err != nil {
 		return nil, buf, false
 	}
 	defer f.Close()
+	if check != nil && !check(int(f.Fd()), rel) {
+		return nil, buf, false
+	}
 	data, ok := readOpenText(f)
 	return data, buf, ok
 }

@@ -17,14 +17,17 @@ import (
 // is most of the cost. The file is opened following no symlink. The walk
 // already knows the file is regular; a read shorter than asked is the end
 // of a regular file. It reports false for binaries (a NUL in the first
-// bytes: the rest is never read), files over the cap and files it cannot
-// read.
-func readText(root *os.File, rel string, buf []byte) ([]byte, []byte, bool) {
+// bytes: the rest is never read), files over the cap, files it cannot
+// read and files check (nil: none) refuses once opened.
+func readText(root *os.File, rel string, buf []byte, check func(fd int, rel string) bool) ([]byte, []byte, bool) {
 	fd, err := safepath.OpenFD(root, rel, safepath.FileFlags)
 	if err != nil {
 		return nil, buf, false
 	}
 	defer syscall.Close(fd)
+	if check != nil && !check(fd, rel) {
+		return nil, buf, false
+	}
 	return readFD(fd, buf, MaxSearchFile)
 }
 

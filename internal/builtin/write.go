@@ -61,8 +61,7 @@ func (t *writeFile) AssessRisk(args json.RawMessage) (risk.Assessment, error) {
 	if err != nil {
 		return risk.Assessment{}, err
 	}
-	as, _, err := t.ws.assessPath(risk.Write, a.Path)
-	return as, err
+	return t.ws.assess(newPathCall(t.Name(), risk.Write, a.Path))
 }
 
 func (t *writeFile) Call(ctx context.Context, args json.RawMessage) (string, error) {
@@ -70,13 +69,14 @@ func (t *writeFile) Call(ctx context.Context, args json.RawMessage) (string, err
 	if err != nil {
 		return "", err
 	}
-	path, err := t.ws.recheck(ctx, t.Name(), risk.Write, a.Path)
+	c := newPathCall(t.Name(), risk.Write, a.Path)
+	path, err := t.ws.recheck(ctx, c)
 	if err != nil {
 		return "", err
 	}
 	created, err := t.ws.writeAtomic(path, []byte(*a.Content))
 	if err != nil {
-		return "", fmt.Errorf("write_file %s: %w", a.Path, err)
+		return "", t.ws.refused(ctx, c, fmt.Errorf("write_file %s: %w", a.Path, err))
 	}
 	verb := "replaced"
 	if created {
@@ -142,8 +142,7 @@ func (t *patchTool) AssessRisk(args json.RawMessage) (risk.Assessment, error) {
 	if err != nil {
 		return risk.Assessment{}, err
 	}
-	as, _, err := t.ws.assessPath(risk.Write, a.Path)
-	return as, err
+	return t.ws.assess(newPathCall(t.Name(), risk.Write, a.Path))
 }
 
 func (t *patchTool) Call(ctx context.Context, args json.RawMessage) (string, error) {
@@ -151,13 +150,14 @@ func (t *patchTool) Call(ctx context.Context, args json.RawMessage) (string, err
 	if err != nil {
 		return "", err
 	}
-	path, err := t.ws.recheck(ctx, t.Name(), risk.Write, a.Path)
+	c := newPathCall(t.Name(), risk.Write, a.Path)
+	path, err := t.ws.recheck(ctx, c)
 	if err != nil {
 		return "", err
 	}
 	data, err := t.ws.readSmall(path)
 	if err != nil {
-		return "", fmt.Errorf("patch %s: %w", a.Path, err)
+		return "", t.ws.refused(ctx, c, fmt.Errorf("patch %s: %w", a.Path, err))
 	}
 	old := []byte(a.Old)
 	switch n := bytes.Count(data, old); {
@@ -172,7 +172,7 @@ func (t *patchTool) Call(ctx context.Context, args json.RawMessage) (string, err
 		return "", &TooLargeError{What: "the patched file", Size: int64(len(out)), Max: MaxWriteBytes}
 	}
 	if _, err := t.ws.writeAtomic(path, out); err != nil {
-		return "", fmt.Errorf("patch %s: %w", a.Path, err)
+		return "", t.ws.refused(ctx, c, fmt.Errorf("patch %s: %w", a.Path, err))
 	}
 	first := bytes.Count(data[:at], []byte("\n")) + 1
 	return fmt.Sprintf("patched %s: replaced lines %d-%d (%d lines) with %d lines", a.Path, first,
