@@ -177,11 +177,16 @@ func requiredNote(required, fullAuto bool) string {
 // private temp dir, the configured writable, readable and protected paths
 // ("~/" expanded; missing writable trees created).
 func (s *sandboxState) basePolicy(ios *IOStreams, mode string, network, landlock bool) (*sandbox.Policy, error) {
-	home := ios.env("HOME")
 	tmp, err := s.privateTmp()
 	if err != nil {
 		return nil, err
 	}
+	return s.configuredPolicy(ios, mode, network, landlock, tmp)
+}
+
+// configuredPolicy is basePolicy with the temp dir given ("" for none).
+func (s *sandboxState) configuredPolicy(ios *IOStreams, mode string, network, landlock bool, tmp string) (*sandbox.Policy, error) {
+	home := ios.env("HOME")
 	p := &sandbox.Policy{Mode: mode, Network: network, Workspace: s.workDir, TempDir: tmp, Landlock: landlock}
 	for _, w := range s.cfg.Writable {
 		path, err := expandHome(w, home)

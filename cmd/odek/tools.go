@@ -63,7 +63,7 @@ func (r *agentRun) buildTools(ctx context.Context, ios *IOStreams, serverLog io.
 		return err
 	}
 	builtins, err := r.startServersBeside(ctx, ios, serverLog, func(wios *IOStreams) ([]loop.Tool, error) {
-		return ts.workspaceTools(wios, r.conf, wp)
+		return ts.workspaceTools(wios, r.conf, wp, func(msg string) { r.sinks.warn(msg) })
 	})
 	if err != nil {
 		return err

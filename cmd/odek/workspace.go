@@ -42,7 +42,7 @@ func (ts *toolset) planWorkspace(ios *IOStreams, conf *runConf) (*workspacePlan,
 // workspaceTools are the built-in tools over the working directory, with
 // the shell's sandbox policy built from the plan. It runs while the MCP
 // servers start (buildTools).
-func (ts *toolset) workspaceTools(ios *IOStreams, conf *runConf, plan *workspacePlan) ([]loop.Tool, error) {
+func (ts *toolset) workspaceTools(ios *IOStreams, conf *runConf, plan *workspacePlan, warn func(string)) ([]loop.Tool, error) {
 	var env []string
 	if ios.Environ != nil {
 		env = shellEnv(ios.Environ(), conf.cfg)
@@ -58,8 +58,13 @@ func (ts *toolset) workspaceTools(ios *IOStreams, conf *runConf, plan *workspace
 			env = ts.sandbox.tmpEnv(env)
 		}
 	}
+	access, err := ts.sandbox.toolAccess(ios, conf)
+	if err != nil {
+		return nil, err
+	}
 	var tools []loop.Tool
-	for _, t := range builtin.New(builtin.Options{Classifier: plan.cls, Store: ts.store, Env: env, Sandbox: ts.sandbox.policy}) {
+	for _, t := range builtin.New(builtin.Options{Classifier: plan.cls, Store: ts.store, Env: env, Sandbox: ts.sandbox.policy,
+		Access: access, OnDeny: ts.denied.mapDenial(warn)}) {
 		tools = append(tools, t)
 	}
 	return tools, nil
