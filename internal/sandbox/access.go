@@ -39,8 +39,8 @@ type Access struct {
 	// protSet the same for exact lookups during walks.
 	protected []string
 	protSet   map[string]bool
-	readable  []string // canonical
-	writable  []string // canonical, in WritableRoots' order
+	readable  []string // cleaned
+	writable  []string // cleaned, in WritableRoots' order
 	held      heldIDs
 }
 
@@ -78,15 +78,18 @@ func (a *Access) prepare() {
 			}
 		}
 	}
+	// The roots are taken as named, not resolved: one behind a symlink
+	// is granted to no command (the launcher refuses to hold it), so to
+	// no path tool either.
 	for _, r := range p.Readable {
-		a.readable = append(a.readable, c.canonical(r))
+		a.readable = append(a.readable, filepath.Clean(r))
 	}
 	if !a.readOnly {
 		for _, w := range p.WritableRoots() {
-			a.writable = append(a.writable, c.canonical(w))
+			a.writable = append(a.writable, filepath.Clean(w))
 		}
 	}
-	a.held = holdIDs(a.writable, a.readable, a.protected)
+	a.held = holdIDs(p, a.writable, a.readable, a.protected)
 }
 
 // WritableRoots are the trees p lets a command write: the private temp

@@ -6,6 +6,9 @@ import "golang.org/x/sys/unix"
 // O_PATH needs no read permission on it.
 const parentFlags = unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC
 
+// holdFlags open a root only to take its identity.
+const holdFlags = unix.O_PATH | unix.O_CLOEXEC
+
 // isProcFS reports whether fd lies on a proc file system, wherever it is
 // mounted: for a path tool that is odek's own process. It fails closed.
 func isProcFS(fd int) bool {

@@ -12,7 +12,7 @@ func idOf(os.FileInfo) (fileID, bool) { return fileID{}, false }
 // heldIDs hold nothing where files cannot be opened safely.
 type heldIDs struct{}
 
-func holdIDs(_, _, _ []string) heldIDs { return heldIDs{} }
+func holdIDs(Policy, []string, []string, []string) heldIDs { return heldIDs{} }
 
 // Guard refuses everything where opened files cannot be checked (the path
 // tools cannot open anything safely there either).

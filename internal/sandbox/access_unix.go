@@ -5,6 +5,8 @@ package sandbox
 import (
 	"os"
 	"runtime"
+	"slices"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -28,32 +30,63 @@ func statID(st *unix.Stat_t) fileID {
 }
 
 // heldIDs are the identities of the writable and readable roots when the
-// map was prepared, each opened from "/" following no symlink (a root that
-// is a symlink, or missing, then grants nothing; one swapped for another
-// directory later is not the root), and of the protected paths then (one
-// moved away since is still known; one first made later is refused by
-// name only).
+// map was prepared and of the protected paths then (one moved away since
+// is still known; one first made later is refused by name only). A root
+// is held as the launcher holds it: the descriptor Policy.Prepare opened,
+// or, where the policy holds none (no Landlock, or a map built for the
+// sandbox off), the path opened the same way, from "/" with no symlink in
+// any component. A root behind a symlink grants nothing, and a root
+// swapped for another directory later is not the root.
 type heldIDs struct {
 	writable, readable, protected map[fileID]string
 }
 
-func holdIDs(writable, readable, protected []string) heldIDs {
-	hold := func(paths []string) map[fileID]string {
-		ids := map[fileID]string{}
-		for _, p := range paths {
-			f, err := safepath.OpenRoot(p)
-			if err != nil {
-				continue
-			}
+func holdIDs(p Policy, writable, readable, protected []string) heldIDs {
+	ids := heldIDs{writable: map[fileID]string{}, readable: map[fileID]string{}, protected: statIDs(protected)}
+	add := func(path string, id fileID) {
+		if slices.Contains(writable, path) {
+			ids.writable[id] = path
+		}
+		if slices.Contains(readable, path) {
+			ids.readable[id] = path
+		}
+	}
+	if h := p.held; h != nil {
+		for _, r := range h.roots {
 			var st unix.Stat_t
-			if unix.Fstat(int(f.Fd()), &st) == nil {
-				ids[statID(&st)] = p
+			if unix.Fstat(int(r.f.Fd()), &st) == nil {
+				add(r.path, statID(&st))
 			}
-			f.Close()
 		}
 		return ids
 	}
-	return heldIDs{writable: hold(writable), readable: hold(readable), protected: statIDs(protected)}
+	for _, path := range append(slices.Clone(writable), readable...) {
+		if id, ok := openedID(path); ok {
+			add(path, id)
+		}
+	}
+	return ids
+}
+
+// openedID is the identity of path opened from "/" following no symlink.
+func openedID(path string) (fileID, bool) {
+	slash, err := os.Open("/")
+	if err != nil {
+		return fileID{}, false
+	}
+	defer slash.Close()
+	f := slash
+	if rel := strings.TrimPrefix(path, "/"); rel != "" {
+		if f, err = safepath.OpenBeneath(slash, rel, holdFlags); err != nil {
+			return fileID{}, false
+		}
+		defer f.Close()
+	}
+	var st unix.Stat_t
+	if unix.Fstat(int(f.Fd()), &st) != nil {
+		return fileID{}, false
+	}
+	return statID(&st), true
 }
 
 // Guard checks what one path tool call opened against the map; make one
