@@ -200,3 +200,48 @@ func TestWritableRoots(t *testing.T) {
 		t.Errorf("read-only: %s", got)
 	}
 }
+
+// FuzzDecide: whatever path a model names, Decide allows a read only
+// outside every protected path (or inside a readable one) and /proc, and
+// a write only below a writable root and outside every protected path;
+// a refusal is always an *AccessError.
+func FuzzDecide(f *testing.F) {
+	p := Policy{Mode: ModeWorkspaceWrite, Workspace: "/w", TempDir: "/t", Writable: []string{"/c"},
+		Readable: []string{"/h/.config/odek/skills"}, Protected: DefaultProtected("/h", "/h/.config/odek")}
+	a, err := NewAccess(p)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range []string{"/w/a", "/h/.ssh/id_rsa", "/proc/self/environ", "/c/../h/.netrc", "/w//x", "/h/.config/odek/skills/s", "/", ""} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	under := func(path string, roots ...string) bool {
+		for _, r := range roots {
+			if isUnder(path, r) {
+				return true
+			}
+		}
+		return false
+	}
+	f.Fuzz(func(t *testing.T, path string, write bool) {
+		err := a.Decide(path, write)
+		if err != nil {
+			var ae *AccessError
+			if !errors.As(err, &ae) || ae.Error() == "" {
+				t.Fatalf("%q: %v is not an AccessError", path, err)
+			}
+			return
+		}
+		switch {
+		case !filepath.IsAbs(path) || filepath.Clean(path) != path:
+			t.Fatalf("%q allowed: not canonical", path)
+		case under(path, "/proc"):
+			t.Fatalf("%q allowed: /proc", path)
+		case write && (!under(path, "/w", "/t", "/c") || under(path, p.Protected...)):
+			t.Fatalf("write of %q allowed", path)
+		case !write && under(path, p.Protected...) && !under(path, p.Readable...):
+			t.Fatalf("read of %q allowed", path)
+		}
+	})
+}
