@@ -14,6 +14,14 @@
 //     re-check fails the call too. Walks open each subdirectory from its
 //     parent's descriptor; writes create and rename their temp file within
 //     the target directory's descriptor.
+//   - Under the sandbox's map (Options.Access) no path tool reads or writes
+//     a protected path, writes outside the writable roots, writes at all
+//     under a read-only sandbox, or touches /proc, whatever the risk
+//     policy allows: the map decides on the resolved path at AssessRisk
+//     and at the re-check, then a sandbox.Guard on what was opened (the
+//     file's and its directories' identities, walked up from the opened
+//     descriptors). A refusal is a SandboxDeniedError, which the loop
+//     counts as a denial.
 //   - Every result body is file or process content and is wrapped with
 //     untrusted.Wrap; the loop redacts and frames it like any result.
 //   - Every output is bounded; the caps are constants below and in
