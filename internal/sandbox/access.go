@@ -107,9 +107,6 @@ func (p Policy) WritableRoots() []string {
 	return out
 }
 
-// ReadOnly reports whether the map allows no write at all.
-func (a *Access) ReadOnly() bool { return a.readOnly }
-
 // Decide says whether a path tool may read (write false) or write the
 // canonical path (absolute, clean, free of symlinks: what the risk
 // classifier resolved). A refusal is an *AccessError. Decide looks at
@@ -172,9 +169,9 @@ func (a *Access) underAny(path string, roots []string) bool {
 // procRoot is where the kernel shows processes: for a path tool, odek's.
 const procRoot = "/proc"
 
-// canonicalizer resolves paths as canonical does, remembering each
-// directory it resolved: the protected paths share a few parents (the
-// home, ~/.config), so each costs about one lstat.
+// canonicalizer resolves paths, remembering each one it resolved: the
+// protected paths share a few parents (the home, ~/.config), so each
+// costs about one lstat.
 type canonicalizer map[string]string
 
 // canonical is p cleaned with every symlink in it resolved, dangling ones
