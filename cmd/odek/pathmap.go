@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/odek-run/odek/internal/builtin"
 	"github.com/odek-run/odek/internal/policy"
 	"github.com/odek-run/odek/internal/sandbox"
-	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // toolAccess is the sandbox's map the path tools obey (sandbox.Access):
@@ -52,10 +52,19 @@ func (s *sandboxState) access(p sandbox.Policy) (*sandbox.Access, error) {
 
 // mapDenial counts a call the map refused as the risk policy's refusals
 // are counted (the report's denials, --fail-on-denial) and says so on
-// stderr through warn.
+// stderr through warn, on one line of at most maxMapWarning runes; its
+// other control characters are stderr's filter's to render.
 func (d *denials) mapDenial(warn func(string)) func(builtin.Denial) {
 	return func(den builtin.Denial) {
 		d.add(policy.Outcome{Call: policy.Call{Tool: den.Tool}, Class: den.Class, Why: den.Reason})
-		warn(termLine(fmt.Sprintf("denied: %s %q: %s", den.Tool, untrusted.OneLine(den.What, 200), den.Reason)))
+		msg := strings.ReplaceAll(den.Message, "\n", `\n`)
+		if r := []rune(msg); len(r) > maxMapWarning {
+			msg = string(r[:maxMapWarning]) + "…"
+		}
+		warn(msg)
 	}
 }
+
+// maxMapWarning caps the warning of a map refusal (the model's path is in
+// it twice, as given and as resolved).
+const maxMapWarning = 600

@@ -395,7 +395,7 @@ func TestSandboxDeniedErrorText(t *testing.T) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if len(f.denials) == 0 || f.denials[0].Reason != "sandbox: read-only sandbox: "+strings.TrimPrefix(want, `patch "a.txt": denied by the sandbox: `) ||
-		f.denials[0].Class != risk.LocalWrite || f.denials[0].What != "a.txt" {
+		f.denials[0].Class != risk.LocalWrite || f.denials[0].What != "a.txt" || f.denials[0].Message != want {
 		t.Errorf("OnDeny heard %+v", f.denials)
 	}
 }

@@ -40,7 +40,10 @@ type Denial struct {
 	Tool   string
 	What   string     // the path (or glob's pattern) as the model gave it
 	Class  risk.Class // what the call was classified as
-	Reason string     // why, on one line
+	Reason string     // why, on one bounded line (report, events)
+	// Message is the refusal as the model reads it, paths as they are:
+	// whoever shows it renders their control characters.
+	Message string
 }
 
 // Tool is the loop's tool contract plus the optional methods every built-in
@@ -170,7 +173,7 @@ func (ws *workspace) refusal(c pathCall, class risk.Class, err error) error {
 	}
 	d := &SandboxDeniedError{Tool: c.tool, What: c.what, Class: class, Err: ae}
 	if ws.onDeny != nil {
-		ws.onDeny(Denial{Tool: c.tool, What: c.what, Class: class, Reason: d.Reason()})
+		ws.onDeny(Denial{Tool: c.tool, What: c.what, Class: class, Reason: d.Reason(), Message: d.Error()})
 	}
 	return d
 }
