@@ -241,7 +241,7 @@ var table = []Setting{
 		Enum: []string{"auto", "workspace-write", "read-only", "off"}, Trust: ProjectMayTighten, Supported: true,
 		TrustNote: "a project file may only make it stricter (off < auto < workspace-write < read-only)",
 		Help: "auto = workspace-write where the kernel has Landlock, else the classifier alone with a warning; " +
-			"workspace-write and read-only refuse to run without it (exit 3); off = no sandbox (operator only)",
+			"workspace-write and read-only refuse to run without it (exit 3); off = no sandbox for commands (operator only); the path tools obey the sandbox's map in every mode (docs/TOOLS.md)",
 		bind: func(c *Config) any { return &c.Sandbox.Mode }, tighten: tightenSandboxMode},
 	{Key: "sandbox.network", Kind: String, Default: "off", Env: "ODEK_SANDBOX_NETWORK", Enum: []string{"off", "on"},
 		Trust: ProjectMayTighten, Supported: true, TrustNote: "a project file may turn it off, never on",
@@ -252,14 +252,14 @@ var table = []Setting{
 		Help:      "exit 3 when the kernel cannot hold the sandbox, instead of auto's warning",
 		bind:      func(c *Config) any { return &c.Sandbox.Required }, tighten: tightenRequired},
 	{Key: "sandbox.writable_paths", Kind: StringList, Env: NoEnv, Trust: GlobalOnly, Supported: true,
-		Help: `extra trees sandboxed commands may write, e.g. caches: ["~/.cache/go-build", "~/go/pkg/mod"] (created when missing)`,
+		Help: `extra trees sandboxed commands and the path tools may write, e.g. caches: ["~/.cache/go-build", "~/go/pkg/mod"] (created when missing)`,
 		bind: func(c *Config) any { return &c.Sandbox.Writable }},
 	{Key: "sandbox.readable_paths", Kind: StringList, Env: NoEnv, Trust: GlobalOnly, Supported: true,
-		Help: "trees sandboxed commands may read even inside a protected path",
+		Help: "trees sandboxed commands and the path tools may read even inside a protected path",
 		bind: func(c *Config) any { return &c.Sandbox.Readable }},
 	{Key: "sandbox.protected_paths", Kind: StringList, Union: true, Env: NoEnv, Trust: ProjectMayTighten,
 		Supported: true, TrustNote: "every layer adds to it",
-		Help: "paths sandboxed commands may not read, besides odek's home, ~/.ssh, ~/.aws, ~/.gnupg and the rest of docs/SECURITY.md's list",
+		Help: "paths sandboxed commands and the path tools may not read, besides odek's home, ~/.ssh, ~/.aws, ~/.gnupg and the rest of docs/SECURITY.md's list",
 		bind: func(c *Config) any { return &c.Sandbox.Protected }},
 
 	// Upstream odek settings outside this odek's scope: accepted with a
