@@ -14,18 +14,12 @@ import (
 
 // attempt makes one call: timeouts armed, exchange observed, the typed
 // error (or the response) out.
-func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest, req Request) (*Response, error) {
+func (c *Client) attempt(ctx context.Context, send sender, req Request) (*Response, error) {
 	actx, dog, stop := startAttempt(ctx, c.timeouts)
 	defer stop()
 	ex := &exchange{keepBody: !c.stream, dog: dog}
 	api := c.apiFor(ex)
-	var resp *Response
-	var err error
-	if c.stream {
-		resp, err = c.streamOnce(actx, api, ex, oreq)
-	} else {
-		resp, err = c.plainOnce(actx, api, ex, oreq)
-	}
+	resp, err := send(actx, api, ex)
 	if err == nil {
 		return resp, nil
 	}
@@ -199,6 +193,9 @@ func (c *Client) describe(err error, req Request) error {
 		}
 	}
 	var se *StatusError
+	if errors.As(err, &se) && c.wire == WireResponses && noResponsesAPI(se) {
+		return &WireError{Endpoint: c.endpoint, Status: se.Status, Body: se.Body}
+	}
 	if errors.As(err, &se) && se.Status == 404 {
 		se.Endpoint, se.Model = c.endpoint, req.Model
 	}

@@ -15,7 +15,12 @@ import (
 
 // Options configures a Client. Zero values take the defaults noted.
 type Options struct {
-	BaseURL string // e.g. "https://api.openai.com/v1" (the default); "/chat/completions" is appended
+	BaseURL string // e.g. "https://api.openai.com/v1" (the default); "/chat/completions" or "/responses" is appended
+	// WireAPI is the API spoken: WireChat ("" too) or WireResponses.
+	WireAPI string
+	// PromptCacheKey is sent as prompt_cache_key on the Responses wire (the
+	// run's or the session's id), so a run's requests land on one cache.
+	PromptCacheKey string
 	APIKey  string // sent as "Authorization: Bearer <key>" when not empty; never printed
 	// KeySource names where APIKey came from ("ODEK_API_KEY", "ODEK_API_KEY
 	// from ~/.odek/secrets.env", "global config api_key"), for
@@ -42,18 +47,22 @@ type Options struct {
 	// attempt that failed, the wait, and that attempt's error.
 	OnRetry func(attempt int, wait time.Duration, err error)
 	// OnFallback, when set, is called once per field the endpoint refuses
-	// (tools, reasoning_effort, response_format), before the request is
+	// (tools, reasoning_effort, response_format, and on the Responses wire
+	// prompt_cache_key and reasoning items), before the request is
 	// sent again without it; the field stays out for the client's life.
 	OnFallback func(Fallback)
 }
 
-// Client calls an OpenAI-compatible chat-completions endpoint through
-// go-openai. It is safe for concurrent use.
+// Client calls an OpenAI-compatible chat-completions or Responses endpoint
+// through go-openai. It is safe for concurrent use.
 type Client struct {
 	cfg         openai.ClientConfig // HTTPClient is set per attempt (apiFor)
 	http        http.Client         // the caller's client, copied; Transport is the base
 	endpoint    string              // for messages: the URL every request goes to
 	stream      bool
+	wire        string // WireChat or WireResponses
+	cacheKey    string // prompt_cache_key (Responses wire)
+	items       itemCache
 	keySource   string
 	maxAttempts int
 	timeouts    Timeouts
@@ -84,11 +93,17 @@ func New(o Options) *Client {
 	// bound such a stream instead.
 	cfg.EmptyMessagesLimit = 1 << 20
 
+	wire, path := WireChat, "/chat/completions"
+	if o.WireAPI == WireResponses {
+		wire, path = WireResponses, "/responses"
+	}
 	c := &Client{
 		cfg:         cfg,
 		http:        hc,
-		endpoint:    strings.TrimRight(cfg.BaseURL, "/") + "/chat/completions",
+		endpoint:    strings.TrimRight(cfg.BaseURL, "/") + path,
 		stream:      o.Stream,
+		wire:        wire,
+		cacheKey:    o.PromptCacheKey,
 		keySource:   o.KeySource,
 		maxAttempts: o.MaxAttempts,
 		timeouts:    o.Timeouts.withDefaults(),
@@ -144,13 +159,13 @@ func (c *Client) Endpoint() string { return c.endpoint }
 // error wrapping ctx.Err() and its cause.
 func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	req = c.dropped.apply(req)
-	oreq := toOpenAI(req, c.stream)
+	send := c.prepare(req)
 	failed := 0 // attempts that failed with a retryable error
 	for {
 		if ctx.Err() != nil {
 			return nil, ctxError(ctx)
 		}
-		resp, err := c.attempt(ctx, oreq, req)
+		resp, err := c.attempt(ctx, send, req)
 		if err == nil {
 			resp.Attempts = failed + 1
 			return resp, nil
@@ -158,10 +173,10 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 		if ctx.Err() != nil {
 			return nil, ctxError(ctx)
 		}
-		if field := refusedField(err, &req); field != "" {
+		if field := c.refusedField(err, &req); field != "" {
 			c.fallBack(field, req, err)
 			req = without(req, field)
-			oreq = toOpenAI(req, c.stream)
+			send = c.prepare(req)
 			continue
 		}
 		if !isRetryable(err) {
@@ -182,6 +197,36 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 		}
 	}
 }
+
+// sender makes one attempt of a prepared request with go-openai's client.
+type sender func(ctx context.Context, api *openai.Client, ex *exchange) (*Response, error)
+
+// prepare builds the wire's request for req once, for every attempt.
+func (c *Client) prepare(req Request) sender {
+	if c.wire == WireResponses {
+		oreq := c.responsesRequest(req)
+		if c.stream {
+			return func(ctx context.Context, api *openai.Client, ex *exchange) (*Response, error) {
+				return c.responsesStreamOnce(ctx, api, ex, oreq)
+			}
+		}
+		return func(ctx context.Context, api *openai.Client, ex *exchange) (*Response, error) {
+			return c.responsesPlainOnce(ctx, api, ex, oreq)
+		}
+	}
+	oreq := toOpenAI(req, c.stream)
+	if c.stream {
+		return func(ctx context.Context, api *openai.Client, ex *exchange) (*Response, error) {
+			return c.streamOnce(ctx, api, ex, oreq)
+		}
+	}
+	return func(ctx context.Context, api *openai.Client, ex *exchange) (*Response, error) {
+		return c.plainOnce(ctx, api, ex, oreq)
+	}
+}
+
+// Wire is the API the client speaks: WireChat or WireResponses.
+func (c *Client) Wire() string { return c.wire }
 
 // fallBack records that the endpoint refused field and reports it once.
 func (c *Client) fallBack(field string, req Request, err error) {

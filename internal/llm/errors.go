@@ -266,6 +266,27 @@ func (e *RequestError) Unwrap() error { return e.Err }
 // ErrorClass implements events.Classifier: odek's side failed, not the provider.
 func (e *RequestError) ErrorClass() string { return errclass.Error }
 
+// WireError is an answer that says the endpoint does not serve the wire
+// odek speaks (a 404 or 405 to /responses): a setup error that names the
+// setting to change, never retried.
+type WireError struct {
+	Endpoint string
+	Status   int
+	Body     string
+}
+
+func (e *WireError) Error() string {
+	msg := fmt.Sprintf("llm: %s answered HTTP %d (%s): the endpoint does not serve the Responses API; "+
+		`set llm.wire_api to "chat" (or --wire-api chat)`, e.Endpoint, e.Status, http.StatusText(e.Status))
+	if body := capString(strings.Join(strings.Fields(e.Body), " "), 120); body != "" {
+		msg += " (its answer: " + body + ")"
+	}
+	return msg
+}
+
+// ErrorClass implements events.Classifier: the setup must change.
+func (e *WireError) ErrorClass() string { return errclass.SetupError }
+
 // statusError maps an HTTP error status to a typed error. msg and apiCode
 // come from an OpenAI-style error object, body when there was none.
 func (c *Client) statusError(code int, msg, apiCode, body, retryAfter string) error {

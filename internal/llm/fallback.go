@@ -15,12 +15,16 @@ const (
 	FieldTools           = "tools"
 	FieldReasoningEffort = "reasoning_effort"
 	FieldResponseFormat  = "response_format"
+	// On the Responses wire only: the cache key, and the reasoning items
+	// sent back (with the include that asks for their encrypted content).
+	FieldPromptCacheKey = "prompt_cache_key"
+	FieldReasoningItems = "reasoning_items"
 )
 
 // Fallback says that the endpoint refused a request field and that the
 // client dropped it for the rest of the run.
 type Fallback struct {
-	Field   string // FieldTools, FieldReasoningEffort or FieldResponseFormat
+	Field   string // one of the Field* names
 	Value   string // the refused reasoning_effort value; "" for the other fields
 	Model   string
 	Status  int    // the refusal's HTTP status
@@ -39,6 +43,8 @@ func (f Fallback) Warning() string {
 			what += " (--thinking off)"
 		}
 		return fmt.Sprintf("the endpoint refused %s for model %q (%s); continuing without it for the rest of the run (the model thinks as it does by default)", what, f.Model, why)
+	case FieldReasoningItems:
+		return fmt.Sprintf("the endpoint refused the reasoning sent back to model %q (%s); the request was sent again without it, and no reasoning is sent back for the rest of the run", f.Model, why)
 	}
 	return fmt.Sprintf("the endpoint rejected %s (HTTP %d); continuing without it for the rest of the run", f.Field, f.Status)
 }
@@ -61,16 +67,37 @@ var effortRefusals = []string{
 	"does not support thinking", // Ollama, a model without thinking: "\"<model>\" does not support thinking"
 	"think value",               // Ollama, a level only gpt-oss takes: "think value \"low\" is not supported for this model"
 	"invalid reasoning value",   // Ollama's OpenAI layer, a value it does not know
+	"reasoning.effort",          // OpenAI's Responses API: "Unsupported parameter: 'reasoning.effort' is not supported with this model."
+}
+
+// reasoningItemRefusals are the words OpenAI uses to refuse a reasoning item
+// sent back (Responses wire): one encrypted for another organisation or
+// model, or an id it cannot find with store false.
+var reasoningItemRefusals = []string{
+	"encrypted content", // "The encrypted content for item rs_… could not be verified."
+	"encrypted_content",
+	"items are not persisted when `store` is set to false", // "Item with id 'rs_…' not found. Items are not persisted when `store` is set to false. …"
 }
 
 // refusedField names the field of req that err refuses, or "". Only fields
 // the request carried count, so a refusal is never acted on twice.
-func refusedField(err error, req *Request) string {
+func (c *Client) refusedField(err error, req *Request) string {
 	var se *StatusError
 	if !errors.As(err, &se) {
 		return ""
 	}
 	body := strings.ToLower(se.Body)
+	bad := se.Status == http.StatusBadRequest || se.Status == http.StatusUnprocessableEntity
+	if c.wire == WireResponses {
+		switch {
+		case bad && c.sendsReasoningItems() && carriesReasoningItems(req.Messages) && containsAny(body, reasoningItemRefusals):
+			return FieldReasoningItems
+		case bad && c.cacheKey != "" && !c.dropped.has(FieldPromptCacheKey) && strings.Contains(body, "prompt_cache_key"):
+			return FieldPromptCacheKey
+		case req.ResponseFormat != nil && bad && strings.Contains(body, "text.format"):
+			return FieldResponseFormat
+		}
+	}
 	switch {
 	case len(req.Tools) > 0 && se.Status >= 400 && containsAny(body, toolRefusals):
 		return FieldTools
@@ -110,6 +137,13 @@ func (d *dropped) add(field string) bool {
 	}
 	d.fields[field] = true
 	return true
+}
+
+// has reports whether field was refused earlier in the run.
+func (d *dropped) has(field string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.fields[field]
 }
 
 // apply leaves out of req every field refused earlier in the run.

@@ -42,6 +42,11 @@ type Message struct {
 	ToolCallID       string     `json:"tool_call_id,omitempty"`
 	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
 	ReasoningContent string     `json:"reasoning_content,omitempty"`
+	// ReasoningItems are the reasoning output items of a reply on the
+	// Responses wire, each exactly as the provider sent it (compacted), so
+	// that they go back byte for byte in every later request: OpenAI's
+	// encrypted reasoning, Ollama's thinking. The chat wire ignores them.
+	ReasoningItems []json.RawMessage `json:"reasoning_items,omitempty"`
 	// Kind says what odek wrote the message as (the plan, a digest, a trim
 	// marker); "" for a conversation message. Code tells markers by it, never
 	// by their text. It is kept and persisted, never sent to the provider.
@@ -71,7 +76,13 @@ type ToolSpec struct {
 	Parameters  json.RawMessage // a JSON Schema object
 }
 
-// Request is one chat-completion call.
+// Wires: the API a Client speaks (Options.WireAPI).
+const (
+	WireChat      = "chat"      // /chat/completions, go-openai's ChatCompletionRequest (the default)
+	WireResponses = "responses" // /responses, go-openai's CreateResponseRequest (responses.go)
+)
+
+// Request is one model call.
 type Request struct {
 	Model     string
 	Messages  []Message

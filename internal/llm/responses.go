@@ -1,0 +1,220 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// The Responses wire (DECISIONS 14 and 17). A request is go-openai's
+// CreateResponseRequest, sent with CreateResponse or CreateResponseStream.
+// Its Input is what go-openai documents it to take, "a slice of response
+// input items": a []json.RawMessage whose items are each encoded once, with
+// go-openai's own item types, the first time the message is sent, and reused
+// from then on (itemCache). The tools are converted once per tool list. So a
+// request is the instructions, the tools and the items so far, and the items
+// of request N are, byte for byte and in order, the first items of request
+// N+1 (until a trim or a plan update rewrites a message).
+//
+// A message becomes items by one rule (messageItems):
+//   - the first message, when it is odek's system prompt, is the
+//     instructions; any other system message is a "system" message item;
+//   - a user message is a "user" message item, a tool result a
+//     function_call_output item (an empty one as EmptyContentPlaceholder);
+//   - an assistant message is its reasoning items as the provider sent them,
+//     then a message item for its text, then a function_call item per call;
+//     one with neither text nor calls is left out with its reasoning, which
+//     must never be sent without the item that followed it.
+
+// storeOff is sent as store: false: odek keeps the conversation itself and
+// asks for the reasoning's encrypted content instead (OpenAI's stateless use).
+var storeOff = false
+
+// responsesRequest builds the Responses request for req.
+func (c *Client) responsesRequest(req Request) openai.CreateResponseRequest {
+	reasoning := c.sendsReasoningItems()
+	out := openai.CreateResponseRequest{Model: req.Model, Store: &storeOff, MaxOutputTokens: req.MaxTokens}
+	msgs := req.Messages
+	if len(msgs) > 0 && msgs[0].Role == RoleSystem && msgs[0].Kind == "" {
+		out.Instructions = msgs[0].Content
+		msgs = msgs[1:]
+	}
+	out.Input = c.items.encode(msgs, reasoning)
+	if len(req.Tools) > 0 {
+		out.Tools = c.items.tools(req.Tools)
+	}
+	if req.ReasoningEffort != "" {
+		out.Reasoning = &openai.ResponseReasoning{Effort: req.ReasoningEffort}
+	}
+	if rf := req.ResponseFormat; rf != nil {
+		out.Text = &openai.ResponseTextConfig{Format: &openai.ResponseTextFormat{
+			Type: "json_schema", Name: rf.Name, Schema: rf.Schema, Strict: rf.Strict}}
+	}
+	if reasoning {
+		out.Include = []openai.ResponseInclude{openai.ResponseIncludeReasoningEncryptedContent}
+	}
+	if c.cacheKey != "" && !c.dropped.has(FieldPromptCacheKey) {
+		out.PromptCacheKey = c.cacheKey
+	}
+	return out
+}
+
+// sendsReasoningItems reports whether reasoning items still go back (the
+// endpoint has not refused one in this run).
+func (c *Client) sendsReasoningItems() bool { return !c.dropped.has(FieldReasoningItems) }
+
+// carriesReasoningItems reports whether some assistant message of msgs that
+// is sent carries reasoning items.
+func carriesReasoningItems(msgs []Message) bool {
+	for i := range msgs {
+		if m := &msgs[i]; len(m.ReasoningItems) > 0 && m.Role == RoleAssistant && !carriesNothing(m) {
+			return true
+		}
+	}
+	return false
+}
+
+// messageItems encodes m as Responses input items (the rule above).
+func messageItems(m *Message, reasoning bool) []json.RawMessage {
+	var out []json.RawMessage
+	add := func(v any) {
+		b, err := json.Marshal(v)
+		if err == nil { // go-openai's item types of strings always marshal
+			out = append(out, b)
+		}
+	}
+	switch m.Role {
+	case RoleTool:
+		text := m.Content
+		if text == "" {
+			text = EmptyContentPlaceholder
+		}
+		add(openai.ResponseFunctionCallOutput{Type: "function_call_output", CallID: m.ToolCallID, Output: text})
+	case RoleAssistant:
+		if carriesNothing(m) {
+			return nil
+		}
+		if reasoning {
+			out = append(out, m.ReasoningItems...)
+		}
+		if m.Content != "" {
+			add(openai.ResponseInputMessage{Type: "message", Role: RoleAssistant, Content: m.Content})
+		}
+		for _, tc := range m.ToolCalls {
+			args := tc.Function.Arguments
+			if args == "" {
+				args = "{}" // go-openai leaves an empty arguments field out; the API requires it
+			}
+			add(openai.ResponseOutputItem{Type: "function_call", CallID: tc.ID, Name: tc.Function.Name, Arguments: args})
+		}
+	case RoleSystem:
+		if m.Content == "" {
+			return nil
+		}
+		add(openai.ResponseInputMessage{Type: "message", Role: RoleSystem, Content: m.Content})
+	default:
+		text := m.Content
+		if text == "" {
+			text = EmptyContentPlaceholder
+		}
+		add(openai.ResponseInputMessage{Type: "message", Role: m.Role, Content: text})
+	}
+	return out
+}
+
+// itemCache keeps each message's encoded items across a client's requests,
+// keyed by the message's content and checked against a copy of the message,
+// so a message edited in place (a truncated result) is encoded again and an
+// unchanged history costs a map lookup per message. Entries no request used
+// lately are swept. It also keeps the tools converted for the last tool list.
+type itemCache struct {
+	mu      sync.Mutex
+	entries map[itemKey]*itemEntry
+	gen     uint64
+	specs   []ToolSpec
+	otools  []openai.Tool
+}
+
+type itemKey struct {
+	role, content, callID, firstCall string
+	calls                            int
+}
+
+type itemEntry struct {
+	msg       Message
+	reasoning bool
+	items     []json.RawMessage
+	gen       uint64
+}
+
+func keyOf(m *Message) itemKey {
+	k := itemKey{role: m.Role, content: m.Content, callID: m.ToolCallID, calls: len(m.ToolCalls)}
+	if len(m.ToolCalls) > 0 {
+		k.firstCall = m.ToolCalls[0].ID
+	}
+	return k
+}
+
+// encode returns the input items of msgs, encoding only the messages not
+// met before.
+func (ic *itemCache) encode(msgs []Message, reasoning bool) []json.RawMessage {
+	ic.mu.Lock()
+	defer ic.mu.Unlock()
+	if ic.entries == nil {
+		ic.entries = make(map[itemKey]*itemEntry, len(msgs))
+	}
+	ic.gen++
+	out := make([]json.RawMessage, 0, len(msgs)+len(msgs)/2)
+	for i := range msgs {
+		m := &msgs[i]
+		k := keyOf(m)
+		e := ic.entries[k]
+		if e == nil || e.reasoning != reasoning || !encodesSame(&e.msg, m) {
+			e = &itemEntry{msg: *m, reasoning: reasoning, items: messageItems(m, reasoning)}
+			ic.entries[k] = e
+		}
+		e.gen = ic.gen
+		out = append(out, e.items...)
+	}
+	if len(ic.entries) > 2*len(msgs)+64 {
+		for k, e := range ic.entries {
+			if e.gen != ic.gen {
+				delete(ic.entries, k)
+			}
+		}
+	}
+	return out
+}
+
+// encodesSame reports whether a and b encode the same (strings that share
+// their bytes compare in O(1)).
+func encodesSame(a, b *Message) bool {
+	return a.Role == b.Role && a.Content == b.Content && a.ToolCallID == b.ToolCallID &&
+		slices.Equal(a.ToolCalls, b.ToolCalls) &&
+		slices.EqualFunc(a.ReasoningItems, b.ReasoningItems, func(x, y json.RawMessage) bool { return bytes.Equal(x, y) })
+}
+
+// tools converts specs to go-openai's Responses function tools, once per
+// tool list (a run passes the same list on every request).
+func (ic *itemCache) tools(specs []ToolSpec) []openai.Tool {
+	ic.mu.Lock()
+	defer ic.mu.Unlock()
+	if len(specs) == len(ic.specs) && &specs[0] == &ic.specs[0] {
+		return ic.otools
+	}
+	out := make([]openai.Tool, len(specs))
+	for i, t := range specs {
+		params := t.Parameters
+		if s := strings.TrimSpace(string(params)); s == "" || s == "null" {
+			params = defaultParameters
+		}
+		out[i] = openai.NewResponseFunctionTool(openai.FunctionDefinition{
+			Name: t.Name, Description: t.Description, Parameters: params})
+	}
+	ic.specs, ic.otools = specs, out
+	return out
+}
