@@ -21,7 +21,7 @@ type Options struct {
 	// PromptCacheKey is sent as prompt_cache_key on the Responses wire (the
 	// run's or the session's id), so a run's requests land on one cache.
 	PromptCacheKey string
-	APIKey  string // sent as "Authorization: Bearer <key>" when not empty; never printed
+	APIKey         string // sent as "Authorization: Bearer <key>" when not empty; never printed
 	// KeySource names where APIKey came from ("ODEK_API_KEY", "ODEK_API_KEY
 	// from ~/.odek/secrets.env", "global config api_key"), for
 	// authentication error messages. Empty means no key is configured.
