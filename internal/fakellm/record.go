@@ -14,7 +14,14 @@ type RecordedRequest struct {
 	Header http.Header
 	Body   []byte // raw request body
 
-	// Parsed from Body when it is a chat-completions JSON request.
+	// Wire is "responses" for a request to <base>/responses, else "chat".
+	Wire string
+
+	// Parsed from Body when it is a chat-completions or Responses JSON
+	// request. A Responses request's items are folded into Messages the way
+	// a server reads them: the instructions first as a system message, a
+	// function_call joined to the assistant message before it (or starting
+	// one), a reasoning item kept on the assistant message it precedes.
 	Model               string
 	Messages            []RecordedMessage
 	Tools               []RecordedTool
@@ -27,6 +34,14 @@ type RecordedRequest struct {
 	// without tool support reject any, even an empty list).
 	ToolsField  bool
 	DecodeError string // why Body did not parse, if it did not
+
+	// Responses requests only: the fields as sent.
+	Instructions   string
+	Input          []json.RawMessage // the input items, compacted
+	Include        []string
+	Store          *bool
+	PromptCacheKey string
+	TextFormat     json.RawMessage // text.format
 }
 
 // RecordedMessage is one message of a recorded request. Content is the text,
@@ -41,6 +56,9 @@ type RecordedMessage struct {
 	ReasoningContent string
 	Reasoning        string // Ollama's name for reasoning_content
 	ToolCalls        []RecordedToolCall
+	// ReasoningItems are the reasoning items of a Responses request that
+	// precede this assistant message, as sent.
+	ReasoningItems []json.RawMessage
 }
 
 // RecordedToolCall is a tool call inside a recorded assistant message.
@@ -118,7 +136,12 @@ func contentText(raw json.RawMessage) (string, bool) {
 }
 
 func record(r *http.Request, body []byte) RecordedRequest {
-	rec := RecordedRequest{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	rec := RecordedRequest{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Wire: "chat"}
+	if strings.HasSuffix(r.URL.Path, "/responses") {
+		rec.Wire = "responses"
+		recordResponses(&rec, body)
+		return rec
+	}
 	var w wireRequest
 	if err := json.Unmarshal(body, &w); err != nil {
 		rec.DecodeError = err.Error()

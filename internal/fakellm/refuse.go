@@ -13,7 +13,7 @@ import (
 // verbatim, so a test can replay the provider's own error.
 type Refusal struct {
 	// Param is the top-level request field, e.g. "tools" or
-	// "reasoning_effort".
+	// "reasoning_effort", or ParamReasoningItems.
 	Param string `json:"param"`
 	// Values, when set, limits the refusal to these values of a string
 	// field (Ollama refuses reasoning_effort "low" but takes "none").
@@ -44,6 +44,27 @@ func (r *Refusal) validate() error {
 	return nil
 }
 
+// ParamReasoningItems as a refusal's param refuses a Responses request whose
+// input holds a reasoning item (OpenAI's answer to encrypted reasoning it
+// cannot verify).
+const ParamReasoningItems = "input.reasoning"
+
+// hasReasoningItem reports an input array that holds a reasoning item.
+func hasReasoningItem(input json.RawMessage) bool {
+	var items []struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(input, &items) != nil {
+		return false
+	}
+	for _, it := range items {
+		if it.Type == "reasoning" {
+			return true
+		}
+	}
+	return false
+}
+
 // refusalFor is the first refusal that fits the request body, with the body
 // to send; nil when none fits.
 func refusalFor(body []byte, rs []Refusal) (*Refusal, string) {
@@ -58,6 +79,12 @@ func refusalFor(body []byte, rs []Refusal) (*Refusal, string) {
 	_ = json.Unmarshal(top["model"], &model)
 	for i := range rs {
 		r := &rs[i]
+		if r.Param == ParamReasoningItems {
+			if hasReasoningItem(top["input"]) {
+				return r, strings.NewReplacer("{model}", jsonText(model), "{value}", "").Replace(r.Body)
+			}
+			continue
+		}
 		raw, ok := top[r.Param]
 		if !ok || string(raw) == "null" {
 			continue

@@ -53,7 +53,10 @@ type Script struct {
 	// AnyOrder lets each request take the first unused turn whose match fits
 	// (a turn without match fits any request) instead of the next one: for
 	// clients that call in parallel, such as sub-agents.
-	AnyOrder bool   `json:"any_order,omitempty"`
+	AnyOrder bool `json:"any_order,omitempty"`
+	// ChatOnly makes the server one without the Responses API: a request
+	// to <base>/responses gets 404, as from an endpoint that predates it.
+	ChatOnly bool   `json:"chat_only,omitempty"`
 	Turns    []Turn `json:"turns"`
 }
 
@@ -63,8 +66,12 @@ type Turn struct {
 	Content          string `json:"content,omitempty"`
 	ReasoningContent string `json:"reasoning_content,omitempty"`
 	// Reasoning is reasoning text sent under Ollama's name, "reasoning".
-	Reasoning string       `json:"reasoning,omitempty"`
-	ToolCalls []ScriptCall `json:"tool_calls,omitempty"`
+	Reasoning string `json:"reasoning,omitempty"`
+	// EncryptedContent is the encrypted_content of the reasoning item a
+	// Responses reply carries (OpenAI's opaque reasoning); "" sends the
+	// reasoning text there, as Ollama does.
+	EncryptedContent string       `json:"encrypted_content,omitempty"`
+	ToolCalls        []ScriptCall `json:"tool_calls,omitempty"`
 	// WholeCalls streams each tool call whole in one chunk (id, index, name
 	// and all the arguments), as Ollama does.
 	WholeCalls bool `json:"whole_calls,omitempty"`
@@ -137,6 +144,7 @@ type turnJSON struct {
 	Content          string          `json:"content,omitempty"`
 	ReasoningContent string          `json:"reasoning_content,omitempty"`
 	Reasoning        string          `json:"reasoning,omitempty"`
+	EncryptedContent string          `json:"encrypted_content,omitempty"`
 	ToolCalls        []ScriptCall    `json:"tool_calls,omitempty"`
 	WholeCalls       bool            `json:"whole_calls,omitempty"`
 	NoIDs            bool            `json:"no_ids,omitempty"`
@@ -162,7 +170,7 @@ func (t *Turn) UnmarshalJSON(b []byte) error {
 	}
 	*t = Turn{
 		Content: w.Content, ReasoningContent: w.ReasoningContent, Reasoning: w.Reasoning,
-		ToolCalls: w.ToolCalls, WholeCalls: w.WholeCalls, NoIDs: w.NoIDs,
+		EncryptedContent: w.EncryptedContent, ToolCalls: w.ToolCalls, WholeCalls: w.WholeCalls, NoIDs: w.NoIDs,
 		FinishReason: w.FinishReason, Fault: w.Fault, Match: w.Match,
 		DelayMs: w.DelayMs, ChunkDelayMs: w.ChunkDelayMs, ChunkSize: w.ChunkSize, Interleave: w.Interleave,
 		AfterRequests: w.AfterRequests,
@@ -200,7 +208,7 @@ func (t *Turn) UnmarshalJSON(b []byte) error {
 func (t Turn) MarshalJSON() ([]byte, error) {
 	w := turnJSON{
 		Content: t.Content, ReasoningContent: t.ReasoningContent, Reasoning: t.Reasoning,
-		ToolCalls: t.ToolCalls, WholeCalls: t.WholeCalls, NoIDs: t.NoIDs,
+		EncryptedContent: t.EncryptedContent, ToolCalls: t.ToolCalls, WholeCalls: t.WholeCalls, NoIDs: t.NoIDs,
 		FinishReason: t.FinishReason, Fault: t.Fault, Match: t.Match,
 		DelayMs: t.DelayMs, ChunkDelayMs: t.ChunkDelayMs, ChunkSize: t.ChunkSize, Interleave: t.Interleave,
 		AfterRequests: t.AfterRequests,
@@ -252,6 +260,7 @@ func ParseScript(b []byte) (*Script, error) {
 		RejectParams []string          `json:"reject_params"`
 		Refuse       []Refusal         `json:"refuse"`
 		AnyOrder     bool              `json:"any_order"`
+		ChatOnly     bool              `json:"chat_only"`
 		Turns        []json.RawMessage `json:"turns"`
 	}
 	if trimmed[0] == '[' {
@@ -271,7 +280,7 @@ func ParseScript(b []byte) (*Script, error) {
 	if len(top.Turns) == 0 {
 		return nil, errors.New(`fakellm: script has no turns (want {"turns": [...]})`)
 	}
-	s := &Script{Model: top.Model, RejectParams: top.RejectParams, Refuse: top.Refuse, AnyOrder: top.AnyOrder, Turns: make([]Turn, len(top.Turns))}
+	s := &Script{Model: top.Model, RejectParams: top.RejectParams, Refuse: top.Refuse, AnyOrder: top.AnyOrder, ChatOnly: top.ChatOnly, Turns: make([]Turn, len(top.Turns))}
 	for i, raw := range top.Turns {
 		if err := json.Unmarshal(raw, &s.Turns[i]); err != nil {
 			return nil, fmt.Errorf("fakellm: script: turn %d: %s", i+1, jsonErr(raw, err))

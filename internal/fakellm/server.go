@@ -171,7 +171,7 @@ func (s *Server) Close() error {
 	return err
 }
 
-// Handler serves the fake API: POST .../chat/completions.
+// Handler serves the fake API: POST .../chat/completions and .../responses.
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(s.serve)
 }
@@ -191,10 +191,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	rec := record(r, body)
 
-	if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+	served := strings.HasSuffix(r.URL.Path, "/chat/completions") ||
+		(strings.HasSuffix(r.URL.Path, "/responses") && !s.script.ChatOnly)
+	if !served {
 		s.keep(rec)
 		s.logf("%s %s -> 404", r.Method, r.URL.Path)
-		plain(w, http.StatusNotFound, "fakellm: no such endpoint "+r.URL.Path+" (only POST <base>/chat/completions)")
+		plain(w, http.StatusNotFound, "fakellm: no such endpoint "+r.URL.Path+" (only POST <base>/chat/completions and <base>/responses)")
 		return
 	}
 	if r.Method != http.MethodPost {
@@ -385,6 +387,9 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, rec *RecordedRe
 
 	if !rec.Stream {
 		b := completionBody(t, n, model, usage, s.now())
+		if rec.Wire == "responses" {
+			b = responseBody(t, n, model, usage, s.now())
+		}
 		if !s.wait(ctx, delay) {
 			return
 		}
@@ -401,7 +406,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, rec *RecordedRe
 		return
 	}
 
-	events := streamEvents(t, n, model, usage, rec.IncludeUsage, s.now())
+	events, done := sseEvents(rec, t, n, model, usage, s.now())
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -422,7 +427,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, rec *RecordedRe
 		if i > 0 && !s.wait(ctx, gap) {
 			return
 		}
-		if _, err := fmt.Fprintf(w, "data: %s\n\n", events[i]); err != nil {
+		if _, err := io.WriteString(w, events[i]); err != nil {
 			return
 		}
 		flush(w)
@@ -435,8 +440,25 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, rec *RecordedRe
 		s.hold(ctx)
 		return
 	}
-	io.WriteString(w, "data: [DONE]\n\n")
+	io.WriteString(w, done)
 	flush(w)
+}
+
+// sseEvents are the turn's SSE events, each whole with its blank line, and
+// what ends the stream: chat's data: [DONE]; nothing on the Responses wire,
+// whose stream ends after response.completed.
+func sseEvents(rec *RecordedRequest, t *Turn, n int, model string, u *usageJSON, now time.Time) ([]string, string) {
+	var out []string
+	if rec.Wire == "responses" {
+		for _, e := range responseEvents(t, n, model, u, now) {
+			out = append(out, "event: "+e.typ+"\ndata: "+string(e.data)+"\n\n")
+		}
+		return out, ""
+	}
+	for _, e := range streamEvents(t, n, model, u, rec.IncludeUsage, now) {
+		out = append(out, "data: "+string(e)+"\n\n")
+	}
+	return out, "data: [DONE]\n\n"
 }
 
 // hold keeps a request open until the client gives up or the server closes.
@@ -470,13 +492,19 @@ func (s *Server) keepAlive(ctx context.Context, w http.ResponseWriter, t *Turn) 
 func (s *Server) malformed(w http.ResponseWriter, rec *RecordedRequest, t *Turn) {
 	body := t.FaultArg
 	ctype := "application/json"
-	if rec.Stream {
+	if rec.Stream && rec.Wire == "responses" && body == "" {
+		ctype = "text/event-stream"
+		body = "event: response.created\n" + `data: {"type":"response.created","sequence_number":0,"response":{"id":"resp_fake","object":"response","status":"in_progress","output":[]}}` + "\n\n" +
+			"event: response.output_text.delta\n" + `data: {"type":"response.output_text.delta","sequence_number":1,"item_id":"msg_fake","output_index":0,"delta":"hel` + "\n\n"
+	} else if rec.Stream {
 		ctype = "text/event-stream"
 		if body == "" {
 			body = `data: {"id":"chatcmpl-fake","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}` + "\n\n" +
 				`data: {"id":"chatcmpl-fake","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hel` + "\n\n" +
 				"data: [DONE]\n\n"
 		}
+	} else if body == "" && rec.Wire == "responses" {
+		body = `{"id":"resp_fake","object":"response","status":"completed","output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"hel`
 	} else if body == "" {
 		body = `{"id":"chatcmpl-fake","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"hel`
 	}
