@@ -80,8 +80,8 @@ func TestResponsesRequestShape(t *testing.T) {
 	srv := startFake(t, fakellm.Turn{Content: "ok"})
 	c := newClient(srv, &recorder{}, responsesWire, func(o *llm.Options) { o.PromptCacheKey = "run-1" })
 	req := llm.Request{Model: "gpt-5", MaxTokens: 500, ReasoningEffort: "low",
-		Messages: []llm.Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "hi"}},
-		Tools:    []llm.ToolSpec{{Name: "glob", Description: "Find files.", Parameters: json.RawMessage(`{"type":"object"}`)}},
+		Messages:       []llm.Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "hi"}},
+		Tools:          []llm.ToolSpec{{Name: "glob", Description: "Find files.", Parameters: json.RawMessage(`{"type":"object"}`)}},
 		ResponseFormat: &llm.ResponseFormat{Name: "answer", Schema: json.RawMessage(`{"type":"object"}`), Strict: true}}
 	if _, err := c.Complete(context.Background(), req); err != nil {
 		t.Fatal(err)
