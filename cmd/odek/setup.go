@@ -146,6 +146,7 @@ func (r *agentRun) startModel(ios, gateIOS *IOStreams, quiet bool) (err error) {
 	view := r.sinks.view
 	r.model.client = llm.New(llm.Options{
 		BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, KeySource: cfg.APIKeySource, Stream: cfg.Stream,
+		WireAPI: cfg.LLM.WireAPI, PromptCacheKey: r.promptCacheKey(),
 		Timeouts: llmTimeouts(cfg.LLM), OnRetry: view.retry, HTTPClient: hc,
 		OnFallback: func(f llm.Fallback) { r.sinks.warn(fallbackWarning(f)) },
 		Sleep:      r.cas.retryWait(),
@@ -154,6 +155,16 @@ func (r *agentRun) startModel(ios, gateIOS *IOStreams, quiet bool) (err error) {
 	r.model.effort, warns = llm.ReasoningEffort(cfg.Model, cfg.Thinking, cfg.ReasoningEffort)
 	printWarnings(ios, warns)
 	return nil
+}
+
+// promptCacheKey is the Responses wire's prompt_cache_key: the session's id
+// when the run continues one, so a continued session's requests reach the
+// cache its earlier runs filled, else the run's id.
+func (r *agentRun) promptCacheKey() string {
+	if r.session != nil && r.session.sess != nil {
+		return r.session.sess.ID
+	}
+	return r.conf.runID
 }
 
 // gateOptions are what the risk gate is built from: the policy settings,

@@ -53,6 +53,7 @@ func llmSettings(cfg *config.Config) map[string]string {
 		"llm.idle_timeout_seconds":       secs(cfg.LLM.IdleTimeout),
 		"llm.request_timeout_seconds":    secs(cfg.LLM.RequestTimeout),
 		"llm.response_format":            strconv.FormatBool(cfg.LLM.ResponseFormat),
+		"llm.wire_api":                   cfg.LLM.WireAPI,
 		"compaction":                     strconv.FormatBool(cfg.Compaction),
 	}
 	if cfg.Thinking != "" {

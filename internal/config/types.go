@@ -16,6 +16,9 @@ type LLM struct {
 	// ResponseFormat sends response_format for --output-schema; false for
 	// endpoints that reject the field.
 	ResponseFormat bool
+	// WireAPI is the endpoint's API: "chat" or "responses" (llm.WireChat,
+	// llm.WireResponses).
+	WireAPI string
 }
 
 // Sandbox is how the kernel confines the commands odek runs (sandbox.*).

@@ -43,7 +43,7 @@ type Policy struct {
 var LLMSettingKeys = []string{
 	"stream", "thinking", "reasoning_effort",
 	"llm.connect_timeout_seconds", "llm.first_byte_timeout_seconds",
-	"llm.idle_timeout_seconds", "llm.request_timeout_seconds", "llm.response_format",
+	"llm.idle_timeout_seconds", "llm.request_timeout_seconds", "llm.response_format", "llm.wire_api",
 	"context_window", "compaction",
 }
 
