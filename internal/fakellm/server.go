@@ -341,7 +341,11 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, rec *RecordedRe
 		return
 	case FaultStatus:
 		code, _ := strconv.Atoi(t.FaultArg)
-		apiError(w, code, fmt.Sprintf("fakellm: scripted HTTP %d (%s)", code, http.StatusText(code)), "fakellm_error", "")
+		msg := fmt.Sprintf("fakellm: scripted HTTP %d (%s)", code, http.StatusText(code))
+		if code == http.StatusNotFound { // as OpenAI words an unknown model
+			msg += fmt.Sprintf(": the model `%s` does not exist or you do not have access to it", rec.Model)
+		}
+		apiError(w, code, msg, "fakellm_error", "")
 		return
 	case FaultContextLength:
 		apiError(w, http.StatusBadRequest,

@@ -152,7 +152,7 @@ func TestNotRetried(t *testing.T) {
 				t.Fatalf("err = %v", err)
 			}
 			want := regexp.MustCompile(`^llm: Not Found \(status 404\) from http://127\.0\.0\.1:\d+/v1/chat/completions for model "test-model": ` +
-				`fakellm: scripted HTTP 404 \(Not Found\); check base_url and model$`)
+				`fakellm: scripted HTTP 404 \(Not Found\): the model .test-model. does not exist or you do not have access to it; check base_url and model$`)
 			if !want.MatchString(err.Error()) {
 				t.Errorf("text = %q", err.Error())
 			}

@@ -29,25 +29,42 @@ func TestProviderFailureClassesInEvents(t *testing.T) {
 		{"empty answer", []fakellm.Turn{{Content: ""}, {Content: ""}}, "provider_error"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			srv, err := fakellm.Start(&fakellm.Script{Turns: tc.turns}, "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer srv.Close()
-			model := llm.New(llm.Options{
-				BaseURL: srv.URL(), APIKey: "k", KeySource: "ODEK_API_KEY", Stream: true, MaxAttempts: 2,
-				Timeouts: llm.Timeouts{FirstByte: 100 * time.Millisecond},
-				Sleep:    func(ctx context.Context, _ time.Duration) error { return ctx.Err() },
+		for _, wire := range []string{llm.WireChat, llm.WireResponses} {
+			t.Run(tc.name+"/"+wire, func(t *testing.T) {
+				providerFailure(t, wire, tc.turns, tc.class)
 			})
-			_, evs, err := runWithEvents(t, Options{Model: model, ModelName: "m"}, "q")
-			if err == nil {
-				t.Fatal("run succeeded")
-			}
-			last := lastEvent(t, evs)
-			if last.Type != events.RunFailed || last.Data["error_class"] != tc.class {
-				t.Errorf("last event %s %v, want run_failed with %s (err %v)", last.Type, last.Data, tc.class, err)
-			}
-		})
+		}
+	}
+	t.Run("no responses endpoint", func(t *testing.T) {
+		srv, err := fakellm.Start(&fakellm.Script{ChatOnly: true, Turns: []fakellm.Turn{{Content: "x"}}}, "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+		_, evs, err := runWithEvents(t, Options{Model: llm.New(llm.Options{BaseURL: srv.URL(), WireAPI: llm.WireResponses}), ModelName: "m"}, "q")
+		if last := lastEvent(t, evs); err == nil || last.Data["error_class"] != "setup_error" {
+			t.Errorf("err %v, last event %v", err, last.Data)
+		}
+	})
+}
+
+func providerFailure(t *testing.T, wire string, turns []fakellm.Turn, class string) {
+	srv, err := fakellm.Start(&fakellm.Script{Turns: turns}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	model := llm.New(llm.Options{
+		BaseURL: srv.URL(), APIKey: "k", KeySource: "ODEK_API_KEY", Stream: true, MaxAttempts: 2, WireAPI: wire,
+		Timeouts: llm.Timeouts{FirstByte: 100 * time.Millisecond},
+		Sleep:    func(ctx context.Context, _ time.Duration) error { return ctx.Err() },
+	})
+	_, evs, err := runWithEvents(t, Options{Model: model, ModelName: "m"}, "q")
+	if err == nil {
+		t.Fatal("run succeeded")
+	}
+	last := lastEvent(t, evs)
+	if last.Type != events.RunFailed || last.Data["error_class"] != class {
+		t.Errorf("last event %s %v, want run_failed with %s (err %v)", last.Type, last.Data, class, err)
 	}
 }
