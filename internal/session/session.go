@@ -1,6 +1,7 @@
 package session
 
 import (
+	"encoding/json"
 	"strings"
 	"time"
 
@@ -127,8 +128,14 @@ func (s *Session) FileSize() int { return s.diskSize }
 // compare in constant time.
 func sameMessage(a, b llm.Message) bool {
 	if a.Role != b.Role || a.Kind != b.Kind || a.Count != b.Count || a.Content != b.Content || a.ReasoningContent != b.ReasoningContent ||
-		a.Name != b.Name || a.ToolCallID != b.ToolCallID || len(a.ToolCalls) != len(b.ToolCalls) {
+		a.Name != b.Name || a.ToolCallID != b.ToolCallID || len(a.ToolCalls) != len(b.ToolCalls) ||
+		len(a.ReasoningItems) != len(b.ReasoningItems) {
 		return false
+	}
+	for i := range a.ReasoningItems {
+		if string(a.ReasoningItems[i]) != string(b.ReasoningItems[i]) {
+			return false
+		}
 	}
 	for i := range a.ToolCalls {
 		if a.ToolCalls[i] != b.ToolCalls[i] {
@@ -151,9 +158,15 @@ func countUsers(msgs []llm.Message) int {
 // redactFrom redacts messages [from:] in place (content, reasoning, tool
 // names, call ids and arguments: the model chooses all of them), copying a
 // tool-call slice before changing it since the caller's history shares it.
+// A reasoning item (the Responses wire's, sent back byte for byte) is kept
+// whole or not at all: one the redactor would change is dropped, since an
+// item with a masked part is neither the provider's nor free of the secret
+// (Ollama's holds the thinking as plain text), and leaving out reasoning is
+// what an endpoint that refuses it gets too.
 func redactFrom(msgs []llm.Message, from int, redact func(string) string) {
 	for i := from; i < len(msgs); i++ {
 		m := &msgs[i]
+		m.ReasoningItems = cleanItems(m.ReasoningItems, redact)
 		m.Content = redact(m.Content)
 		m.ReasoningContent = redact(m.ReasoningContent)
 		m.Name = redact(m.Name)
@@ -170,4 +183,22 @@ func redactFrom(msgs []llm.Message, from int, redact func(string) string) {
 			}
 		}
 	}
+}
+
+// cleanItems is items without those the redactor would change; items itself
+// when none would (the caller's history shares the slice).
+func cleanItems(items []json.RawMessage, redact func(string) string) []json.RawMessage {
+	for k, it := range items {
+		if redact(string(it)) == string(it) {
+			continue
+		}
+		kept := append([]json.RawMessage(nil), items[:k]...)
+		for _, rest := range items[k+1:] {
+			if redact(string(rest)) == string(rest) {
+				kept = append(kept, rest)
+			}
+		}
+		return kept
+	}
+	return items
 }
