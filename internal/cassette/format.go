@@ -3,6 +3,7 @@ package cassette
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Format names the cassette format; cassette.json carries it.
@@ -28,12 +29,34 @@ type Meta struct {
 	Roots map[string]string `json:"roots,omitempty"`
 }
 
-// LLMEntry is one line of an llm stream: a chat-completions request and
-// what the endpoint answered.
+// LLMEntry is one line of an llm stream: a request and what the endpoint
+// answered.
 type LLMEntry struct {
-	Seq      int             `json:"seq"`
+	Seq int `json:"seq"`
+	// Wire is the API the request spoke: WireResponses for one sent to
+	// <base>/responses, "" for chat completions (older cassettes too).
+	Wire     string          `json:"wire,omitempty"`
 	Request  json.RawMessage `json:"request"`
 	Response LLMResponse     `json:"response"`
+}
+
+// WireResponses is LLMEntry.Wire for the Responses API.
+const WireResponses = "responses"
+
+// wireOf is the wire of a request, by its path.
+func wireOf(path string) string {
+	if strings.HasSuffix(path, "/responses") {
+		return WireResponses
+	}
+	return ""
+}
+
+// wireName words a wire for a departure.
+func wireName(w string) string {
+	if w == "" {
+		return "chat"
+	}
+	return w
 }
 
 // LLMResponse is an HTTP answer, or the transport error in its place.

@@ -29,9 +29,10 @@ func (t *llmTap) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	wire := wireOf(req.URL.Path)
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
-		t.record(body, LLMResponse{Error: t.r.text(err.Error())})
+		t.record(wire, body, LLMResponse{Error: t.r.text(err.Error())})
 		return nil, err
 	}
 	head := LLMResponse{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), RetryAfter: resp.Header.Get("Retry-After")}
@@ -39,14 +40,14 @@ func (t *llmTap) RoundTrip(req *http.Request) (*http.Response, error) {
 		out := head
 		out.Truncated = !complete
 		t.r.fillBody(&out, b)
-		t.record(body, out)
+		t.record(wire, body, out)
 	}}
 	return resp, nil
 }
 
-func (t *llmTap) record(req []byte, resp LLMResponse) {
+func (t *llmTap) record(wire string, req []byte, resp LLMResponse) {
 	reqJSON := t.r.redactJSON(req)
-	t.r.write(t.file, func(seq int) any { return LLMEntry{Seq: seq, Request: reqJSON, Response: resp} })
+	t.r.write(t.file, func(seq int) any { return LLMEntry{Seq: seq, Wire: wire, Request: reqJSON, Response: resp} })
 }
 
 // requestBody reads req's body and puts an unread copy back.
@@ -133,6 +134,10 @@ func (l *llmPlayer) RoundTrip(req *http.Request) (*http.Response, error) {
 			Reason: fmt.Sprintf("the cassette holds %d requests", len(l.entries))})), nil
 	}
 	e := l.entries[l.next]
+	if w := wireOf(req.URL.Path); w != e.Wire {
+		return departureResponse(req, l.p.depart(&DepartureError{Stream: l.name, What: fmt.Sprintf("request %d", n),
+			Reason: fmt.Sprintf("the cassette was recorded on the %s wire and this run speaks %s (llm.wire_api, --wire-api)", wireName(e.Wire), wireName(w))})), nil
+	}
 	if d := l.compare(n, e.Request, body); d != nil {
 		return departureResponse(req, l.p.depart(d)), nil
 	}

@@ -55,7 +55,7 @@ func decode(raw []byte) (any, error) {
 	return v, nil
 }
 
-// llmRequest is the comparable form of a chat-completions request body.
+// llmRequest is the comparable form of a request body, on either wire.
 func (n normalizer) llmRequest(raw []byte) (any, error) {
 	v, err := decode(raw)
 	if err != nil {
@@ -66,6 +66,13 @@ func (n normalizer) llmRequest(raw []byte) (any, error) {
 			for _, m := range msgs {
 				if mm, ok := m.(map[string]any); ok && mm["role"] == "tool" {
 					mm["content"] = "<tool result: not compared in lenient replay>"
+				}
+			}
+		}
+		if items, ok := obj["input"].([]any); ok { // the Responses wire's
+			for _, it := range items {
+				if im, ok := it.(map[string]any); ok && im["type"] == "function_call_output" {
+					im["output"] = "<tool result: not compared in lenient replay>"
 				}
 			}
 		}
