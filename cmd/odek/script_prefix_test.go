@@ -29,14 +29,18 @@ func cmdLLMPrefixStable(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	for i := 1; i < len(reqs); i++ {
 		prev, next := requestParts(ts, reqs[i-1].Body), requestParts(ts, reqs[i].Body)
-		for _, k := range []string{"model", "tools"} {
+		list, same := "messages", []string{"model", "tools"}
+		if _, ok := prev["input"]; ok { // the Responses wire: items, and the system prompt as instructions
+			list, same = "input", []string{"model", "tools", "instructions"}
+		}
+		for _, k := range same {
 			if !bytes.Equal(prev[k], next[k]) {
 				ts.Fatalf("request %d's %s differ from request %d's:\n%s\n%s", i+1, k, i, prev[k], next[k])
 			}
 		}
 		var pm, nm []json.RawMessage
-		ts.Check(json.Unmarshal(prev["messages"], &pm))
-		ts.Check(json.Unmarshal(next["messages"], &nm))
+		ts.Check(json.Unmarshal(prev[list], &pm))
+		ts.Check(json.Unmarshal(next[list], &nm))
 		if len(pm) > 0 && isPlan(pm[len(pm)-1]) {
 			pm = pm[:len(pm)-1]
 		}

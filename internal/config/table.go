@@ -19,7 +19,7 @@ var table = []Setting{
 		bind: func(c *Config) any { return &c.Model }},
 	{Key: "base_url", Kind: String, Default: DefaultBaseURL, Env: "ODEK_BASE_URL", EnvAlt: "OPENAI_BASE_URL",
 		Flag: "base-url", Trust: GlobalOnly, Supported: true, template: inGlobalTemplate,
-		Help: "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (/chat/completions is appended)",
+		Help: "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (/chat/completions is appended, or /responses with llm.wire_api responses)",
 		bind: func(c *Config) any { return &c.BaseURL }},
 	{Key: "api_key", Kind: String, Env: "ODEK_API_KEY", EnvAlt: "OPENAI_API_KEY", Trust: GlobalOnly,
 		NoOverride: true, Supported: true,
