@@ -184,6 +184,19 @@ func BenchmarkRunInProcess(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(cfg), 0o600); err != nil {
 		b.Fatal(err)
 	}
+	// Each wire in turn; allocs/op is per 20-iteration run and counts the
+	// in-process fake server's allocations too (its Responses side parses
+	// every input item), so the wires' client-side allocations are compared
+	// by internal/llm BenchmarkWireCall.
+	for _, wire := range []string{"chat", "responses"} {
+		b.Run(wire, func(b *testing.B) {
+			b.ReportAllocs()
+			runInProcess(b, home, wire)
+		})
+	}
+}
+
+func runInProcess(b *testing.B, home, wire string) {
 	var served time.Duration
 	for b.Loop() {
 		fs := &firstRequestServer{}
@@ -193,7 +206,7 @@ func BenchmarkRunInProcess(b *testing.B) {
 			h.ServeHTTP(w, r)
 			fs.served += time.Since(t0)
 		}))
-		env := map[string]string{"ODEK_HOME": home, "HOME": home, "ODEK_BASE_URL": srv.URL + "/v1"}
+		env := map[string]string{"ODEK_HOME": home, "HOME": home, "ODEK_BASE_URL": srv.URL + "/v1", "ODEK_LLM_WIRE_API": wire}
 		ios := &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard,
 			LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 			Getwd:     func() (string, error) { return home, nil }, Now: time.Now, Width: func() int { return 0 }}

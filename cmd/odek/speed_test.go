@@ -34,6 +34,7 @@ func speedRounds() int {
 type speedSample struct {
 	start, bareStart     time.Duration // exec to first request
 	perIter, barePerIter time.Duration // per iteration, 20 iterations, LLM time left out
+	respPerIter          time.Duration // the same on the Responses wire (--wire-api responses)
 	wall, wallEvents     time.Duration // whole 20-iteration run, events off and on
 	rssKiB, bareRSSKiB   int64
 	initMS               float64
@@ -69,6 +70,7 @@ func BenchmarkSpeedGoals(b *testing.B) {
 	g := speedGoals(samples)
 	b.ReportMetric(g.startRatio, "x-floor-startup")
 	b.ReportMetric(g.iterRatio, "x-floor-per-iter")
+	b.ReportMetric(g.respIterRatio, "x-floor-per-iter-responses")
 	b.ReportMetric(g.rssMiB, "MiB-maxrss")
 	b.ReportMetric(g.initMS, "init-ms")
 	b.ReportMetric(g.eventsRatio, "x-events-on")
@@ -82,6 +84,7 @@ func speedRound(b *testing.B, run, bare []string, home, events, odek string) spe
 	s.bareStart = runAgainst(b, bare, home, answerScript(0), false).firstRequest
 	s.perIter, s.wall = perIteration(b, run, home)
 	s.barePerIter, _ = perIteration(b, bare, home)
+	s.respPerIter, _ = perIteration(b, append(slices.Clone(run[:len(run)-1]), "--wire-api", "responses", run[len(run)-1]), home)
 	_ = os.Remove(events)
 	_, s.wallEvents = perIteration(b, append(slices.Clone(run), "--events-jsonl", events), home)
 	s.rssKiB = runAgainst(b, run, home, answerScript(19), true).rssKiB
@@ -115,6 +118,8 @@ func initTrace(b *testing.B, odek string) float64 {
 type goals struct {
 	start, bareStart, iter, bareIter time.Duration
 	startRatio, iterRatio            float64
+	respIter                         time.Duration // the Responses wire's per iteration
+	respIterRatio                    float64
 	rssMiB, bareRSSMiB               float64
 	initMS                           float64
 	wall, wallEvents                 time.Duration
@@ -142,18 +147,20 @@ func speedGoals(ss []speedSample) goals {
 		start: d(func(s speedSample) time.Duration { return s.start }), bareStart: d(func(s speedSample) time.Duration { return s.bareStart }),
 		iter: d(func(s speedSample) time.Duration { return s.perIter }), bareIter: d(func(s speedSample) time.Duration { return s.barePerIter }),
 		// ratios are medians of each round's ratio: both sides of a round share its load
-		startRatio:  med(func(s speedSample) float64 { return float64(s.start) / float64(s.bareStart) }),
-		iterRatio:   med(func(s speedSample) float64 { return float64(s.perIter) / float64(s.barePerIter) }),
-		rssMiB:      med(func(s speedSample) float64 { return float64(s.rssKiB) / 1024 }),
-		bareRSSMiB:  med(func(s speedSample) float64 { return float64(s.bareRSSKiB) / 1024 }),
-		initMS:      med(func(s speedSample) float64 { return s.initMS }),
-		wall:        d(func(s speedSample) time.Duration { return s.wall }),
-		wallEvents:  d(func(s speedSample) time.Duration { return s.wallEvents }),
-		eventsRatio: med(func(s speedSample) float64 { return float64(s.wallEvents) / float64(s.wall) }),
-		baseStart:   d(func(s speedSample) time.Duration { return s.baseStart }),
-		baseIter:    d(func(s speedSample) time.Duration { return s.basePerIter }),
-		baseRSSMiB:  med(func(s speedSample) float64 { return float64(s.baseRSSKiB) / 1024 }),
-		baseInitMS:  med(func(s speedSample) float64 { return s.baseInitMS }),
+		startRatio:    med(func(s speedSample) float64 { return float64(s.start) / float64(s.bareStart) }),
+		iterRatio:     med(func(s speedSample) float64 { return float64(s.perIter) / float64(s.barePerIter) }),
+		respIter:      d(func(s speedSample) time.Duration { return s.respPerIter }),
+		respIterRatio: med(func(s speedSample) float64 { return float64(s.respPerIter) / float64(s.barePerIter) }),
+		rssMiB:        med(func(s speedSample) float64 { return float64(s.rssKiB) / 1024 }),
+		bareRSSMiB:    med(func(s speedSample) float64 { return float64(s.bareRSSKiB) / 1024 }),
+		initMS:        med(func(s speedSample) float64 { return s.initMS }),
+		wall:          d(func(s speedSample) time.Duration { return s.wall }),
+		wallEvents:    d(func(s speedSample) time.Duration { return s.wallEvents }),
+		eventsRatio:   med(func(s speedSample) float64 { return float64(s.wallEvents) / float64(s.wall) }),
+		baseStart:     d(func(s speedSample) time.Duration { return s.baseStart }),
+		baseIter:      d(func(s speedSample) time.Duration { return s.basePerIter }),
+		baseRSSMiB:    med(func(s speedSample) float64 { return float64(s.baseRSSKiB) / 1024 }),
+		baseInitMS:    med(func(s speedSample) float64 { return s.baseInitMS }),
 	}
 }
 
@@ -169,6 +176,7 @@ func (g goals) table() string {
 	rows := [][]string{
 		{"start-up to first LLM request, 1 MCP server", ms(g.start), ms(g.bareStart), fmt.Sprintf("%.2f×", g.startRatio), fmt.Sprintf("≤ %.1f×", limitStartup), verdict(g.startRatio <= limitStartup)},
 		{"overhead per iteration incl. 1 MCP call, 20 it.", ms(g.iter), ms(g.bareIter), fmt.Sprintf("%.2f×", g.iterRatio), fmt.Sprintf("≤ %.1f×", limitPerIter), verdict(g.iterRatio <= limitPerIter)},
+		{"the same, responses wire (--wire-api responses)", ms(g.respIter), ms(g.bareIter), fmt.Sprintf("%.2f×", g.respIterRatio), fmt.Sprintf("≤ %.1f×", limitPerIter), verdict(g.respIterRatio <= limitPerIter)},
 		{"peak RSS, 20 iterations", fmt.Sprintf("%.1f MiB", g.rssMiB), fmt.Sprintf("%.1f MiB", g.bareRSSMiB), "", fmt.Sprintf("≤ %.0f MiB", limitRSSMiB), verdict(g.rssMiB > 0 && g.rssMiB <= limitRSSMiB)},
 		{"package initializers (odek version)", fmt.Sprintf("%.2f ms", g.initMS), "", "", fmt.Sprintf("≤ %.0f ms", limitInitMS), verdict(g.initMS <= limitInitMS)},
 		{"--events-jsonl on vs off, wall of 20 it.", ms(g.wallEvents), ms(g.wall) + " (off)", fmt.Sprintf("%.2f×", g.eventsRatio), fmt.Sprintf("≤ %.1f×", limitEventsRatio), verdict(g.eventsRatio <= limitEventsRatio)},

@@ -124,10 +124,11 @@ func sameMessage(a, b *Message) bool {
 }
 
 // BenchmarkRequestEncoding measures the per-request cost of encoding a
-// request body at 100 and 1,000 messages, through go-openai (odek's path)
-// and through the pre-encoding alternative, a new message appended before
-// each request as the loop does, and prints each path's 1,000-over-100
-// ratio beside the limit.
+// request body at 100 and 1,000 messages, on the chat wire (go-openai's
+// ChatCompletionRequest), on the Responses wire (odek's part, and the body
+// go-openai writes from it) and through two measured alternatives, a new
+// message appended before each request as the loop does, and prints each
+// path's 1,000-over-100 ratio beside the limit.
 func BenchmarkRequestEncoding(b *testing.B) {
 	goOpenAI := func() func(Request) {
 		return func(r Request) {
@@ -144,10 +145,26 @@ func BenchmarkRequestEncoding(b *testing.B) {
 		p := &appendEncoder{}
 		return func(r Request) { p.encode(r, len(r.Messages)-1) } // all but the new message
 	}
+	// The Responses wire: odek's part (the request with its items, new
+	// messages encoded, earlier ones from the cache) and the whole body as
+	// go-openai writes it (encoding/json re-scans every pre-encoded item).
+	respItems := func() func(Request) {
+		c := New(Options{WireAPI: WireResponses})
+		return func(r Request) { _ = c.responsesRequest(r) }
+	}
+	respBody := func() func(Request) {
+		c := New(Options{WireAPI: WireResponses})
+		return func(r Request) {
+			if _, err := json.Marshal(c.responsesRequest(r)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 	paths := []struct {
 		name string
 		enc  func() func(Request)
-	}{{"go-openai", goOpenAI}, {"pre-encoded", pre}, {"append-only", appendOnly}}
+	}{{"go-openai", goOpenAI}, {"responses-items", respItems}, {"responses-body", respBody},
+		{"pre-encoded", pre}, {"append-only", appendOnly}}
 	cost := map[string]time.Duration{}
 	for _, path := range paths {
 		for _, n := range []int{100, 1000} {
@@ -170,13 +187,25 @@ func BenchmarkRequestEncoding(b *testing.B) {
 	}
 	ratio := func(p string) float64 { return float64(cost[p+"/1000"]) / float64(cost[p+"/100"]) }
 	fmt.Printf("per-request encoding cost, 1,000 messages over 100 (limit ≤ %.0f×):\n"+
-		"  go-openai (odek's path): %v at 100, %v at 1,000: %.1f×\n"+
-		"  pre-encoded messages:    %v at 100, %v at 1,000: %.1f×\n"+
-		"  append-only history:     %v at 100, %v at 1,000: %.1f×",
+		"  chat wire, go-openai's body:               %v at 100, %v at 1,000: %.1f×\n"+
+		"  responses wire, odek's request and items:  %v at 100, %v at 1,000: %.1f× %s\n"+
+		"  responses wire, go-openai's body:          %v at 100, %v at 1,000: %.1f× %s\n"+
+		"  (measured alternatives, not a wire) pre-encoded messages: %v at 100, %v at 1,000: %.1f×\n"+
+		"  (measured alternatives, not a wire) append-only history:  %v at 100, %v at 1,000: %.1f×",
 		limitEncodingRatio, cost["go-openai/100"], cost["go-openai/1000"], ratio("go-openai"),
+		cost["responses-items/100"], cost["responses-items/1000"], ratio("responses-items"), within(ratio("responses-items")),
+		cost["responses-body/100"], cost["responses-body/1000"], ratio("responses-body"), within(ratio("responses-body")),
 		cost["pre-encoded/100"], cost["pre-encoded/1000"], ratio("pre-encoded"),
 		cost["append-only/100"], cost["append-only/1000"], ratio("append-only"))
 	fmt.Println()
+}
+
+// within words a ratio against the limit.
+func within(r float64) string {
+	if r <= limitEncodingRatio {
+		return "ok"
+	}
+	return "OVER"
 }
 
 // The pre-encoded bodies are the same JSON as go-openai's, so the

@@ -34,6 +34,9 @@ import (
 // asks for the reasoning's encrypted content instead (OpenAI's stateless use).
 var storeOff = false
 
+// includeReasoning asks for the reasoning's encrypted content, to send it back.
+var includeReasoning = []openai.ResponseInclude{openai.ResponseIncludeReasoningEncryptedContent}
+
 // responsesRequest builds the Responses request for req.
 func (c *Client) responsesRequest(req Request) openai.CreateResponseRequest {
 	reasoning := c.sendsReasoningItems()
@@ -55,7 +58,7 @@ func (c *Client) responsesRequest(req Request) openai.CreateResponseRequest {
 			Type: "json_schema", Name: rf.Name, Schema: rf.Schema, Strict: rf.Strict}}
 	}
 	if reasoning {
-		out.Include = []openai.ResponseInclude{openai.ResponseIncludeReasoningEncryptedContent}
+		out.Include = includeReasoning
 	}
 	if c.cacheKey != "" && !c.dropped.has(FieldPromptCacheKey) {
 		out.PromptCacheKey = c.cacheKey
@@ -126,67 +129,71 @@ func messageItems(m *Message, reasoning bool) []json.RawMessage {
 	return out
 }
 
-// itemCache keeps each message's encoded items across a client's requests,
-// keyed by the message's content and checked against a copy of the message,
-// so a message edited in place (a truncated result) is encoded again and an
-// unchanged history costs a map lookup per message. Entries no request used
-// lately are swept. It also keeps the tools converted for the last tool list.
+// itemCache keeps the items of a client's last request, so the next one
+// re-encodes only the messages that are new or changed: the messages of
+// the new request are compared, in order, with the copies kept from the
+// last (strings that share their bytes compare in O(1), so an unchanged
+// message costs a few pointer compares), the items of the common prefix are
+// reused as they are, and only the rest is encoded. A message edited in
+// place (a truncated result) no longer compares equal and is encoded again;
+// a trim that shifts the history costs one re-encoding of what follows it.
+// Side calls (compaction's digest, a summary) have their own system prompt
+// and so their own lane, and do not evict the run's.
 type itemCache struct {
-	mu      sync.Mutex
-	entries map[itemKey]*itemEntry
-	gen     uint64
-	specs   []ToolSpec
-	otools  []openai.Tool
+	mu     sync.Mutex
+	lanes  map[string]*itemLane // by the first message's text
+	specs  []ToolSpec
+	otools []openai.Tool
 }
 
-type itemKey struct {
-	role, content, callID, firstCall string
-	calls                            int
-}
-
-type itemEntry struct {
-	msg       Message
+// itemLane is one conversation's last request: its messages (copies), the
+// reasoning setting they were encoded with, and their items, ends[i] being
+// the number of items of msgs[:i+1].
+type itemLane struct {
+	msgs      []Message
 	reasoning bool
 	items     []json.RawMessage
-	gen       uint64
+	ends      []int
 }
 
-func keyOf(m *Message) itemKey {
-	k := itemKey{role: m.Role, content: m.Content, callID: m.ToolCallID, calls: len(m.ToolCalls)}
-	if len(m.ToolCalls) > 0 {
-		k.firstCall = m.ToolCalls[0].ID
-	}
-	return k
-}
+// maxLanes bounds the lanes kept; a new one beyond it replaces them all.
+const maxLanes = 4
 
-// encode returns the input items of msgs, encoding only the messages not
-// met before.
+// encode returns the input items of msgs, encoding only the messages the
+// last request of their lane did not end with.
 func (ic *itemCache) encode(msgs []Message, reasoning bool) []json.RawMessage {
 	ic.mu.Lock()
 	defer ic.mu.Unlock()
-	if ic.entries == nil {
-		ic.entries = make(map[itemKey]*itemEntry, len(msgs))
+	key := ""
+	if len(msgs) > 0 {
+		key = msgs[0].Content
 	}
-	ic.gen++
-	out := make([]json.RawMessage, 0, len(msgs)+len(msgs)/2)
-	for i := range msgs {
-		m := &msgs[i]
-		k := keyOf(m)
-		e := ic.entries[k]
-		if e == nil || e.reasoning != reasoning || !encodesSame(&e.msg, m) {
-			e = &itemEntry{msg: *m, reasoning: reasoning, items: messageItems(m, reasoning)}
-			ic.entries[k] = e
+	l := ic.lanes[key]
+	if l == nil {
+		if len(ic.lanes) >= maxLanes || ic.lanes == nil {
+			ic.lanes = make(map[string]*itemLane, maxLanes)
 		}
-		e.gen = ic.gen
-		out = append(out, e.items...)
+		l = &itemLane{}
+		ic.lanes[key] = l
 	}
-	if len(ic.entries) > 2*len(msgs)+64 {
-		for k, e := range ic.entries {
-			if e.gen != ic.gen {
-				delete(ic.entries, k)
-			}
+	same := 0
+	if l.reasoning == reasoning {
+		for same < len(msgs) && same < len(l.msgs) && encodesSame(&l.msgs[same], &msgs[same]) {
+			same++
 		}
 	}
+	kept := 0
+	if same > 0 {
+		kept = l.ends[same-1]
+	}
+	out := make([]json.RawMessage, kept, kept+2*(len(msgs)-same)+1)
+	copy(out, l.items[:kept])
+	l.msgs, l.ends = append(l.msgs[:same], msgs[same:]...), l.ends[:same]
+	for i := same; i < len(msgs); i++ {
+		out = append(out, messageItems(&msgs[i], reasoning)...)
+		l.ends = append(l.ends, len(out))
+	}
+	l.items, l.reasoning = out, reasoning
 	return out
 }
 

@@ -26,16 +26,18 @@ import (
 
 // respEvent is one Responses stream event.
 type respEvent struct {
-	Type        openai.ResponseStreamEventType `json:"type"`
-	Response    *respBody                      `json:"response"`
-	Item        json.RawMessage                `json:"item"`
-	ItemID      string                         `json:"item_id"`
-	OutputIndex int                            `json:"output_index"`
-	Delta       string                         `json:"delta"`
-	Arguments   *string                        `json:"arguments"`
-	Code        any                            `json:"code"`
-	Message     string                         `json:"message"`
-	Error       *openai.ResponseError          `json:"error"`
+	Type openai.ResponseStreamEventType `json:"type"`
+	// Response is decoded (into respBody) only for the events that end a
+	// reply; created and in_progress carry one too, not needed.
+	Response    json.RawMessage       `json:"response"`
+	Item        json.RawMessage       `json:"item"`
+	ItemID      string                `json:"item_id"`
+	OutputIndex int                   `json:"output_index"`
+	Delta       string                `json:"delta"`
+	Arguments   *string               `json:"arguments"`
+	Code        any                   `json:"code"`
+	Message     string                `json:"message"`
+	Error       *openai.ResponseError `json:"error"`
 }
 
 // respBody is the response object of response.completed, .incomplete and
@@ -103,22 +105,21 @@ func (a *respAssembler) add(raw []byte) (token bool, err error) {
 		}
 	case openai.ResponseStreamEventOutputItemAdded:
 		var it openai.ResponseOutputItem
-		if json.Unmarshal(e.Item, &it) == nil && it.Type == "function_call" {
+		if bytes.Contains(e.Item, []byte(`"function_call"`)) && json.Unmarshal(e.Item, &it) == nil && it.Type == "function_call" {
 			c := a.call(it.ID, e.OutputIndex)
 			c.callID, c.name = it.CallID, it.Name
 		}
 	case openai.ResponseStreamEventOutputItemDone:
 		return false, a.itemDone(e.Item, e.OutputIndex)
-	case openai.ResponseStreamEventCompleted, openai.ResponseStreamEventIncomplete:
-		if e.Response == nil {
-			return false, errors.New("response event without a response")
+	case openai.ResponseStreamEventCompleted, openai.ResponseStreamEventIncomplete, openai.ResponseStreamEventFailed:
+		var r respBody
+		if len(e.Response) == 0 || json.Unmarshal(e.Response, &r) != nil {
+			return false, errors.New("response event without a response object")
 		}
-		return false, a.end(e.Response)
-	case openai.ResponseStreamEventFailed:
-		if e.Response != nil && e.Response.Error != nil {
-			return false, providerError(e.Response.Error.Message, e.Response.Error.Code)
+		if e.Type == openai.ResponseStreamEventFailed {
+			r.Status = openai.ResponseStatusFailed
 		}
-		return false, providerError("response failed", "")
+		return false, a.end(&r)
 	case openai.ResponseStreamEventError:
 		msg, code := e.Message, codeText(e.Code)
 		if e.Error != nil && msg == "" {
