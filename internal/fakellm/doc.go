@@ -1,5 +1,5 @@
-// Package fakellm is a fake OpenAI-compatible chat-completions server that
-// plays a script. odek's llm tests, the testscript end-to-end tests and
+// Package fakellm is a fake OpenAI-compatible server, chat completions and
+// the Responses API, that plays a script. odek's llm tests, the testscript end-to-end tests and
 // `make demo` use it; it listens on 127.0.0.1 only unless told otherwise.
 //
 // # Serving
@@ -26,6 +26,23 @@
 //	data: [DONE]
 //
 // Otherwise it answers one chat.completion JSON body.
+//
+// Each POST to <base>/responses (the Responses API) consumes the next turn
+// of the same script, answered in that API's shapes (wire_responses.go): a
+// reasoning item when the turn has reasoning (summary text, and
+// encrypted_content: the turn's "encrypted_content", else the text, as
+// Ollama sends it), a message item, a function_call item per call; usage as
+// input_tokens (cached ones in input_tokens_details.cached_tokens); status
+// "incomplete" for finish_reason length (max_output_tokens) and
+// content_filter. Streamed, it is "event: <type>" and "data:" lines:
+// response.created, response.in_progress, each item's added event, deltas
+// in chunk_size pieces and done events, then response.completed (or
+// .incomplete), and no [DONE]. The request is recorded with its items folded
+// into Messages (instructions first as a system message, a reasoning item on
+// the assistant message it precedes; one with no item after it is a 400),
+// and its raw items, instructions, include, store, prompt_cache_key and
+// text.format kept. Faults are the same on both paths. "chat_only": true at
+// the top level makes the server one without /responses (404).
 //
 // # Script format
 //
@@ -61,7 +78,8 @@
 // and consumes no turn. refuse answers a request carrying param (with one of
 // values, when given, for a string field) with status (default 400) and body
 // verbatim, {model} and {value} replaced by the request's model and the
-// refused value; it consumes no turn and is checked before reject_params.
+// refused value (param "input.reasoning" refuses a Responses request whose
+// input holds a reasoning item); it consumes no turn and is checked before reject_params.
 // source is required and says where a provider's body was copied from;
 // testdata/refusals.json holds the real ones. Turn fields:
 //
@@ -95,6 +113,7 @@
 //   - chunk_size: bytes per content/reasoning/arguments piece when streaming
 //     (default 16; UTF-8 sequences are never split).
 //   - interleave: stream several tool calls' argument pieces round-robin.
+//   - encrypted_content: the Responses reasoning item's encrypted_content.
 //   - fault, fault_arg: see below.
 //
 // # Faults
