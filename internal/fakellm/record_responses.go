@@ -66,7 +66,7 @@ func recordResponses(rec *RecordedRequest, body []byte) {
 			rec.DecodeError = "tools: " + err.Error()
 			return
 		}
-		rec.Tools = append(rec.Tools, RecordedTool{Type: t.Type, Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+		rec.Tools = append(rec.Tools, RecordedTool(t))
 	}
 	if w.Instructions != "" {
 		rec.Messages = append(rec.Messages, RecordedMessage{Role: "system", Content: w.Instructions, ContentPresent: true})
