@@ -288,3 +288,32 @@ func TestResponsesStreamEvents(t *testing.T) {
 		})
 	}
 }
+
+// A message changed since the last request (a trimmed result) is encoded
+// again, not sent as its old bytes; an assistant message with only
+// reasoning is left out with its reasoning, never sent alone.
+func TestResponsesItemsFollowTheHistory(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t, fakellm.Turn{Content: "a"}, fakellm.Turn{Content: "b"})
+	c := newClient(srv, &recorder{}, responsesWire)
+	req := simpleRequest()
+	req.Messages = append(req.Messages,
+		llm.Message{Role: "assistant", ToolCalls: []llm.ToolCall{{ID: "c1", Type: "function", Function: llm.FunctionCall{Name: "f", Arguments: "{}"}}}},
+		llm.Message{Role: "tool", ToolCallID: "c1", Content: "a long result"},
+		llm.Message{Role: "assistant", ReasoningItems: []json.RawMessage{json.RawMessage(`{"type":"reasoning","encrypted_content":"alone"}`)}},
+		llm.Message{Role: "user", Content: "go on"})
+	if _, err := c.Complete(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	req.Messages[2].Content = "[truncated]"
+	if _, err := c.Complete(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if bytes.Contains(reqs[0].Body, []byte("alone")) {
+		t.Errorf("a reasoning item went without the item after it: %s", reqs[0].Body)
+	}
+	if !bytes.Contains(reqs[1].Body, []byte(`"output":"[truncated]"`)) || bytes.Contains(reqs[1].Body, []byte("a long result")) {
+		t.Errorf("the changed result was not sent as it is now: %s", reqs[1].Body)
+	}
+}
