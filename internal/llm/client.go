@@ -159,7 +159,8 @@ func (c *Client) Endpoint() string { return c.endpoint }
 // error wrapping ctx.Err() and its cause.
 func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	req = c.dropped.apply(req)
-	send := c.prepare(req)
+	send, release := c.prepare(req)
+	defer func() { release() }()
 	failed := 0 // attempts that failed with a retryable error
 	for {
 		if ctx.Err() != nil {
@@ -176,7 +177,8 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 		if field := c.refusedField(err, &req); field != "" {
 			c.fallBack(field, req, err)
 			req = without(req, field)
-			send = c.prepare(req)
+			release()
+			send, release = c.prepare(req)
 			continue
 		}
 		if !isRetryable(err) {
@@ -201,29 +203,32 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 // sender makes one attempt of a prepared request with go-openai's client.
 type sender func(ctx context.Context, api *openai.Client, ex *exchange) (*Response, error)
 
-// prepare builds the wire's request for req once, for every attempt.
-func (c *Client) prepare(req Request) sender {
+// prepare builds the wire's request for req once, for every attempt;
+// release says it is no longer read.
+func (c *Client) prepare(req Request) (send sender, release func()) {
 	if c.wire == WireResponses {
-		oreq := c.responsesRequest(req)
+		oreq, release := c.responsesRequest(req)
 		if c.stream {
 			return func(ctx context.Context, api *openai.Client, ex *exchange) (*Response, error) {
 				return c.responsesStreamOnce(ctx, api, ex, oreq)
-			}
+			}, release
 		}
 		return func(ctx context.Context, api *openai.Client, ex *exchange) (*Response, error) {
 			return c.responsesPlainOnce(ctx, api, ex, oreq)
-		}
+		}, release
 	}
 	oreq := toOpenAI(req, c.stream)
 	if c.stream {
 		return func(ctx context.Context, api *openai.Client, ex *exchange) (*Response, error) {
 			return c.streamOnce(ctx, api, ex, oreq)
-		}
+		}, noRelease
 	}
 	return func(ctx context.Context, api *openai.Client, ex *exchange) (*Response, error) {
 		return c.plainOnce(ctx, api, ex, oreq)
-	}
+	}, noRelease
 }
+
+func noRelease() {}
 
 // Wire is the API the client speaks: WireChat or WireResponses.
 func (c *Client) Wire() string { return c.wire }

@@ -150,14 +150,19 @@ func BenchmarkRequestEncoding(b *testing.B) {
 	// go-openai writes it (encoding/json re-scans every pre-encoded item).
 	respItems := func() func(Request) {
 		c := New(Options{WireAPI: WireResponses})
-		return func(r Request) { _ = c.responsesRequest(r) }
+		return func(r Request) {
+			_, release := c.responsesRequest(r)
+			release()
+		}
 	}
 	respBody := func() func(Request) {
 		c := New(Options{WireAPI: WireResponses})
 		return func(r Request) {
-			if _, err := json.Marshal(c.responsesRequest(r)); err != nil {
+			oreq, release := c.responsesRequest(r)
+			if _, err := json.Marshal(oreq); err != nil {
 				b.Fatal(err)
 			}
+			release()
 		}
 	}
 	paths := []struct {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -37,8 +38,9 @@ var storeOff = false
 // includeReasoning asks for the reasoning's encrypted content, to send it back.
 var includeReasoning = []openai.ResponseInclude{openai.ResponseIncludeReasoningEncryptedContent}
 
-// responsesRequest builds the Responses request for req.
-func (c *Client) responsesRequest(req Request) openai.CreateResponseRequest {
+// responsesRequest builds the Responses request for req; release says the
+// request is no longer read (its items may then be reused in place).
+func (c *Client) responsesRequest(req Request) (openai.CreateResponseRequest, func()) {
 	reasoning := c.sendsReasoningItems()
 	out := openai.CreateResponseRequest{Model: req.Model, Store: &storeOff, MaxOutputTokens: req.MaxTokens}
 	msgs := req.Messages
@@ -46,7 +48,8 @@ func (c *Client) responsesRequest(req Request) openai.CreateResponseRequest {
 		out.Instructions = msgs[0].Content
 		msgs = msgs[1:]
 	}
-	out.Input = c.items.encode(msgs, reasoning)
+	items, release := c.items.encode(msgs, reasoning)
+	out.Input = items
 	if len(req.Tools) > 0 {
 		out.Tools = c.items.tools(req.Tools)
 	}
@@ -63,7 +66,7 @@ func (c *Client) responsesRequest(req Request) openai.CreateResponseRequest {
 	if c.cacheKey != "" && !c.dropped.has(FieldPromptCacheKey) {
 		out.PromptCacheKey = c.cacheKey
 	}
-	return out
+	return out, release
 }
 
 // sendsReasoningItems reports whether reasoning items still go back (the
@@ -154,14 +157,16 @@ type itemLane struct {
 	reasoning bool
 	items     []json.RawMessage
 	ends      []int
+	inflight  int // requests of the lane not yet released
 }
 
 // maxLanes bounds the lanes kept; a new one beyond it replaces them all.
 const maxLanes = 4
 
 // encode returns the input items of msgs, encoding only the messages the
-// last request of their lane did not end with.
-func (ic *itemCache) encode(msgs []Message, reasoning bool) []json.RawMessage {
+// last request of their lane did not end with, and the release to call once
+// the request is no longer read.
+func (ic *itemCache) encode(msgs []Message, reasoning bool) ([]json.RawMessage, func()) {
 	ic.mu.Lock()
 	defer ic.mu.Unlock()
 	key := ""
@@ -186,23 +191,53 @@ func (ic *itemCache) encode(msgs []Message, reasoning bool) []json.RawMessage {
 	if same > 0 {
 		kept = l.ends[same-1]
 	}
-	out := make([]json.RawMessage, kept, kept+2*(len(msgs)-same)+1)
-	copy(out, l.items[:kept])
+	var out []json.RawMessage
+	if kept == len(l.items) || l.inflight == 0 {
+		// Extend the last request's items in place: either all of them are
+		// kept (a slice handed out before ends at or before kept, so
+		// appending never changes what it holds), or no request of the lane
+		// is still being read.
+		out = l.items[:kept]
+	} else {
+		out = make([]json.RawMessage, kept, kept+2*(len(msgs)-same)+1)
+		copy(out, l.items[:kept])
+	}
 	l.msgs, l.ends = append(l.msgs[:same], msgs[same:]...), l.ends[:same]
 	for i := same; i < len(msgs); i++ {
 		out = append(out, messageItems(&msgs[i], reasoning)...)
 		l.ends = append(l.ends, len(out))
 	}
 	l.items, l.reasoning = out, reasoning
-	return out
+	l.inflight++
+	var once sync.Once
+	return out, func() {
+		once.Do(func() {
+			ic.mu.Lock()
+			l.inflight--
+			ic.mu.Unlock()
+		})
+	}
 }
 
-// encodesSame reports whether a and b encode the same (strings that share
-// their bytes compare in O(1)).
+// encodesSame reports whether a and b encode the same. The history's copies
+// of a message share its strings and slices, so identity is checked first
+// (inline, no call); contents are compared only when it fails.
 func encodesSame(a, b *Message) bool {
-	return a.Role == b.Role && a.Content == b.Content && a.ToolCallID == b.ToolCallID &&
-		slices.Equal(a.ToolCalls, b.ToolCalls) &&
-		slices.EqualFunc(a.ReasoningItems, b.ReasoningItems, func(x, y json.RawMessage) bool { return bytes.Equal(x, y) })
+	return sameString(a.Content, b.Content) && sameString(a.Role, b.Role) && sameString(a.ToolCallID, b.ToolCallID) &&
+		sameCalls(a.ToolCalls, b.ToolCalls) && sameItems(a.ReasoningItems, b.ReasoningItems)
+}
+
+func sameString(a, b string) bool {
+	return len(a) == len(b) && (len(a) == 0 || unsafe.StringData(a) == unsafe.StringData(b) || a == b)
+}
+
+func sameCalls(a, b []ToolCall) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0] || slices.Equal(a, b))
+}
+
+func sameItems(a, b []json.RawMessage) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0] ||
+		slices.EqualFunc(a, b, func(x, y json.RawMessage) bool { return bytes.Equal(x, y) }))
 }
 
 // tools converts specs to go-openai's Responses function tools, once per
