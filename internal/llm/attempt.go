@@ -14,12 +14,23 @@ import (
 
 // attempt makes one call: timeouts armed, exchange observed, the typed
 // error (or the response) out.
-func (c *Client) attempt(ctx context.Context, send sender, req Request) (*Response, error) {
+func (c *Client) attempt(ctx context.Context, p prepared, req Request) (*Response, error) {
 	actx, dog, stop := startAttempt(ctx, c.timeouts)
 	defer stop()
 	ex := &exchange{keepBody: !c.stream, dog: dog}
 	api := c.apiFor(ex)
-	resp, err := send(actx, api, ex)
+	var resp *Response
+	var err error
+	switch {
+	case c.wire == WireResponses && c.stream:
+		resp, err = c.responsesStreamOnce(actx, api, ex, p.resp)
+	case c.wire == WireResponses:
+		resp, err = c.responsesPlainOnce(actx, api, ex, p.resp)
+	case c.stream:
+		resp, err = c.streamOnce(actx, api, ex, p.chat)
+	default:
+		resp, err = c.plainOnce(actx, api, ex, p.chat)
+	}
 	if err == nil {
 		return resp, nil
 	}

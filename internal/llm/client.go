@@ -159,14 +159,14 @@ func (c *Client) Endpoint() string { return c.endpoint }
 // error wrapping ctx.Err() and its cause.
 func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	req = c.dropped.apply(req)
-	send, release := c.prepare(req)
-	defer func() { release() }()
+	p := c.prepare(req)
+	defer p.done()
 	failed := 0 // attempts that failed with a retryable error
 	for {
 		if ctx.Err() != nil {
 			return nil, ctxError(ctx)
 		}
-		resp, err := c.attempt(ctx, send, req)
+		resp, err := c.attempt(ctx, p, req)
 		if err == nil {
 			resp.Attempts = failed + 1
 			return resp, nil
@@ -177,8 +177,8 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 		if field := c.refusedField(err, &req); field != "" {
 			c.fallBack(field, req, err)
 			req = without(req, field)
-			release()
-			send, release = c.prepare(req)
+			p.done()
+			p = c.prepare(req)
 			continue
 		}
 		if !isRetryable(err) {
@@ -200,35 +200,32 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	}
 }
 
-// sender makes one attempt of a prepared request with go-openai's client.
-type sender func(ctx context.Context, api *openai.Client, ex *exchange) (*Response, error)
-
-// prepare builds the wire's request for req once, for every attempt;
-// release says it is no longer read.
-func (c *Client) prepare(req Request) (send sender, release func()) {
-	if c.wire == WireResponses {
-		oreq, release := c.responsesRequest(req)
-		if c.stream {
-			return func(ctx context.Context, api *openai.Client, ex *exchange) (*Response, error) {
-				return c.responsesStreamOnce(ctx, api, ex, oreq)
-			}, release
-		}
-		return func(ctx context.Context, api *openai.Client, ex *exchange) (*Response, error) {
-			return c.responsesPlainOnce(ctx, api, ex, oreq)
-		}, release
-	}
-	oreq := toOpenAI(req, c.stream)
-	if c.stream {
-		return func(ctx context.Context, api *openai.Client, ex *exchange) (*Response, error) {
-			return c.streamOnce(ctx, api, ex, oreq)
-		}, noRelease
-	}
-	return func(ctx context.Context, api *openai.Client, ex *exchange) (*Response, error) {
-		return c.plainOnce(ctx, api, ex, oreq)
-	}, noRelease
+// prepared is a request built for the client's wire, once for every
+// attempt: chat's, or the Responses wire's with the release that says it is
+// no longer read (its items may then be reused in place). A value, passed
+// by value, so that preparing allocates nothing of its own.
+type prepared struct {
+	chat    openai.ChatCompletionRequest
+	resp    openai.CreateResponseRequest
+	release func()
 }
 
-func noRelease() {}
+// prepare builds the wire's request for req.
+func (c *Client) prepare(req Request) prepared {
+	if c.wire == WireResponses {
+		oreq, release := c.responsesRequest(req)
+		return prepared{resp: oreq, release: release}
+	}
+	return prepared{chat: toOpenAI(req, c.stream)}
+}
+
+// done releases a prepared request.
+func (p *prepared) done() {
+	if p.release != nil {
+		p.release()
+		p.release = nil
+	}
+}
 
 // Wire is the API the client speaks: WireChat or WireResponses.
 func (c *Client) Wire() string { return c.wire }
