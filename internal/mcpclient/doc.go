@@ -33,9 +33,10 @@
 // Compatibility"; open.go). It probes with server/discover; a DiscoverResult
 // naming 2026-07-28 or a modern error (-32020/-32021/-32022) keeps it modern
 // — every request carries _meta, HTTP POSTs carry Mcp-Method/Mcp-Name and no
-// session, and initialize is never sent. Any other error, an HTTP 4xx
-// without a modern body, or stdio silence falls back to initialize on the
-// same connection (2025-03-26 unless the server listed only another 2025
+// session, and initialize is never sent. Any other answer (an error of any
+// code, an HTTP error status without a modern body, a result that is no
+// DiscoverResult) or silence within the probe timeout falls back to
+// initialize on the same connection (2025-03-26 unless the server listed only another 2025
 // revision), then notifications/initialized once the result arrived.
 // Results honour resultType (input_required is answered from the
 // configured elicitation values or declined), structuredContent is checked

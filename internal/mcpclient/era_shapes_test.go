@@ -100,17 +100,20 @@ func TestClassifyProbe(t *testing.T) {
 		{"header mismatch", &RPCError{Code: -32020}, true, probeSignal{modern: true}},
 		{"missing capability", &RPCError{Code: -32021}, false, probeSignal{modern: true}},
 		{"stdio silence", &TimeoutError{}, false, probeSignal{legacy: true}},
-		{"http silence", &TimeoutError{}, true, probeSignal{}},
+		{"http silence", &TimeoutError{}, true, probeSignal{legacy: true}},
 		{"http 400 legacy body", &HTTPStatusError{Code: 400, RPCCode: code(-32000)}, true, probeSignal{legacy: true}},
 		{"http 404 empty", &HTTPStatusError{Code: 404}, true, probeSignal{legacy: true}},
 		{"http 400 modern", &HTTPStatusError{Code: 400, RPCCode: code(-32022), Supported: []string{"2027-01-01"}}, true, probeSignal{modern: true, unsupported: []string{"2027-01-01"}}},
 		{"http 400 modern, empty list", &HTTPStatusError{Code: 400, RPCCode: code(-32022), Supported: []string{}}, true, probeSignal{modern: true}},
-		{"http 500", &HTTPStatusError{Code: 500}, true, probeSignal{}},
+		{"http 500", &HTTPStatusError{Code: 500}, true, probeSignal{legacy: true}},
+		{"http 503 with a legacy body", &HTTPStatusError{Code: 503, RPCCode: code(-32603)}, true, probeSignal{legacy: true}},
+		{"a result without supportedVersions", newError("s", "server/discover", ClassMCP, &notDiscoverError{errors.New("lists no supportedVersions")}), false, probeSignal{legacy: true}},
+		{"refused connection", newError("s", "server/discover", ClassMCP, &requestError{id: 1, err: errors.New("connection refused")}), true, probeSignal{}},
 		{"dead", &ExitError{Status: "exit status 1"}, false, probeSignal{}},
 		{"wrapped", newError("s", "server/discover", ClassMCP, &RPCError{Code: -32601}), false, probeSignal{legacy: true}},
 	}
 	for _, tt := range tests {
-		got := classifyProbe(tt.err, tt.http)
+		got := classifyProbe(tt.err)
 		if got.modern != tt.want.modern || got.legacy != tt.want.legacy || strings.Join(got.unsupported, ",") != strings.Join(tt.want.unsupported, ",") ||
 			(got.unsupported == nil) != (tt.want.unsupported == nil) {
 			t.Errorf("%s: %+v, want %+v", tt.name, got, tt.want)

@@ -8,10 +8,11 @@ import (
 	"time"
 )
 
-// probeTimeout bounds the stdio server/discover probe: a legacy server may
-// never answer a request it does not know before initialize, and then the
+// probeTimeout bounds the server/discover probe: a legacy server may never
+// answer a request it does not know before initialize, and then the
 // silence itself is the answer (MCP 2026-07-28, stdio "Backward
-// Compatibility"). Tests shorten it per Client (Options.timings).
+// Compatibility"; on HTTP a legacy server may hold a session-less POST
+// open just as well). Tests shorten it per Client (Options.timings).
 const probeTimeout = 5 * time.Second
 
 // serverState is what the opening learnt about the server.
@@ -102,7 +103,7 @@ func (c *Client) detect(ctx context.Context) error {
 		if err == nil {
 			return c.adopt(ctx, info)
 		}
-		switch sig := classifyProbe(err, c.http != nil); {
+		switch sig := classifyProbe(err); {
 		case ctx.Err() != nil:
 			return err
 		case sig.unsupported != nil:
@@ -133,12 +134,8 @@ func (c *Client) probe(ctx context.Context, version string) (*discoverInfo, erro
 	if c.http != nil {
 		c.http.setModern(version)
 	}
-	pctx := ctx
-	if c.http == nil {
-		var cancel context.CancelFunc
-		pctx, cancel = context.WithTimeout(ctx, min(or(c.opts.timings.probe, probeTimeout), c.lim.timeout))
-		defer cancel()
-	}
+	pctx, cancel := context.WithTimeout(ctx, min(or(c.opts.timings.probe, probeTimeout), c.lim.timeout))
+	defer cancel()
 	c.read.lower(defaultDiscoverBytes)
 	raw, err := c.request(pctx, methodDiscover, methodDiscover, c.withMeta(nil))
 	c.read.lower(0)
@@ -150,10 +147,19 @@ func (c *Client) probe(ctx context.Context, version string) (*discoverInfo, erro
 	}
 	info, err := parseDiscover(raw)
 	if err != nil {
-		return nil, newError(c.name, methodDiscover, ClassMCP, err)
+		// An answer that is no DiscoverResult (no supportedVersions, another
+		// resultType, not even an object) does not show a modern server.
+		return nil, newError(c.name, methodDiscover, ClassMCP, &notDiscoverError{err: err})
 	}
 	return info, nil
 }
+
+// notDiscoverError is a probe answered with a result that is not a
+// DiscoverResult: a legacy server's way of answering, like an error.
+type notDiscoverError struct{ err error }
+
+func (e *notDiscoverError) Error() string { return e.err.Error() }
+func (e *notDiscoverError) Unwrap() error { return e.err }
 
 // adopt settles on the version a DiscoverResult allows.
 func (c *Client) adopt(ctx context.Context, info *discoverInfo) error {
@@ -228,9 +234,15 @@ type probeSignal struct {
 	legacy      bool     // anything else a legacy server might answer
 }
 
-// classifyProbe reads a failed probe. On HTTP only an answer counts (a
-// status with a body); on stdio a timeout also means legacy.
-func classifyProbe(err error, http bool) probeSignal {
+// classifyProbe reads a failed probe, as the spec's compatibility rules and
+// the official SDKs do: a recognised modern error (-32020/-32021/-32022, in
+// a JSON-RPC answer or an HTTP error body) means modern; every other
+// answer — a JSON-RPC error of any code, an HTTP error status of any code
+// without a modern body, a result that is no DiscoverResult — and silence
+// within the probe timeout mean legacy. Only a failure that is no answer
+// at all (the process exited, the connection was refused or broke, a
+// discovery bound) fails the server.
+func classifyProbe(err error) probeSignal {
 	var rpc *RPCError
 	if errors.As(err, &rpc) {
 		if rpc.Code == CodeUnsupportedProtocolVersion && len(rpc.Supported) > 0 {
@@ -249,11 +261,9 @@ func classifyProbe(err error, http bool) probeSignal {
 			}
 			return probeSignal{modern: true}
 		}
-		return probeSignal{legacy: st.Code >= 400 && st.Code < 500}
-	}
-	var to *TimeoutError
-	if !http && errors.As(err, &to) {
 		return probeSignal{legacy: true}
 	}
-	return probeSignal{}
+	var nd *notDiscoverError
+	var to *TimeoutError
+	return probeSignal{legacy: errors.As(err, &nd) || errors.As(err, &to)}
 }

@@ -20,7 +20,7 @@ import (
 	"time"
 )
 
-var era = flag.String("era", "modern", "legacy | legacy-silent | modern | modern-only | future | huge-discover | slow-modern-only | slow-dual")
+var era = flag.String("era", "modern", "legacy | legacy-silent | no-versions | modern | modern-only | future | huge-discover | slow-modern-only | slow-dual")
 
 // slowOnce makes slow-modern-only answer its first server/discover too late
 // for the probe, as a server still starting up would.
@@ -113,6 +113,9 @@ func handle(m msg) {
 	switch {
 	case m.Method == "server/discover" && *era == "legacy":
 		fail(m.ID, -32601, "Method not found", nil)
+	case m.Method == "server/discover" && *era == "no-versions":
+		// answers, but with no DiscoverResult: a legacy server's own result
+		send(map[string]any{"id": m.ID, "result": map[string]any{"capabilities": map[string]any{}}})
 	case m.Method == "server/discover" && *era == "legacy-silent":
 		// says nothing before initialize, as some legacy servers do
 	case m.Method == "server/discover" && *era == "huge-discover":
