@@ -95,6 +95,21 @@ func (g *Gate) Spawn(ctx context.Context, spec mcpclient.ServerSpec) (bool, []st
 	return true, nil, nil
 }
 
+// Recheck implements mcpclient.Rechecker: before a server that exited is
+// started again, its spawn grant must still hold for its definition and
+// the current content of its bound project files. It never asks anyone: a
+// project server whose files changed mid-run stays down.
+func (g *Gate) Recheck(_ context.Context, spec mcpclient.ServerSpec) error {
+	if !spec.Project || g.all || trusted(spec) {
+		return nil
+	}
+	if g.spawn.Has(SpawnKey(spec.Dir, spec.Name, spec.Config, BoundFiles(spec.Dir, spec.Config))) {
+		return nil
+	}
+	return newErr(spec.Name, fmt.Sprintf("project-level MCP server %q (%s) is no longer approved as it is now (its definition or a project file it names changed)",
+		spec.Name, commandLine(spec.Config)), ErrNotApproved)
+}
+
 func (g *Gate) spawnRecord(spec mcpclient.ServerSpec, files []FileDigest) Record {
 	r := Record{Kind: "spawn", Server: spec.Name, Dir: spec.Dir, Command: recordCommand(spec.Config), GrantedAt: g.now().UTC()}
 	if len(files) > 0 {

@@ -61,8 +61,11 @@ func TestProjectServersCannotNameSecrets(t *testing.T) {
 	fx := fixture{
 		secrets: "PLAIN=from-secrets-file-1\n",
 		env:     map[string]string{"ODEK_API_KEY": "sk-test-0123456789abcdef0123"},
-		global:  `{"mcp_servers": {"ops": {"url": "https://ops.example/mcp", "token_env": "OPS_TOKEN"}}}`,
+		global: `{"mcp_servers": {"ops": {"url": "https://ops.example/mcp", "token_env": "OPS_TOKEN"},
+		  "jobs": {"url": "https://jobs.example/mcp", "required": false, "restart_limit": 3,
+		    "oauth": {"client_id": "ci", "client_secret_env": "JOBS_SECRET", "scope": "mcp:read"}}}}`,
 		project: `{"mcp_servers": {"web": {"url": "https://repo.example/mcp", "token_env": "ODEK_API_KEY"},
+		  "login": {"url": "https://repo.example/mcp", "oauth": {"client_id": "x", "client_secret_env": "ODEK_API_KEY"}},
 		  "plain": {"url": "https://repo.example/mcp", "token_env": "HARMLESS"},
 		  "env": {"command": "srv", "env": {"A": "${ODEK_API_KEY}", "B": "$PLAIN", "C": "sk-test-0123456789abcdef0123",
 		    "LOG_LEVEL": "debug", "D": "$$literal"}}}}`,
@@ -72,6 +75,7 @@ func TestProjectServersCannotNameSecrets(t *testing.T) {
 		`DIR/odek.json: ignoring "mcp_servers.env.env.A": its value names or holds a secret, and a project file cannot pass secrets to a server`,
 		`DIR/odek.json: ignoring "mcp_servers.env.env.B": its value names or holds a secret, and a project file cannot pass secrets to a server`,
 		`DIR/odek.json: ignoring "mcp_servers.env.env.C": its value names or holds a secret, and a project file cannot pass secrets to a server`,
+		`DIR/odek.json: ignoring "mcp_servers.login.oauth": a project file cannot name a credential for a server (only HOME/config.json or --mcp-config can)`,
 		`DIR/odek.json: ignoring "mcp_servers.plain.token_env": a project file cannot name a token variable for a server (only HOME/config.json can)`,
 		`DIR/odek.json: ignoring "mcp_servers.web.token_env": a project file cannot name a token variable for a server (only HOME/config.json can)`,
 	}
@@ -84,6 +88,11 @@ func TestProjectServersCannotNameSecrets(t *testing.T) {
 	}
 	if byName["web"].Config.TokenEnv != "" || byName["plain"].Config.TokenEnv != "" || byName["ops"].Config.TokenEnv != "OPS_TOKEN" {
 		t.Errorf("token_env: %+v", byName)
+	}
+	jobs := byName["jobs"].Config
+	if byName["login"].Config.OAuth != nil || jobs.OAuth == nil || jobs.OAuth.ClientSecretEnv != "JOBS_SECRET" ||
+		jobs.OAuth.Scope != "mcp:read" || *jobs.Required || *jobs.RestartLimit != 3 {
+		t.Errorf("oauth, required, restart_limit: %+v %+v", byName["login"].Config, jobs)
 	}
 	if diff := cmp.Diff(map[string]string{"LOG_LEVEL": "debug", "D": "$$literal"}, byName["env"].Config.Env); diff != "" {
 		t.Errorf("env (-want +got):\n%s", diff)

@@ -45,8 +45,8 @@ func isOffSwitch(s mcpclient.ServerConfig) bool {
 }
 
 // stripProjectSecrets keeps a project server from naming a secret (issue 8
-// item 8): its token_env is always dropped, because the token it names would
-// go to the repository's server, and so is any env entry whose value
+// item 8): its token_env and oauth are always dropped, because the
+// credential they name would go to the repository's server, and so is any env entry whose value
 // references a secret variable or holds a secret value.
 func stripProjectSecrets(s *mcpclient.ServerConfig, name, path, globalPath string, guard *secretGuard) []string {
 	var w []string
@@ -54,6 +54,11 @@ func stripProjectSecrets(s *mcpclient.ServerConfig, name, path, globalPath strin
 		w = append(w, fmt.Sprintf("%s: ignoring %q: a project file cannot name a token variable for a server (only %s can)",
 			path, "mcp_servers."+name+".token_env", globalPath))
 		s.TokenEnv = ""
+	}
+	if s.OAuth != nil {
+		w = append(w, fmt.Sprintf("%s: ignoring %q: a project file cannot name a credential for a server (only %s or --mcp-config can)",
+			path, "mcp_servers."+name+".oauth", globalPath))
+		s.OAuth = nil
 	}
 	for _, k := range sortedKeys(s.Env) {
 		if v := s.Env[k]; guard.namesSecret(v) || guard.secretValue(v) {
@@ -100,6 +105,7 @@ func validateServer(path, name string, s mcpclient.ServerConfig) error {
 		nonNegative("idle_timeout_seconds", &s.IdleTimeoutSeconds),
 		nonNegative("max_response_bytes", &s.MaxResponseBytes),
 		nonNegative("max_result_chars", &s.MaxResultChars),
+		nonNegative("restart_limit", s.RestartLimit),
 	); err != nil {
 		return setupErrorf("mcpclient %s: %v", name, err)
 	}

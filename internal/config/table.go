@@ -186,10 +186,10 @@ var table = []Setting{
 	{Key: "mcp_servers", Kind: Object, Env: NoEnv, Trust: ProjectMaySet, Supported: true, custom: true,
 		template: inGlobalTemplate | inProjectTemplate, Example: map[string]any{},
 		TrustNote: "a project server needs the operator's approval to start, cannot replace a global server " +
-			"of its name, and its auto_approve, trust_annotations, elicitation and token_env are ignored, as is an env value that names or holds " +
+			"of its name, and its auto_approve, trust_annotations, elicitation, token_env and oauth are ignored, as is an env value that names or holds " +
 			`a secret; its artifact_roots count only where they resolve inside the project directory and widen no sandbox; ` +
 			`a global {"enabled": false} entry switches the project server of that name off`,
-		Help:        "MCP servers by name: command/args/env (stdio) or url/token_env (HTTP), limits, enabled, auto_approve, trust_annotations, sandbox, elicitation",
+		Help:        "MCP servers by name: command/args/env (stdio) or url/token_env/oauth (HTTP), limits, enabled, required, restart_limit, auto_approve, trust_annotations, sandbox, elicitation",
 		goType:      reflect.TypeFor[map[string]mcpclient.ServerConfig](),
 		extraFields: []string{"type"}},
 	{Key: "project_env_allow", Kind: StringList, Env: "ODEK_PROJECT_ENV_ALLOW", Trust: GlobalOnly, Supported: true,

@@ -33,6 +33,8 @@ type callResultWire struct {
 	IsError           bool                       `json:"isError"`
 	InputRequests     map[string]json.RawMessage `json:"inputRequests"`
 	RequestState      *string                    `json:"requestState"`
+	// raw is the whole result, for a resultType (task) of another shape.
+	raw json.RawMessage
 }
 
 // maxInputRounds bounds how often one call may come back input_required
@@ -60,21 +62,38 @@ func (c *Client) CallTool(ctx context.Context, name string, argsJSON string) (st
 // answer) for that long fails sooner.
 func (c *Client) CallToolResult(ctx context.Context, name string, args json.RawMessage) (*CallResult, error) {
 	op := "tool " + name
-	if !c.inited.Load() {
+	if !c.opened.Load() {
 		return nil, newError(c.name, op, ClassSetup, ErrNotDiscovered)
 	}
+	key, done := c.calls.start(c.name, name)
+	defer done()
 	left := c.requestTimeout(ctx) // what the caller's deadline leaves, for its error
 	call, cancel := context.WithTimeout(ctx, c.lim.timeout)
 	defer cancel()
+	if _, err := c.ready(call, ""); err != nil {
+		return nil, c.callFailure(ctx, call, op, left, err)
+	}
+	if why := c.restart.refused(name); why != "" {
+		return nil, newError(c.name, op, ClassMCP, fmt.Errorf("not called: %s", why))
+	}
 	params := map[string]any{"name": name, "arguments": normalizeArgs(args)}
+	replayed := false
 	for round := 0; ; round++ {
+		gen := c.generation()
 		res, err := c.callOnce(call, op, params)
 		if err != nil {
-			return nil, c.callFailure(ctx, call, op, left, err)
+			again, rerr := c.retry(call, gen, name, err, &replayed)
+			if again {
+				round--
+				continue
+			}
+			return nil, c.callFailure(ctx, call, op, left, rerr)
 		}
 		switch res.ResultType {
 		case "", resultTypeComplete:
 			return c.render(name, res)
+		case resultTypeTask:
+			return c.awaitTask(ctx, call, key, name, left, res)
 		case resultTypeInputRequired:
 			if round+1 >= maxInputRounds {
 				return nil, newError(c.name, op, ClassMCP, fmt.Errorf("still asked for input after %d rounds; gave up", maxInputRounds))
@@ -88,6 +107,30 @@ func (c *Client) CallToolResult(ctx context.Context, name string, args json.RawM
 	}
 }
 
+// retry decides whether a failed round is sent again: after an HTTP
+// session the server forgot (it never ran the request) once the session
+// is renewed, or once after the connection broke mid-call when the tool
+// may run twice (replayable) and the server could be reached again. It
+// returns the error to report otherwise.
+func (c *Client) retry(call context.Context, gen int, tool string, err error, replayed *bool) (bool, error) {
+	switch {
+	case call.Err() != nil:
+		return false, err
+	case errors.Is(err, errSessionLost):
+		if _, rerr := c.restartFrom(call, gen, err, ""); rerr != nil {
+			return false, rerr
+		}
+		return true, nil
+	case *replayed || !brokenDuringCall(err) || !c.replayable(tool):
+		return false, err
+	}
+	if _, rerr := c.ready(call, tool); rerr != nil {
+		return false, err
+	}
+	*replayed = true
+	return true, nil
+}
+
 // callOnce sends one round of a call and decodes its result.
 func (c *Client) callOnce(ctx context.Context, op string, params map[string]any) (*callResultWire, error) {
 	raw, err := c.callWithProgress(ctx, params["name"].(string), params)
@@ -98,6 +141,7 @@ func (c *Client) callOnce(ctx context.Context, op string, params map[string]any)
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return nil, newError(c.name, op, ClassMCP, fmt.Errorf("malformed tools/call result: %w", err))
 	}
+	res.raw = raw
 	return &res, nil
 }
 

@@ -52,6 +52,14 @@ type Options struct {
 
 	// timings lets this package's tests change the waits of one Client.
 	timings timings
+	// recheck, set by Start from a Gate that is a Rechecker, re-checks
+	// without asking anyone that the server may be started again; nil:
+	// a project server is never restarted.
+	recheck   func(ctx context.Context) error
+	rechecker Rechecker // Start's Gate, when it can re-check
+	// trustHints is the operator's trust_annotations (never for a project
+	// server): only then may a call be replayed on a restarted server.
+	trustHints bool
 	// project is set by Start for a server a project file defines, dir its
 	// project directory: its artifact_roots widen no sandbox, and count
 	// only where they resolve inside dir.
@@ -68,10 +76,13 @@ type Client struct {
 	lim    limits
 	read   *readLimit // lim.maxResp, lowered during discovery
 	warn   []string
+	connMu sync.Mutex // guards conn, which a restart replaces
 	conn   *conn
+	tap    WireTap // the recorder, kept across restarts
 	sink   *stderrSink
 	http   *httpTransport // nil for stdio
-	inited atomic.Bool
+	inited atomic.Bool    // opened now (a restart clears it while it reopens)
+	opened atomic.Bool    // opened once: calls may be made
 	state  atomic.Pointer[serverState]
 
 	outSchemas  outputSchemas
@@ -82,6 +93,9 @@ type Client struct {
 	initMu    sync.Mutex // serialises the handshake
 	closeOnce sync.Once
 	closeErr  error
+	closing   atomic.Bool
+
+	restart restartState
 }
 
 // New starts the server with default Options (os environment, stderr discarded).
@@ -137,10 +151,25 @@ func Connect(ctx context.Context, name string, cfg ServerConfig, o Options) (*Cl
 			_ = t.close(grace{})
 			return nil, newError(name, "record", ClassSetup, err)
 		}
-		t = tapTransport{transport: t, tap: tap}
+		c.tap = tap
 	}
-	c.conn = newConn(t, c.serveRequest)
+	c.conn = newConn(c.tapped(t), c.serveRequest)
 	return c, nil
+}
+
+// tapped wraps t in the recorder, if there is one.
+func (c *Client) tapped(t transport) transport {
+	if c.tap == nil {
+		return t
+	}
+	return tapTransport{transport: t, tap: c.tap}
+}
+
+// link returns the connection in use now (a restart replaces it).
+func (c *Client) link() *conn {
+	c.connMu.Lock()
+	defer c.connMu.Unlock()
+	return c.conn
 }
 
 // serveRequest answers a legacy server's elicitation/create from the
@@ -218,8 +247,10 @@ func (c *Client) CloseNow() error {
 
 func (c *Client) shutdown(g grace) error {
 	c.closeOnce.Do(func() {
-		c.conn.waitIdle(g.exit)
-		c.closeErr = c.conn.stop(g)
+		c.closing.Store(true) // before link: a restart swaps in no conn after this
+		cn := c.link()
+		cn.waitIdle(g.exit)
+		c.closeErr = cn.stop(g)
 	})
 	return c.closeErr
 }

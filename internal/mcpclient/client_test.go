@@ -78,20 +78,23 @@ func TestEffectiveLimits(t *testing.T) {
 		want  limits
 		warns []string
 	}{
-		{ServerConfig{}, limits{DefaultTimeout, 0, DefaultMaxResponseBytes, DefaultMaxResultChars}, nil},
-		{ServerConfig{TimeoutSeconds: 2, IdleTimeoutSeconds: 1, MaxResponseBytes: 1, MaxResultChars: 1}, limits{2 * time.Second, time.Second, 1, 1}, nil},
+		{ServerConfig{}, limits{DefaultTimeout, 0, DefaultMaxResponseBytes, DefaultMaxResultChars, 1}, nil},
+		{ServerConfig{TimeoutSeconds: 2, IdleTimeoutSeconds: 1, MaxResponseBytes: 1, MaxResultChars: 1}, limits{2 * time.Second, time.Second, 1, 1, 1}, nil},
 		{ServerConfig{TimeoutSeconds: 3600, IdleTimeoutSeconds: 3599, MaxResponseBytes: 64 << 20, MaxResultChars: 1000000},
-			limits{time.Hour, 3599 * time.Second, 64 << 20, 1000000}, nil},
-		{ServerConfig{TimeoutSeconds: 3601, MaxResultChars: 1000001}, limits{time.Hour, 0, DefaultMaxResponseBytes, 1000000}, []string{
+			limits{time.Hour, 3599 * time.Second, 64 << 20, 1000000, 1}, nil},
+		{ServerConfig{TimeoutSeconds: 3601, MaxResultChars: 1000001}, limits{time.Hour, 0, DefaultMaxResponseBytes, 1000000, 1}, []string{
 			`mcp server "s": timeout_seconds 3601 exceeds the hard cap; clamped to 3600`,
 			`mcp server "s": max_result_chars 1000001 exceeds the hard cap; clamped to 1000000`}},
-		{ServerConfig{IdleTimeoutSeconds: 9999}, limits{DefaultTimeout, 0, DefaultMaxResponseBytes, DefaultMaxResultChars}, []string{
+		{ServerConfig{IdleTimeoutSeconds: 9999}, limits{DefaultTimeout, 0, DefaultMaxResponseBytes, DefaultMaxResultChars, 1}, []string{
 			`mcp server "s": idle_timeout_seconds 9999 exceeds the hard cap; clamped to 3600`,
 			`mcp server "s": idle_timeout_seconds 3600 is not below timeout_seconds 30, the deadline of the whole call; it has no effect`}},
-		{ServerConfig{TimeoutSeconds: 60, IdleTimeoutSeconds: 60}, limits{time.Minute, 0, DefaultMaxResponseBytes, DefaultMaxResultChars}, []string{
+		{ServerConfig{TimeoutSeconds: 60, IdleTimeoutSeconds: 60}, limits{time.Minute, 0, DefaultMaxResponseBytes, DefaultMaxResultChars, 1}, []string{
 			`mcp server "s": idle_timeout_seconds 60 is not below timeout_seconds 60, the deadline of the whole call; it has no effect`}},
-		{ServerConfig{MaxCallSeconds: 600}, limits{DefaultTimeout, 0, DefaultMaxResponseBytes, DefaultMaxResultChars}, []string{retired}},
-		{ServerConfig{MaxCallSeconds: -1}, limits{DefaultTimeout, 0, DefaultMaxResponseBytes, DefaultMaxResultChars}, []string{retired}},
+		{ServerConfig{MaxCallSeconds: 600}, limits{DefaultTimeout, 0, DefaultMaxResponseBytes, DefaultMaxResultChars, 1}, []string{retired}},
+		{ServerConfig{MaxCallSeconds: -1}, limits{DefaultTimeout, 0, DefaultMaxResponseBytes, DefaultMaxResultChars, 1}, []string{retired}},
+		{ServerConfig{RestartLimit: ptr(0)}, limits{DefaultTimeout, 0, DefaultMaxResponseBytes, DefaultMaxResultChars, 0}, nil},
+		{ServerConfig{RestartLimit: ptr(11)}, limits{DefaultTimeout, 0, DefaultMaxResponseBytes, DefaultMaxResultChars, 10}, []string{
+			`mcp server "s": restart_limit 11 exceeds the hard cap; clamped to 10`}},
 	}
 	for _, tt := range tests {
 		tt.cfg.URL = "http://127.0.0.1:1/mcp"
@@ -104,7 +107,21 @@ func TestEffectiveLimits(t *testing.T) {
 		err.Error() != `mcp server "s": idle_timeout_seconds -1 must not be negative` {
 		t.Errorf("negative idle timeout: %v", err)
 	}
+	for cfg, want := range map[*ServerConfig]string{
+		{URL: "http://h/mcp", RestartLimit: ptr(-1)}:                                                         `mcp server "s": restart_limit -1 must not be negative`,
+		{Command: "x", OAuth: &OAuthConfig{ClientID: "c", ClientSecretEnv: "E"}}:                             `mcp server "s": oauth logs in to a url server; a command server has no use for it`,
+		{URL: "http://h/mcp", TokenEnv: "T", OAuth: &OAuthConfig{ClientID: "c", ClientSecretEnv: "E"}}:       `mcp server "s": set either token_env or oauth, not both`,
+		{URL: "http://h/mcp", OAuth: &OAuthConfig{ClientSecretEnv: "E"}}:                                     `mcp server "s": oauth.client_id is required`,
+		{URL: "http://h/mcp", OAuth: &OAuthConfig{ClientID: "c"}}:                                            `mcp server "s": oauth needs exactly one of client_secret_env, client_secret_file, private_key_file`,
+		{URL: "http://h/mcp", OAuth: &OAuthConfig{ClientID: "c", ClientSecretEnv: "E", PrivateKeyFile: "k"}}: `mcp server "s": oauth needs exactly one of client_secret_env, client_secret_file, private_key_file`,
+	} {
+		if _, _, err := checkConfig("s", *cfg); err == nil || err.Error() != want {
+			t.Errorf("checkConfig(%+v) = %v, want %s", *cfg, err, want)
+		}
+	}
 }
+
+func ptr[T any](v T) *T { return &v }
 
 func TestSecretLookingName(t *testing.T) {
 	for name, want := range map[string]bool{

@@ -27,7 +27,39 @@ const (
 	DefaultMaxResultChars = 200000
 	// MaxResultCharsCap is the hard cap for ServerConfig.MaxResultChars (clamped with a warning).
 	MaxResultCharsCap = 1000000
+	// DefaultRestartLimit is how often a server may be restarted in one run
+	// when restart_limit is not set.
+	DefaultRestartLimit = 1
+	// MaxRestartLimit caps restart_limit (clamped with a warning).
+	MaxRestartLimit = 10
 )
+
+// OAuthConfig is machine login for a Streamable HTTP server (the
+// io.modelcontextprotocol/oauth-client-credentials extension): odek finds
+// the authorization server the MCP server names (protected resource
+// metadata, then authorization server metadata) and gets its access
+// tokens with the client credentials grant. Exactly one of the three
+// credential fields is set.
+type OAuthConfig struct {
+	// ClientID is the client registered with the authorization server.
+	ClientID string `json:"client_id"`
+	// ClientSecretEnv names an environment variable of odek's holding the
+	// client secret.
+	ClientSecretEnv string `json:"client_secret_env,omitempty"`
+	// ClientSecretFile is a file holding the client secret (one line).
+	ClientSecretFile string `json:"client_secret_file,omitempty"`
+	// PrivateKeyFile is a PEM private key (RSA, ECDSA P-256/384/521 or
+	// Ed25519) that signs a JWT client assertion (RFC 7523) instead of a
+	// secret.
+	PrivateKeyFile string `json:"private_key_file,omitempty"`
+	// KeyID, when set, is the assertion's "kid" header.
+	KeyID string `json:"key_id,omitempty"`
+	// Scope is the scope asked for; "" takes the server's.
+	Scope string `json:"scope,omitempty"`
+}
+
+// required reports whether a failure to start the server fails Start.
+func (c ServerConfig) required() bool { return c.Required == nil || *c.Required }
 
 // Schema names carried in the "schema" field of structured payloads. The
 // envelope and ref names are internal/artifact's (which parses and validates
@@ -98,6 +130,19 @@ type ServerConfig struct {
 	// strips it from project files, and Start ignores it on a project
 	// server. Not part of approval keys (the hints themselves are).
 	TrustAnnotations bool `json:"trust_annotations,omitempty"`
+	// Required=false lets a run go on without the server when it fails to
+	// start, to open or to list its tools: Start skips it with a warning
+	// and a NoticeServerSkipped. nil (the default) or true: such a
+	// failure fails Start (exit 3). An approval refused stays fatal.
+	Required *bool `json:"required,omitempty"`
+	// RestartLimit is how often one run may start the server again after
+	// it exited (stdio) or lost its session (HTTP); nil = 1, 0 = never,
+	// above MaxRestartLimit clamped with a warning.
+	RestartLimit *int `json:"restart_limit,omitempty"`
+	// OAuth logs odek in to a url server as a machine (the OAuth client
+	// credentials extension). Operator config only: the config loader
+	// strips it from project files. Not part of approval keys.
+	OAuth *OAuthConfig `json:"oauth,omitempty"`
 	// Sandbox is how the kernel confines a stdio server: workspace-write,
 	// read-only or off. "" is the default of the server's origin: a
 	// project file's servers run workspace-write (network on), the global

@@ -243,7 +243,7 @@ func TestMemoryBounded(t *testing.T) {
 }
 
 func TestCrashMidCall(t *testing.T) {
-	f := startFixture(t, ServerConfig{})
+	f := startFixture(t, ServerConfig{RestartLimit: ptr(0)})
 	_, err := f.call(t, "crash", `{}`)
 	want := regexp.MustCompile(`^mcpclient fx: tool crash: server exited \(exit status 3\); stderr tail: panic: crashing on purpose in the middle of a call$`)
 	if !want.MatchString(fmt.Sprint(err)) || classOf(err) != ClassMCP {
@@ -255,8 +255,10 @@ func TestCrashMidCall(t *testing.T) {
 	if !strings.Contains(f.c.StderrTail(), "crashing on purpose") {
 		t.Errorf("StderrTail = %q", f.c.StderrTail())
 	}
-	if _, err := f.call(t, "echo", `{}`); err == nil {
-		t.Error("call after crash succeeded")
+	// restart_limit 0: never started again (restart_test.go has the rest).
+	_, err = f.call(t, "echo", `{}`)
+	if want := "mcpclient fx: restart: server exited (exit status 3); not started again (restart_limit=0)"; fmt.Sprint(err) != want {
+		t.Errorf("call after crash: %v\nwant %s", err, want)
 	}
 }
 

@@ -69,6 +69,7 @@ func (c *Client) Discover(ctx context.Context) ([]ToolDef, error) {
 		}
 		return nil, err
 	}
+	c.restart.remember(tools)
 	return tools, nil
 }
 
@@ -99,7 +100,7 @@ func (c *Client) initialize(ctx context.Context, version string) error {
 	// Only now, with the reader already running, may initialized go out.
 	rctx, cancel := context.WithTimeout(ctx, c.lim.timeout)
 	defer cancel()
-	if err := c.conn.notifyCtx(rctx, methodInitializedNotification, nil); err != nil {
+	if err := c.link().notifyCtx(rctx, methodInitializedNotification, nil); err != nil {
 		return c.failure(methodInitializedNotification, c.lim.timeout, err)
 	}
 	return nil
@@ -111,7 +112,7 @@ func (c *Client) request(ctx context.Context, op, method string, params any) (js
 	timeout := c.requestTimeout(ctx)
 	rctx, cancel := context.WithTimeout(ctx, c.lim.timeout)
 	defer cancel()
-	m, err := c.conn.roundTrip(rctx, method, params)
+	m, err := c.link().roundTrip(rctx, method, params)
 	if err != nil {
 		return nil, c.failure(op, timeout, err)
 	}

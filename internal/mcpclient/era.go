@@ -51,6 +51,7 @@ const (
 	metaProgressToken             = "progressToken"
 	resultTypeComplete            = "complete"
 	resultTypeInputRequired       = "input_required"
+	resultTypeTask                = "task"
 	methodDiscover                = "server/discover"
 	methodInitialize              = "initialize"
 	methodInitializedNotification = "notifications/initialized"
@@ -61,6 +62,16 @@ const (
 	methodElicitationCreate       = "elicitation/create"
 	capabilityElicitation         = "elicitation"
 	capabilityResources           = "resources"
+	capabilityExtensions          = "extensions"
+	methodTasksGet                = "tasks/get"
+	methodTasksUpdate             = "tasks/update"
+	methodTasksCancel             = "tasks/cancel"
+	// ExtensionTasks is the MCP Tasks extension: a tools/call may be
+	// answered with a task that odek polls.
+	ExtensionTasks = "io.modelcontextprotocol/tasks"
+	// ExtensionOAuthClientCredentials is machine login with the OAuth
+	// client credentials grant.
+	ExtensionOAuthClientCredentials = "io.modelcontextprotocol/oauth-client-credentials"
 )
 
 // isModernCode reports whether code is one only a modern server sends.
@@ -165,15 +176,42 @@ func parseUnsupported(data json.RawMessage) []string {
 // clientCapabilities are what odek declares, in either era (modern
 // requests' _meta, the legacy initialize): elicitation (form mode) exactly
 // when mcp_servers.<s>.elicitation holds answers, since nothing else can
-// answer a request for input; nothing else. {"form": {}} is the 2025-11-25
-// spelling, which earlier revisions' servers accept as the plain {}
-// (TypeScript SDK 1.x requires form, go-sdk takes either).
+// answer a request for input; the Tasks extension once a modern server
+// advertised it (odek polls tasks); the OAuth client credentials extension
+// when odek logs in with it. {"form": {}} is the 2025-11-25 spelling,
+// which earlier revisions' servers accept as the plain {} (TypeScript SDK
+// 1.x requires form, go-sdk takes either).
 func (c *Client) clientCapabilities() map[string]any {
 	caps := map[string]any{}
 	if len(c.cfg.Elicitation) > 0 {
 		caps[capabilityElicitation] = map[string]any{"form": map[string]any{}}
 	}
+	ext := map[string]any{}
+	if c.serverExtension(ExtensionTasks) {
+		ext[ExtensionTasks] = map[string]any{}
+	}
+	if c.cfg.OAuth != nil && c.http != nil {
+		ext[ExtensionOAuthClientCredentials] = map[string]any{}
+	}
+	if len(ext) > 0 {
+		caps[capabilityExtensions] = ext
+	}
 	return caps
+}
+
+// serverExtension reports whether a modern server advertised extension id
+// in its DiscoverResult's capabilities.extensions.
+func (c *Client) serverExtension(id string) bool {
+	s := c.state.Load()
+	if s == nil || s.era != EraModern {
+		return false
+	}
+	var ext map[string]json.RawMessage
+	if json.Unmarshal(s.caps[capabilityExtensions], &ext) != nil {
+		return false
+	}
+	_, ok := ext[id]
+	return ok
 }
 
 // requestMeta is the _meta every modern request carries.

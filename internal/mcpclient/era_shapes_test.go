@@ -45,6 +45,10 @@ func TestRequestHeaders(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}`, "tools/call", "echo"},
 		{`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"demo://r/1"}}`, "resources/read", "demo://r/1"},
 		{`{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"p ü"}}`, "prompts/get", "=?base64?cCDDvA==?="},
+		// The Tasks extension routes a task's requests by its id.
+		{`{"jsonrpc":"2.0","id":8,"method":"tasks/get","params":{"taskId":"t-1"}}`, "tasks/get", "t-1"},
+		{`{"jsonrpc":"2.0","id":9,"method":"tasks/update","params":{"taskId":"t-1","inputResponses":{}}}`, "tasks/update", "t-1"},
+		{`{"jsonrpc":"2.0","id":10,"method":"tasks/cancel","params":{"taskId":"t ü"}}`, "tasks/cancel", "=?base64?dCDDvA==?="},
 		// A call or read that names nothing gets no Mcp-Name.
 		{`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{}}`, "tools/call", ""},
 		{`{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{}}`, "resources/read", ""},

@@ -37,6 +37,14 @@ func setRequestHeaders(h http.Header, msg []byte, params func(tool string) []par
 		if json.Unmarshal(m.Params, &p) == nil && p.URI != nil {
 			h.Set("Mcp-Name", headerValue(*p.URI))
 		}
+	case methodTasksGet, methodTasksUpdate, methodTasksCancel:
+		// The Tasks extension routes every request of a task by its id.
+		var tp struct {
+			TaskID *string `json:"taskId"`
+		}
+		if json.Unmarshal(m.Params, &tp) == nil && tp.TaskID != nil {
+			h.Set("Mcp-Name", headerValue(*tp.TaskID))
+		}
 	}
 }
 

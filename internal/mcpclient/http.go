@@ -82,6 +82,14 @@ func newHTTPTransport(name string, cfg ServerConfig, limit *readLimit, o Options
 	return t, warn, nil
 }
 
+// forgetSession drops a session the server no longer knows, so that the
+// next initialize starts a new one.
+func (t *httpTransport) forgetSession() {
+	t.mu.Lock()
+	t.session = ""
+	t.mu.Unlock()
+}
+
 func (t *httpTransport) setProtocolVersion(v string) {
 	t.mu.Lock()
 	t.protocol = v
@@ -198,6 +206,12 @@ func (t *httpTransport) post(ctx context.Context, msg []byte, id int64) error {
 		return err
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound && req.Header.Get("Mcp-Session-Id") != "" {
+		// 2025-03-26 Streamable HTTP: a 404 to a request with a session
+		// means the session is gone; the client starts a new one.
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
+		return errSessionLost
+	}
 	if s := resp.Header.Get("Mcp-Session-Id"); s != "" {
 		t.mu.Lock()
 		if t.session == "" && !t.modern {

@@ -5,39 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/odek-run/odek/internal/untrusted"
 )
-
-// Notice is something a server did that the operator may want in the event
-// stream: odek answered or declined its request for input, or it reported
-// progress. Kinds are the Notice* constants.
-type Notice struct {
-	Kind   string
-	Server string
-	Tool   string // "" when not tied to a call
-	// Method is the server's request (elicitation/create, sampling/createMessage, ...).
-	Method string
-	// Reason says why a request was declined, or which fields were answered.
-	Reason string
-	// Progress and Total come from notifications/progress (Total 0 = unknown).
-	Progress, Total float64
-}
-
-// Notice kinds.
-const (
-	NoticeInputDeclined = "input_declined"
-	NoticeInputAnswered = "input_answered"
-	NoticeProgress      = "progress"
-)
-
-func (c *Client) notice(n Notice) {
-	if c.opts.OnNotice != nil {
-		n.Server = c.name
-		c.opts.OnNotice(n)
-	}
-}
 
 // InputDeclinedError is a call whose server asked for input odek could not
 // give: odek runs without asking anyone, so only values the operator
@@ -148,40 +118,4 @@ func (c *Client) answerElicitation(params json.RawMessage) any {
 	}
 	c.notice(Notice{Kind: NoticeInputAnswered, Tool: tool, Method: methodElicitationCreate, Reason: "answered fields " + strings.Join(fields, ",")})
 	return answer
-}
-
-// activeCalls are the tool calls in flight on one Client, by progress
-// token, so that a request a legacy server sends mid-call can be tied to
-// the call when only one is running.
-type activeCalls struct {
-	mu sync.Mutex
-	m  map[string]string // progress token → tool
-}
-
-// start records a call; the returned func forgets it.
-func (a *activeCalls) start(token, tool string) func() {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.m == nil {
-		a.m = map[string]string{}
-	}
-	a.m[token] = tool
-	return func() {
-		a.mu.Lock()
-		delete(a.m, token)
-		a.mu.Unlock()
-	}
-}
-
-// only is the tool of the one call in flight; "" when none or several are.
-func (a *activeCalls) only() string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if len(a.m) != 1 {
-		return ""
-	}
-	for _, tool := range a.m {
-		return tool
-	}
-	return ""
 }

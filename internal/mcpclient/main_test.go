@@ -23,6 +23,9 @@ var fixtureBin string
 // eraBin is testdata/era_server.go, the era-detection fixture.
 var eraBin string
 
+// taskBin is testdata/task_server.go, a server of the Tasks extension.
+var taskBin string
+
 func TestMain(m *testing.M) {
 	// The test binary is the sandbox launcher, as odek's binary is: proc
 	// re-executes it with sandbox.LauncherArg for a server with a policy.
@@ -46,12 +49,14 @@ func TestMain(m *testing.M) {
 		goTool = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
 	}
 	eraBin = filepath.Join(dir, "era_server")
+	taskBin = filepath.Join(dir, "task_server")
 	flag.Parse()
 	// A fuzz run (and each of its worker processes, which run TestMain
 	// again) uses no fixture server: building them was most of a short
 	// fuzz run's time.
 	fuzzing := flag.Lookup("test.fuzz").Value.String() != "" || flag.Lookup("test.fuzzworker").Value.String() == "true"
-	for bin, src := range map[string]string{fixtureBin: "testdata/artifact_server.go", eraBin: "testdata/era_server.go"} {
+	for bin, src := range map[string]string{fixtureBin: "testdata/artifact_server.go", eraBin: "testdata/era_server.go",
+		taskBin: "testdata/task_server.go"} {
 		if fuzzing {
 			break
 		}

@@ -26,7 +26,7 @@ func (c *Client) setState(s *serverState) {
 	c.state.Store(s)
 	// Modern Streamable HTTP cancels by closing the request's stream; the
 	// transport does that when the request's ctx ends.
-	c.conn.quietCancel.Store(c.http != nil && s.era == EraModern)
+	c.link().quietCancel.Store(c.http != nil && s.era == EraModern)
 }
 
 // Era returns the era the server was found to speak; "" before Discover.
@@ -87,6 +87,7 @@ func (c *Client) open(ctx context.Context) error {
 		return err
 	}
 	c.inited.Store(true)
+	c.opened.Store(true)
 	return nil
 }
 

@@ -100,7 +100,8 @@ func (c *Client) callWithProgress(ctx context.Context, tool string, params map[s
 	}
 	var last time.Time
 	var mu sync.Mutex
-	remove := c.conn.progress.add(strconv.Quote(token), func(p progressParams) {
+	cn := c.link()
+	remove := cn.progress.add(strconv.Quote(token), func(p progressParams) {
 		if idle != nil {
 			idle.Reset(c.lim.idle)
 		}
@@ -115,9 +116,7 @@ func (c *Client) callWithProgress(ctx context.Context, tool string, params map[s
 		}
 	})
 	defer remove()
-	done := c.calls.start(token, tool)
-	defer done()
-	m, err := c.conn.roundTrip(rctx, methodToolsCall, c.withMeta(params))
+	m, err := cn.roundTrip(rctx, methodToolsCall, c.withMeta(params))
 	if err != nil {
 		if ctx.Err() == nil && errors.Is(context.Cause(rctx), errIdleTimeout) {
 			return nil, errIdleTimeout

@@ -180,7 +180,7 @@ type resourceContents struct {
 // as text: text contents as they are, each blob as a one-line summary.
 func (c *Client) ReadResource(ctx context.Context, uri string) (string, error) {
 	op := "resources/read " + untrusted.OneLine(uri, 128)
-	if !c.inited.Load() {
+	if !c.opened.Load() {
 		return "", newError(c.name, op, ClassSetup, ErrNotDiscovered)
 	}
 	raw, err := c.request(ctx, op, methodResourcesRead, c.withMeta(map[string]any{"uri": uri}))

@@ -118,7 +118,11 @@ func Start(ctx context.Context, o StartOptions) (*Set, []string, error) {
 	if err != nil {
 		return nil, warns, err
 	}
-	started, err := connectAll(ctx, specs, o.Client)
+	if r, ok := o.Gate.(Rechecker); ok {
+		o.Client.rechecker = r
+	}
+	started, skipped, err := connectAll(ctx, specs, o.Client)
+	warns = append(warns, skipped...)
 	if err != nil {
 		return nil, warns, err
 	}
@@ -201,9 +205,11 @@ type startedServer struct {
 	tools  []ToolDef
 }
 
-// connectAll connects and discovers every server concurrently. If any fails,
-// all that started are closed and the first failure in name order is returned.
-func connectAll(ctx context.Context, specs []ServerSpec, opts Options) ([]startedServer, error) {
+// connectAll connects and discovers every server concurrently. A server
+// that is not required and fails is skipped: a warning (returned) and a
+// NoticeServerSkipped. If a required one fails, all that started are
+// closed and the first such failure in name order is returned.
+func connectAll(ctx context.Context, specs []ServerSpec, opts Options) ([]startedServer, []string, error) {
 	out := make([]startedServer, len(specs))
 	errs := make([]error, len(specs))
 	var wg sync.WaitGroup
@@ -215,23 +221,40 @@ func connectAll(ctx context.Context, specs []ServerSpec, opts Options) ([]starte
 	}
 	wg.Wait()
 	var clients []*Client
-	for _, st := range out {
+	var kept []startedServer
+	var warns []string
+	for i, st := range out {
 		if st.client != nil {
 			clients = append(clients, st.client)
+			kept = append(kept, st)
+		}
+		if errs[i] != nil && !st.spec.Config.required() && ctx.Err() == nil {
+			warns = append(warns, skippedWarning(st.spec.Name, errs[i]))
+			opts.notice(Notice{Kind: NoticeServerSkipped, Server: st.spec.Name, Reason: errs[i].Error()})
+			errs[i] = nil
 		}
 	}
 	for _, err := range errs {
 		if err != nil {
 			_ = closeClients(ctx, clients)
-			return nil, err
+			return nil, warns, err
 		}
 	}
-	return out, nil
+	return kept, warns, nil
+}
+
+// skippedWarning says that an optional server is left out of the run.
+func skippedWarning(name string, err error) string {
+	return fmt.Sprintf("%v; it is not required (required: false), so the run goes on without its tools", err)
 }
 
 // connectOne returns a client only on success; on failure it has closed it.
 func connectOne(ctx context.Context, spec ServerSpec, opts Options) (*Client, []ToolDef, error) {
 	opts.project, opts.dir = spec.Project, spec.Dir
+	opts.trustHints = spec.Config.TrustAnnotations && !spec.Project
+	if r := opts.rechecker; r != nil {
+		opts.recheck = func(ctx context.Context) error { return r.Recheck(ctx, spec) }
+	}
 	c, err := Connect(ctx, spec.Name, spec.Config, opts)
 	if err != nil {
 		return nil, nil, serverErr(spec.Name, err, "")

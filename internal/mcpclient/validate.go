@@ -19,6 +19,7 @@ type limits struct {
 	idle     time.Duration // a tool call without progress for this long fails; 0 = none
 	maxResp  int64
 	maxChars int
+	restarts int // restart_limit in force
 }
 
 // checkConfig validates cfg and resolves defaults. Values over a hard cap are
@@ -48,6 +49,11 @@ func checkConfig(name string, cfg ServerConfig) (limits, []string, error) {
 		return bad("mcp server %q: sandbox %q is not one of workspace-write, read-only, off", name, cfg.Sandbox)
 	case cfg.MaxResponseBytes > MaxResponseBytesCeiling:
 		return bad("mcp server %q: max_response_bytes %d exceeds the %d-byte ceiling", name, cfg.MaxResponseBytes, MaxResponseBytesCeiling)
+	case cfg.RestartLimit != nil && *cfg.RestartLimit < 0:
+		return bad("mcp server %q: restart_limit %d must not be negative", name, *cfg.RestartLimit)
+	}
+	if msg := checkOAuth(cfg); msg != "" {
+		return bad("mcp server %q: %s", name, msg)
 	}
 	var warn []string
 	l := limits{timeout: DefaultTimeout, maxResp: DefaultMaxResponseBytes, maxChars: DefaultMaxResultChars}
@@ -72,7 +78,40 @@ func checkConfig(name string, cfg ServerConfig) (limits, []string, error) {
 	if cfg.MaxResultChars > 0 {
 		l.maxChars = cfg.MaxResultChars
 	}
+	l.restarts = DefaultRestartLimit
+	if cfg.RestartLimit != nil {
+		l.restarts = *cfg.RestartLimit
+	}
+	if l.restarts > MaxRestartLimit {
+		warn = append(warn, fmt.Sprintf("mcp server %q: restart_limit %d exceeds the hard cap; clamped to %d", name, l.restarts, MaxRestartLimit))
+		l.restarts = MaxRestartLimit
+	}
 	return l, warn, nil
+}
+
+// checkOAuth says what is wrong with an oauth block, "" when nothing is.
+func checkOAuth(cfg ServerConfig) string {
+	o := cfg.OAuth
+	if o == nil {
+		return ""
+	}
+	n := 0
+	for _, v := range []string{o.ClientSecretEnv, o.ClientSecretFile, o.PrivateKeyFile} {
+		if v != "" {
+			n++
+		}
+	}
+	switch {
+	case cfg.URL == "":
+		return "oauth logs in to a url server; a command server has no use for it"
+	case cfg.TokenEnv != "":
+		return "set either token_env or oauth, not both"
+	case o.ClientID == "":
+		return "oauth.client_id is required"
+	case n != 1:
+		return "oauth needs exactly one of client_secret_env, client_secret_file, private_key_file"
+	}
+	return ""
 }
 
 // idleLimit resolves idle_timeout_seconds: clamped to the hard cap, and

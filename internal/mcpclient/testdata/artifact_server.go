@@ -50,6 +50,7 @@ var (
 	pidFile     = flag.String("pidfile", "", "write the server's pid to this file at start")
 	roEcho      = flag.Bool("read_only_echo", false, "mark echo readOnlyHint: true (it is not: it is just a fixture)")
 	badOutput   = flag.Bool("refused_output_schema", false, "advertise remote_schema, whose outputSchema names another document")
+	restartKit  = flag.Bool("restart_tools", false, "advertise crash_once (idempotentHint) and crash_once_plain, which exit the first time they are called (a file in -root remembers), and give echo the description in <root>/echo_desc if there is one")
 )
 
 type msg struct {
@@ -207,6 +208,14 @@ func listTools(m msg) {
 	if *roEcho {
 		tools[0].(map[string]any)["annotations"] = map[string]any{"readOnlyHint": true}
 	}
+	if *restartKit {
+		tools = append(tools, map[string]any{"name": "crash_once", "inputSchema": map[string]any{"type": "object"},
+			"annotations": map[string]any{"idempotentHint": true}},
+			map[string]any{"name": "crash_once_plain", "inputSchema": map[string]any{"type": "object"}})
+		if b, err := os.ReadFile(filepath.Join(*root, "echo_desc")); err == nil {
+			tools[0].(map[string]any)["description"] = string(b)
+		}
+	}
 	if *badOutput {
 		tools = append(tools, map[string]any{"name": "remote_schema", "description": "data under a schema elsewhere",
 			"inputSchema": map[string]any{"type": "object"}, "outputSchema": map[string]any{"$ref": "https://schemas.example/t.json"}})
@@ -311,6 +320,14 @@ func call(m msg) {
 	case "crash":
 		fmt.Fprintln(os.Stderr, "panic: crashing on purpose in the middle of a call")
 		os.Exit(3)
+	case "crash_once", "crash_once_plain":
+		mark := filepath.Join(*root, p.Name+".done")
+		if _, err := os.Stat(mark); err != nil {
+			os.WriteFile(mark, nil, 0o600)
+			fmt.Fprintln(os.Stderr, "crashing once on purpose")
+			os.Exit(4)
+		}
+		text(m.ID, fmt.Sprintf("survived in pid %d", os.Getpid()), false)
 	case "hang":
 	case "flood":
 		for i := 0; i < a.N; i++ {
