@@ -107,6 +107,21 @@ func (n *mcpNotices) handle(x mcpclient.Notice) {
 		}
 		n.em.Emit(events.MCPProgress, 0, tool, data)
 		n.view.Load().toolProgress(tool, x.ProgressLine())
+	case mcpclient.NoticeServerSkipped:
+		n.em.Emit(events.MCPServerSkipped, 0, "", map[string]any{"server": x.Server, "reason": x.Reason})
+	case mcpclient.NoticeServerRestarted, mcpclient.NoticeServerLost:
+		typ, count := events.MCPServerRestarted, "restart"
+		if x.Kind == mcpclient.NoticeServerLost {
+			typ, count = events.MCPServerLost, "restarts"
+		}
+		n.em.Emit(typ, 0, "", map[string]any{"server": x.Server, count: x.Restart, "restart_limit": x.Limit, "reason": x.Reason})
+	case mcpclient.NoticeTask:
+		data := map[string]any{"server": x.Server, "task_id": x.Task, "status": x.TaskStatus}
+		if x.Reason != "" {
+			data["message"] = x.Reason
+		}
+		n.em.Emit(events.MCPTask, 0, tool, data)
+		n.view.Load().toolProgress(tool, "task "+x.TaskStatus)
 	case mcpclient.NoticeInputAnswered, mcpclient.NoticeInputDeclined:
 		outcome := "declined"
 		if x.Kind == mcpclient.NoticeInputAnswered {

@@ -55,6 +55,16 @@ const (
 	MCPInput Type = "mcp_input"
 	// MCPProgress: an MCP tool reported progress (at most one a second per call).
 	MCPProgress Type = "mcp_progress"
+	// MCPServerSkipped: a server marked required: false failed to start and
+	// the run goes on without its tools (it may come before run_started).
+	MCPServerSkipped Type = "mcp_server_skipped"
+	// MCPServerRestarted: a server that exited (or forgot its HTTP session)
+	// was started again.
+	MCPServerRestarted Type = "mcp_server_restarted"
+	// MCPServerLost: a server went away and is not started again.
+	MCPServerLost Type = "mcp_server_lost"
+	// MCPTask: a call's task (MCP Tasks extension) changed status.
+	MCPTask Type = "mcp_task"
 	// SubagentEvent carries one event of a sub-agent whole, as its data's
 	// "event", with the task's "task_id" (DECISION 28): a child's events
 	// never appear at the top level of its parent's stream.
@@ -67,6 +77,7 @@ var Types = []Type{
 	SessionSaved, ContextTrimmed, BudgetExceeded, RunCompleted, RunFailed,
 	PlanCreated, PlanUpdated, PlanBlocked, SubagentDenied, SubagentSpawned,
 	SubagentCompleted, SubagentConcurrencyWait, SideCallUsage, MCPInput, MCPProgress, SubagentEvent,
+	MCPServerSkipped, MCPServerRestarted, MCPServerLost, MCPTask,
 }
 
 // Event is one line of the stream. Zero session_id, parent_run_id, task_id,
