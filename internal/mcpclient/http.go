@@ -33,6 +33,7 @@ type httpTransport struct {
 	endpoint string
 	client   *http.Client
 	token    string
+	oauth    *oauthLogin // machine login, when configured
 	limit    *readLimit
 	in       chan inMsg
 	quit     chan struct{}
@@ -71,6 +72,13 @@ func newHTTPTransport(name string, cfg ServerConfig, limit *readLimit, o Options
 		t.client = &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse // never re-send a POST (or a token) elsewhere
 		}}
+	}
+	if cfg.OAuth != nil {
+		l, err := newOAuthLogin(name, cfg, t.client, o.LookupEnv)
+		if err != nil {
+			return nil, nil, err
+		}
+		t.oauth = l
 	}
 	if cfg.TokenEnv != "" {
 		if v, _ := o.LookupEnv(cfg.TokenEnv); v != "" {
@@ -193,20 +201,12 @@ func (t *httpTransport) deliver(ctx context.Context, m inMsg) bool {
 
 // post sends one message and, for a request, feeds the answer to recv.
 func (t *httpTransport) post(ctx context.Context, msg []byte, id int64) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.endpoint, bytes.NewReader(bytes.TrimSuffix(msg, []byte("\n"))))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Content-Type", "application/json")
-	setRequestHeaders(req.Header, msg, t.paramHeaders)
-	t.authorize(req)
-	resp, err := t.client.Do(req)
+	resp, err := t.do(ctx, http.MethodPost, msg)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusNotFound && req.Header.Get("Mcp-Session-Id") != "" {
+	if resp.StatusCode == http.StatusNotFound && resp.Request.Header.Get("Mcp-Session-Id") != "" {
 		// 2025-03-26 Streamable HTTP: a 404 to a request with a session
 		// means the session is gone; the client starts a new one.
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
@@ -243,6 +243,49 @@ func (t *httpTransport) post(ctx context.Context, msg []byte, id int64) error {
 	}
 	t.deliver(ctx, inMsg{data: body})
 	return nil
+}
+
+// do sends one request to the MCP endpoint (a POST of msg, or the GET of
+// the standalone stream). With machine login, a 401 fetches a token and
+// the request is sent once more: the server ran nothing it refused.
+func (t *httpTransport) do(ctx context.Context, method string, msg []byte) (*http.Response, error) {
+	for attempt := 0; ; attempt++ {
+		var body io.Reader
+		if msg != nil {
+			body = bytes.NewReader(bytes.TrimSuffix(msg, []byte("\n")))
+		}
+		req, err := http.NewRequestWithContext(ctx, method, t.endpoint, body)
+		if err != nil {
+			return nil, err
+		}
+		if method == http.MethodPost {
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Content-Type", "application/json")
+			setRequestHeaders(req.Header, msg, t.paramHeaders)
+		} else {
+			req.Header.Set("Accept", "text/event-stream")
+		}
+		t.authorize(req)
+		used := ""
+		if t.oauth != nil {
+			if used, err = t.oauth.bearer(ctx); err != nil {
+				return nil, err
+			}
+			if used != "" {
+				req.Header.Set("Authorization", "Bearer "+used)
+			}
+		}
+		resp, err := t.client.Do(req)
+		if err != nil || resp.StatusCode != http.StatusUnauthorized || t.oauth == nil || attempt > 0 {
+			return resp, err
+		}
+		challenge := resp.Header.Get("WWW-Authenticate")
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
+		resp.Body.Close()
+		if _, err := t.oauth.unauthorized(ctx, challenge, used); err != nil {
+			return nil, err
+		}
+	}
 }
 
 // readSSE forwards events until the response to id arrives, then stops reading.
