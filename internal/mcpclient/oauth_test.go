@@ -126,7 +126,7 @@ func (w *authWorld) verify(jwt string) bool {
 	raw, _ := base64.RawURLEncoding.DecodeString(parts[1])
 	var c struct {
 		Iss, Sub, Aud, Jti string
-		Exp, Iat          int64
+		Exp, Iat           int64
 	}
 	_ = json.Unmarshal(raw, &c)
 	return c.Iss == "ci" && c.Sub == "ci" && c.Aud == w.srv.URL+"/as" && c.Jti != "" && c.Exp > time.Now().Unix()
@@ -168,7 +168,6 @@ func (w *authWorld) revoke() {
 	w.valid = map[string]bool{}
 	w.mu.Unlock()
 }
-
 
 func (w *authWorld) client(t *testing.T, o *OAuthConfig, env map[string]string) (*Client, error) {
 	t.Helper()
