@@ -103,6 +103,9 @@ func (c *Client) initialize(ctx context.Context, version string) error {
 	if err := c.link().notifyCtx(rctx, methodInitializedNotification, nil); err != nil {
 		return c.failure(methodInitializedNotification, c.lim.timeout, err)
 	}
+	if c.http != nil {
+		c.http.listen() // requests outside a call arrive there
+	}
 	return nil
 }
 

@@ -39,14 +39,15 @@ type httpTransport struct {
 	quit     chan struct{}
 	wg       sync.WaitGroup
 
-	mu       sync.Mutex
-	closed   bool
-	session  string
-	protocol string
-	modern   bool                     // 2026-07-28: no session; the version is per request
-	params   map[string][]paramHeader // tool → its x-mcp-header parameters
-	cancels  map[int]context.CancelFunc
-	seq      int
+	mu        sync.Mutex
+	closed    bool
+	session   string
+	protocol  string
+	modern    bool                     // 2026-07-28: no session; the version is per request
+	listening bool                     // the standalone GET stream is open (listen.go)
+	params    map[string][]paramHeader // tool → its x-mcp-header parameters
+	cancels   map[int]context.CancelFunc
+	seq       int
 }
 
 type inMsg struct {
