@@ -48,6 +48,18 @@
 // is answered with {}, elicitation/create from the configured values (else
 // declined), every other server request with -32601.
 //
+// Resilience (restart.go, tasks.go, oauth.go, listen.go): a stdio server
+// that exited, or an HTTP session the server forgot, is opened again for
+// the next call, at most restart_limit times a run, after the Gate's
+// Rechecker and with its tools compared to the approved ones; a call that
+// was running is replayed only for a tool the operator trusts to be
+// read-only or idempotent. Start skips a server with required: false that
+// fails to start. A call answered with a task (Tasks extension) is polled
+// within its own deadline and cancelled with tasks/cancel when that ends
+// first. Machine login fetches OAuth client-credentials tokens, sending
+// the credential to the token endpoint only. A 2025 HTTP server's
+// standalone GET stream is read like a call's.
+//
 // The contract's reference server is testdata/artifact_server.go (build tag
 // ignore; contract_test.go builds it with `go build` into a temp dir).
 package mcpclient
