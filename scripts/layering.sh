@@ -32,6 +32,7 @@ declare -A allowed=(
   [builtin]="risk events untrusted artifact safepath proc sandbox"
   [sandbox]="procfs safepath"
   [procfs]=""
+  [childkey]=""
   [proc]="sandbox procfs"
   [mcpclient]="artifact errclass untrusted redact proc sandbox risk"
   [approval]="mcpclient errclass untrusted atomicfile"

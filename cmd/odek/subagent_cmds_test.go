@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -80,14 +79,13 @@ func workProcs(dir string) []proc {
 	return out
 }
 
-// cmdChildProcsClean checks, through /proc, the N sub-agents parked in
-// $ODEK_TEST_PARK_DIR before they read the key (see park in
-// subagent_hooks_test.go), so the state checked cannot change under the
-// check: each was told ODEK_API_KEY_FD=3 and holds on fd 3 an unlinked
-// regular file that holds the key; the key is in the environment or argv
-// of no process in $WORK but the run that started them; -NAME must not be
-// in a sub-agent's environment, +NAME must. It then lets each go on and
-// waits until it has closed fd 3:
+// cmdChildProcsClean checks the N sub-agents parked in $ODEK_TEST_PARK_DIR
+// (see park in subagent_hooks_test.go), so the state checked cannot change
+// under the check: each had closed descriptor 3 before odek's own code ran
+// (childkey took the key in its init) and was told ODEK_API_KEY_FD=3; the
+// key is in the environment or argv of no process in $WORK but the run
+// that started them; -NAME must not be in a sub-agent's environment, +NAME
+// must. It then lets each go on:
 //
 //	child-procs-clean 1 sk-test-key -GITHUB_TOKEN +PLAIN_VAR
 func cmdChildProcsClean(ts *testscript.TestScript, neg bool, args []string) {
@@ -106,7 +104,7 @@ func cmdChildProcsClean(ts *testscript.TestScript, neg bool, args []string) {
 	pids := waitParked(ts, park, n)
 	parents := map[string]bool{}
 	for _, pid := range pids {
-		parents[checkParkedChild(ts, pid, key, names)] = true
+		parents[checkParkedChild(ts, park, pid, key, names)] = true
 	}
 	for _, p := range workProcs(ts.Getenv("WORK")) {
 		if !parents[p.pid] && (strings.Contains(p.environ, key) || strings.Contains(p.cmdline, key)) {
@@ -115,7 +113,6 @@ func cmdChildProcsClean(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	for _, pid := range pids {
 		ts.Check(os.WriteFile(filepath.Join(park, pid+".go"), nil, 0o600))
-		waitKeyClosed(ts, pid)
 	}
 }
 
@@ -138,15 +135,19 @@ func waitParked(ts *testscript.TestScript, dir string, n int) []string {
 	}
 }
 
-// checkParkedChild checks one parked sub-agent and returns its parent's pid.
-func checkParkedChild(ts *testscript.TestScript, pid, key string, names []string) string {
+// checkParkedChild checks one sub-agent parked in dir and returns its
+// parent's pid. Its environment and descriptor 3 are what it announced
+// (park); its cmdline and stat, which every process may read, come from
+// /proc.
+func checkParkedChild(ts *testscript.TestScript, dir, pid, key string, names []string) string {
 	base := filepath.Join("/proc", pid)
 	read := func(name string) string {
-		b, err := os.ReadFile(filepath.Join(base, name))
+		b, err := os.ReadFile(name)
 		ts.Check(err)
 		return string(b)
 	}
-	cmdline, environ, stat := read("cmdline"), read("environ"), read("stat")
+	cmdline, stat := read(filepath.Join(base, "cmdline")), read(filepath.Join(base, "stat"))
+	fd3, environ, _ := strings.Cut(read(filepath.Join(dir, pid+".parked")), "\n")
 	if !strings.Contains(cmdline, "subagent\x00--task") {
 		ts.Fatalf("pid %s is not a sub-agent: %q", pid, cmdline)
 	}
@@ -162,38 +163,16 @@ func checkParkedChild(ts *testscript.TestScript, pid, key string, names []string
 			ts.Fatalf("pid %s: %s in the environment is %v", pid, a[1:], has)
 		}
 	}
-	fd3 := filepath.Join(base, "fd", "3")
-	link, err := os.Readlink(fd3)
-	ts.Check(err)
-	fi, err := os.Stat(fd3)
-	ts.Check(err)
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || !fi.Mode().IsRegular() || st.Nlink != 0 || !strings.HasSuffix(link, " (deleted)") {
-		ts.Fatalf("pid %s: fd 3 is %s (%v), not an unlinked regular file", pid, link, fi.Mode())
+	if fd3 != "fd3=closed" {
+		ts.Fatalf("pid %s: descriptor 3 is still open when odek's own code starts (%s)", pid, fd3)
 	}
-	if got, err := os.ReadFile(fd3); err != nil || string(got) != key {
-		ts.Fatalf("pid %s: fd 3 does not hold the key (%v)", pid, err)
-	}
-	ts.Logf("pid %s: key absent from environ and cmdline; fd 3 → %s holds it", pid, link)
+	ts.Logf("pid %s: key absent from environ and cmdline; descriptor 3 closed before odek's code ran", pid)
 	_, rest, _ := strings.Cut(stat[strings.LastIndexByte(stat, ')')+1:], " ")
 	fields := strings.Fields(rest)
 	if len(fields) < 2 {
 		ts.Fatalf("pid %s: unreadable stat %q", pid, stat)
 	}
 	return fields[1]
-}
-
-// waitKeyClosed waits (at most waitTimeout) until the child has closed the
-// key descriptor, so nothing it starts can inherit it.
-func waitKeyClosed(ts *testscript.TestScript, pid string) {
-	for deadline := time.Now().Add(waitTimeout); time.Now().Before(deadline); {
-		link, err := os.Readlink(filepath.Join("/proc", pid, "fd", "3"))
-		if err != nil || !strings.Contains(link, "odek-key-") {
-			return
-		}
-		time.Sleep(20 * time.Millisecond) // polling /proc for the close
-	}
-	ts.Fatalf("pid %s still holds the key descriptor after %v", pid, waitTimeout)
 }
 
 // cmdNoOrphans asserts that no process is left running in $WORK.

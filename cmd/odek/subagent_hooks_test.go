@@ -22,10 +22,9 @@ import (
 // can give the partial summary a wide window instead of timeout/8.
 // ODEK_TEST_MCP_INTERRUPT_GRACE_MS widens each step of stopping the MCP
 // servers after an interrupt, so a script can act during that wait.
-// ODEK_TEST_PARK_DIR=dir parks a sub-agent before it does anything (before
-// it reads the key on fd 3, and while it is still dumpable, so /proc shows
-// it to its own user): it writes dir/<pid>.parked and waits for
-// dir/<pid>.go (see child-procs-clean). With
+// ODEK_TEST_PARK_DIR=dir parks a sub-agent before it does anything of its
+// own (childkey's init has taken the key by then): it writes dir/<pid>.parked
+// and waits for dir/<pid>.go (see child-procs-clean). With
 // ODEK_TEST_CHILD_HOOKS=1, a sub-agent whose goal names a hook stands in for
 // a broken or compromised child:
 //
@@ -70,10 +69,19 @@ func testHooks() {
 }
 
 // park announces this sub-agent in dir and waits (at most waitTimeout, so a
-// failed script leaves nothing parked) for the script to let it go on.
+// failed script leaves nothing parked) for the script to let it go on. The
+// announcement says what the sub-agent holds, since it is non-dumpable and
+// its user cannot read that in /proc: "fd3=<descriptor 3, or closed>", a
+// newline, and its environment as it was exec'd (/proc/self/environ).
 func park(dir string) {
+	fd3 := "closed" // looked at before this opens a file
+	if link, err := os.Readlink("/proc/self/fd/3"); err == nil {
+		fd3 = link
+	}
+	environ, _ := os.ReadFile("/proc/self/environ")
 	base := filepath.Join(dir, strconv.Itoa(os.Getpid()))
-	if os.WriteFile(base+".parked", nil, 0o600) != nil {
+	// Written whole, then renamed: the script reads it as soon as it appears.
+	if os.WriteFile(base+".new", append([]byte("fd3="+fd3+"\n"), environ...), 0o600) != nil || os.Rename(base+".new", base+".parked") != nil {
 		return
 	}
 	for deadline := time.Now().Add(waitTimeout); time.Now().Before(deadline); {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/odek-run/odek/internal/budget"
+	"github.com/odek-run/odek/internal/childkey"
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/redact"
@@ -98,15 +99,15 @@ func loadTask(o subagentOptions) (*wire.Task, error) {
 	return wire.ParseTask(data)
 }
 
-// withHandedKey reads the API key a parent handed over on fd 3 and makes it
-// the ODEK_API_KEY of this process's config, without putting it into any
-// environment: what this child starts gets its own descriptor, or nothing.
+// withHandedKey makes the API key the parent handed over (taken on fd 3 by
+// childkey's init, before anything else ran) the ODEK_API_KEY of this
+// process's config, without putting it into any environment: what this
+// child starts gets its own handover, or nothing.
 func withHandedKey(ios *IOStreams) (*IOStreams, error) {
-	v, ok := ios.LookupEnv(wire.EnvAPIKeyFD)
-	if !ok {
+	key, handed, err := childkey.Key()
+	if !handed {
 		return ios, nil
 	}
-	key, err := wire.ReadKeyFD(v, func(fd uintptr) *os.File { return os.NewFile(fd, "odek-api-key") })
 	if err != nil {
 		return nil, err
 	}

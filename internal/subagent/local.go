@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/odek-run/odek/internal/proc"
+	"github.com/odek-run/odek/internal/subagent/wire"
 	"github.com/odek-run/odek/internal/untrusted"
 )
 
@@ -35,25 +36,49 @@ type LocalRunner struct {
 	// Grace is the time between SIGTERM and SIGKILL on cancellation; 0
 	// means defaultGrace.
 	Grace time.Duration
+	// KeyTimeout bounds the wait for a child to ask for its key; 0 means
+	// wire.KeyTimeout.
+	KeyTimeout time.Duration
 }
 
 // Start runs `odek subagent --task <file> --quiet --stream <args…>` through
-// proc, in a new process group. Cancelling ctx sends SIGTERM to the group
-// and, after Grace, kills the group and every descendant by pid. Standard
-// input is /dev/null.
+// proc, in a new process group, and hands it spec.Key on descriptor 3 (the
+// child asks for it first thing: Start returns once it has it, or with the
+// reason it could not, the child stopped). Cancelling ctx sends SIGTERM to
+// the group and, after Grace, kills the group and every descendant by pid.
+// Standard input is /dev/null.
 func (r *LocalRunner) Start(ctx context.Context, spec Spec) (Process, error) {
-	path := r.Path
-	if path == "" {
-		exe, err := proc.SelfExe()
-		if err != nil {
-			return nil, fmt.Errorf("subagent: find the odek executable: %w", err)
-		}
-		path = exe
-	}
-	args := append([]string{"subagent", "--task", spec.TaskFile, "--quiet", "--stream"}, spec.Args...)
+	var offer *wire.KeyOffer
 	var extra []*os.File
-	if spec.KeyFile != nil {
-		extra = []*os.File{spec.KeyFile}
+	if spec.Key != "" {
+		o, err := wire.NewKeyOffer()
+		if err != nil {
+			return nil, fmt.Errorf("subagent: %w", err)
+		}
+		defer o.Close()
+		offer, extra = o, []*os.File{o.ChildEnd()}
+	}
+	p, err := r.startProcess(spec, extra)
+	if err != nil {
+		return nil, err
+	}
+	if offer != nil {
+		if err := offer.Give(ctx, p.PID(), spec.Key, r.keyTimeout()); err != nil {
+			p.Kill()
+			_ = p.Wait()
+			return nil, fmt.Errorf("subagent: %w", err)
+		}
+	}
+	go p.cancelOn(ctx, r.grace())
+	return p, nil
+}
+
+// startProcess starts the child with its stdout and stderr piped to this
+// process and extra as its descriptors 3, ….
+func (r *LocalRunner) startProcess(spec Spec, extra []*os.File) (*localProcess, error) {
+	path, err := r.path()
+	if err != nil {
+		return nil, err
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
@@ -64,8 +89,8 @@ func (r *LocalRunner) Start(ctx context.Context, spec Spec) (Process, error) {
 		closeFiles(outR, outW)
 		return nil, fmt.Errorf("subagent: %w", err)
 	}
-	pr, err := proc.Start(proc.Spec{Path: path, Args: args, Env: spec.Env, Dir: spec.Dir,
-		Stdout: outW, Stderr: errW, ExtraFiles: extra})
+	args := append([]string{"subagent", "--task", spec.TaskFile, "--quiet", "--stream"}, spec.Args...)
+	pr, err := proc.Start(proc.Spec{Path: path, Args: args, Env: spec.Env, Dir: spec.Dir, Stdout: outW, Stderr: errW, ExtraFiles: extra})
 	closeFiles(outW, errW) // the child holds its own copies
 	if err != nil {
 		closeFiles(outR, errR)
@@ -74,8 +99,27 @@ func (r *LocalRunner) Start(ctx context.Context, spec Spec) (Process, error) {
 	p := &localProcess{proc: pr, stdout: outR, exited: make(chan struct{}), stderrDone: make(chan struct{})}
 	go p.drainStderr(errR)
 	go p.wait()
-	go p.cancelOn(ctx, r.grace())
 	return p, nil
+}
+
+// path is the executable to start: Path, else odek's own.
+func (r *LocalRunner) path() (string, error) {
+	if r.Path != "" {
+		return r.Path, nil
+	}
+	self, err := proc.SelfExe()
+	if err != nil {
+		return "", fmt.Errorf("subagent: find the odek executable: %w", err)
+	}
+	return self, nil
+}
+
+// keyTimeout is KeyTimeout, or wire.KeyTimeout when it is unset.
+func (r *LocalRunner) keyTimeout() time.Duration {
+	if r.KeyTimeout <= 0 {
+		return wire.KeyTimeout
+	}
+	return r.KeyTimeout
 }
 
 // grace is Grace, or defaultGrace when it is unset.

@@ -45,13 +45,6 @@ trust)
   p=$(grep -o '"parent_trust":"[a-z]*"' "$task" | tr -d '"')
   l=$(grep -o '"trust_level":"[a-z]*"' "$task" | tr -d '"')
   printf '{"type":"result","result":{"status":"success","summary":"%s %s"}}\n' "$p" "${l:-no trust_level}" ;;
-key)
-  key=$(cat <&3)
-  leak=no
-  if tr '\0' '\n' < /proc/$$/environ | grep -q "$key"; then leak=env; fi
-  if tr '\0' ' ' < /proc/$$/cmdline | grep -q "$key"; then leak=argv; fi
-  grep -q '"goal":"key check"' "$task" || leak=task
-  printf '{"type":"result","result":{"status":"success","summary":"key=%s leak=%s fd=%s depth=%s"}}\n' "$key" "$leak" "$ODEK_API_KEY_FD" "$ODEK_SUBAGENT_DEPTH" ;;
 esac
 `
 
@@ -267,17 +260,6 @@ func TestToolTimeout(t *testing.T) {
 	}
 	if d := time.Since(start); d > 20*time.Second { // a hung child would be waited for forever
 		t.Fatalf("took %v", d)
-	}
-}
-
-func TestToolKeyOnlyOnFD3(t *testing.T) {
-	tool, _, _ := newTestTool(t, "key", func(o *Options) { o.APIKey = "sk-very-secret-1234" })
-	out := unwrap(t, call(t, tool, context.Background(), `{"tasks":[{"goal":"key check"}]}`))
-	if !strings.Contains(out, "summary: key=sk-very-secret-1234 leak=no fd=3 depth=1") {
-		t.Fatalf("results:\n%s", out)
-	}
-	if ents, _ := os.ReadDir(tool.o.TempDir); len(ents) != 0 {
-		t.Fatalf("task or key files left behind: %v", ents)
 	}
 }
 

@@ -3,6 +3,9 @@ package subagent
 import (
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -17,5 +20,47 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "subagent.test: started as a child (LocalRunner.Path unset?); refusing to run the suite again")
 		os.Exit(3)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeKeyrace()
+	os.Exit(code)
+}
+
+// keyrace is testdata/keyrace, built once per test binary run by the first
+// test that needs it (the key handover's tests; it builds on Linux only).
+var keyrace struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
+func buildKeyrace(t *testing.T) string {
+	t.Helper()
+	keyrace.once.Do(func() {
+		keyrace.dir, keyrace.err = os.MkdirTemp("", "odek-keyrace")
+		if keyrace.err == nil {
+			keyrace.err = os.Chmod(keyrace.dir, 0o755) // nobody runs it from here
+		}
+		if keyrace.err != nil {
+			return
+		}
+		bin := filepath.Join(keyrace.dir, "keyrace")
+		cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "./testdata/keyrace")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			keyrace.err = fmt.Errorf("go build keyrace: %v\n%s", err, out)
+			return
+		}
+		keyrace.bin = bin
+	})
+	if keyrace.err != nil {
+		t.Fatal(keyrace.err)
+	}
+	return keyrace.bin
+}
+
+// removeKeyrace removes what buildKeyrace built.
+func removeKeyrace() {
+	if keyrace.dir != "" {
+		_ = os.RemoveAll(keyrace.dir)
+	}
 }

@@ -3,7 +3,6 @@ package subagent
 import (
 	"context"
 	"io"
-	"os"
 )
 
 // Spec is everything a runner needs to start one child.
@@ -13,8 +12,10 @@ type Spec struct {
 	Args     []string // further flags after "subagent --task <file> --quiet --stream"
 	Env      []string // the whole child environment (childEnv)
 	Dir      string   // working directory (the parent's workspace)
-	// KeyFile, when set, becomes the child's file descriptor 3 (KeyFile()).
-	KeyFile *os.File
+	// Key, when set, is the API key to hand the child; the local runner
+	// hands it over on descriptor 3 (wire.KeyOffer), never in the
+	// environment or argv.
+	Key string
 }
 
 // Runner starts children. The local process runner is the only backend

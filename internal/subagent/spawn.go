@@ -122,26 +122,16 @@ func (t *Tool) spawn(ctx context.Context, index int, task *wire.Task, extra []st
 		return notSpawned(err)
 	}
 	defer os.Remove(file)
-	var key *os.File
-	if t.o.APIKey != "" {
-		if key, err = wire.KeyFile(t.o.TempDir, t.o.APIKey); err != nil {
-			return notSpawned(err)
-		}
-		defer key.Close()
-	}
 	timeout := time.Duration(s.TimeoutSeconds) * time.Second
 	cctx, cancel := context.WithTimeout(ctx, timeout+t.o.KillMargin)
 	defer cancel()
 	proc, err := t.o.Runner.Start(cctx, Spec{
-		TaskID: task.TaskID, TaskFile: file, Dir: t.o.Workspace, KeyFile: key,
+		TaskID: task.TaskID, TaskFile: file, Dir: t.o.Workspace, Key: t.o.APIKey,
 		Args: append([]string{"--timeout", strconv.Itoa(s.TimeoutSeconds), "--max-iter", strconv.Itoa(s.MaxIterations)}, extra...),
-		Env:  childEnv(t.o.Env, t.o.SecretNames, t.o.Secret, t.o.Depth+1, key != nil),
+		Env:  childEnv(t.o.Env, t.o.SecretNames, t.o.Secret, t.o.Depth+1, t.o.APIKey != ""),
 	})
 	if err != nil {
 		return notSpawned(err)
-	}
-	if key != nil {
-		key.Close() // the child has its own descriptor now
 	}
 	t.emit(events.SubagentSpawned, map[string]any{
 		"task_id": task.TaskID, "pid": proc.PID(), "depth": t.o.Depth + 1,

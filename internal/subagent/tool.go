@@ -74,7 +74,7 @@ type Options struct {
 	// ArtifactsHome is $ODEK_HOME/artifacts: each task gets the 0700
 	// directory <ArtifactsHome>/<session id, or "unfiled">/<task id>.
 	ArtifactsHome string
-	TempDir       string // task and key files (made 0700 if missing); "" = os.TempDir()
+	TempDir       string // task files (made 0700 if missing); "" = os.TempDir()
 	Workspace     string // the children's working directory
 
 	Env         []string          // this process's environment

@@ -1,62 +1,72 @@
 package wire
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"os"
-	"strings"
-
-	"github.com/odek-run/odek/internal/untrusted"
+	"time"
 )
 
-// maxKeyBytes bounds the API key read from the descriptor.
-const maxKeyBytes = 64 << 10
+// The key handover's constants; internal/childkey holds the child's copy
+// (a test keeps the two equal).
+const (
+	// keyHello is the child's request for the key.
+	keyHello = "odek-key/1"
+	// MaxKeyBytes bounds the API key handed to a child.
+	MaxKeyBytes = 64 << 10
+	// KeyTimeout is how long a parent waits for a started child to ask
+	// for its key (the child asks first thing, before its flags are
+	// parsed: milliseconds after exec).
+	KeyTimeout = 10 * time.Second
+)
 
-// KeyFile returns an unlinked temporary file in dir ("" = the default temp
-// dir) holding key, positioned at its start, to be passed to one child as
-// file descriptor 3. Nothing of it is left on disk: the name is removed
-// before KeyFile returns, and the data goes when the last descriptor closes.
-// The caller closes the file once the child has started.
-func KeyFile(dir, key string) (*os.File, error) {
-	f, err := os.CreateTemp(dir, "odek-key-*")
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrKeyFD, err)
-	}
-	_ = os.Remove(f.Name())
-	if _, err := io.WriteString(f, key); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%w: %v", ErrKeyFD, err)
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%w: %v", ErrKeyFD, err)
-	}
-	return f, nil
+// KeyOffer is a parent's side of one child's key handover
+// (docs/SUBAGENTS.md): ChildEnd becomes the child's descriptor 3, and once
+// the child runs, Give hands it the key.
+type KeyOffer struct {
+	conn  *os.File // the parent's end
+	child *os.File // the child's end, until Give or Close
 }
 
-// ReadKeyFD reads the key a parent handed over. value is ODEK_API_KEY_FD,
-// which must be "3"; open opens that descriptor (os.NewFile in the CLI). The
-// descriptor is closed afterwards, so nothing the child starts inherits it.
-// At most maxKeyBytes are read; a trailing newline is dropped.
-func ReadKeyFD(value string, open func(fd uintptr) *os.File) (string, error) {
-	if strings.TrimSpace(value) != "3" {
-		return "", fmt.Errorf("%w: %s=%q: only descriptor 3 is supported", ErrKeyFD, EnvAPIKeyFD, untrusted.OneLine(value, 16))
+// ChildEnd is the descriptor to start the child with as its fd 3.
+func (o *KeyOffer) ChildEnd() *os.File { return o.child }
+
+// Close releases both ends; it is safe after Give.
+func (o *KeyOffer) Close() {
+	if o.child != nil {
+		_ = o.child.Close()
+		o.child = nil
 	}
-	f := open(KeyFD)
-	if f == nil {
-		return "", fmt.Errorf("%w: descriptor 3 is not open", ErrKeyFD)
+	if o.conn != nil {
+		_ = o.conn.Close()
+		o.conn = nil
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxKeyBytes+1))
-	if err != nil {
-		return "", fmt.Errorf("%w: read descriptor 3: %v", ErrKeyFD, err)
+}
+
+// Give hands key to the child pid, which must have been started with
+// ChildEnd as its fd 3, within timeout (and ctx), and releases the offer.
+// On failure the child has not got the key and should be stopped.
+func (o *KeyOffer) Give(ctx context.Context, pid int, key string, timeout time.Duration) error {
+	defer o.Close()
+	if o.child != nil {
+		_ = o.child.Close() // the child has its own copy
+		o.child = nil
 	}
-	if len(data) > maxKeyBytes {
-		return "", fmt.Errorf("%w: descriptor 3 holds more than %d bytes", ErrKeyFD, maxKeyBytes)
+	if key == "" || len(key) > MaxKeyBytes {
+		return fmt.Errorf("%w: the key is empty or longer than %d bytes", ErrKeyFD, MaxKeyBytes)
 	}
-	key := strings.TrimRight(string(data), "\r\n")
-	if key == "" {
-		return "", fmt.Errorf("%w: descriptor 3 holds no key", ErrKeyFD)
+	deadline := time.Now().Add(timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
 	}
-	return key, nil
+	if err := o.conn.SetDeadline(deadline); err != nil {
+		return fmt.Errorf("%w: %v", ErrKeyFD, err)
+	}
+	stop := context.AfterFunc(ctx, func() { _ = o.conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	err := o.give(pid, key, timeout)
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("%w: %w", ErrKeyFD, context.Cause(ctx))
+	}
+	return err
 }
