@@ -6,4 +6,7 @@ import "errors"
 var (
 	// ErrNoLauncher: a sandboxed start without SetLauncher.
 	ErrNoLauncher = errors.New("proc: no sandbox launcher configured (SetLauncher)")
+	// ErrNotExecOnly: ExecOnlySelf could not make an execute-only copy;
+	// children of the path it returned start dumpable.
+	ErrNotExecOnly = errors.New("proc: no execute-only copy of the executable")
 )

@@ -8,10 +8,14 @@ import (
 	"github.com/odek-run/odek/internal/sandbox"
 )
 
-// TestMain lets the test binary be the sandbox launcher, as odek's binary is.
+// TestMain lets the test binary be the sandbox launcher, as odek's binary
+// is, and the processes of TestExecOnlySelf.
 func TestMain(m *testing.M) {
 	if sandbox.IsLauncher(os.Args) {
 		os.Exit(sandbox.Main(os.Args))
+	}
+	if stage := os.Getenv(execOnlyStage); stage != "" {
+		os.Exit(execOnlyChild(stage))
 	}
 	exe, err := os.Executable()
 	if err != nil {

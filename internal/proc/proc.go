@@ -100,7 +100,7 @@ func Start(s Spec) (*Process, error) {
 		}
 	}
 	cmd := exec.Command(path, args...)
-	if self, _ := SelfExe(); path == self {
+	if self, _ := SelfExe(); path == self || isExecOnlySelf(path) {
 		cmd.Args[0] = os.Args[0] // the name odek was started as, not /proc/self/exe
 	}
 	cmd.Env, cmd.Dir = s.Env, s.Dir

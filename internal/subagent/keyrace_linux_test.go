@@ -15,31 +15,35 @@ import (
 // the same for root.
 const nobody = 65534
 
-// TestKeyRace races, for thousands of children, an unconfined process of
-// the children's own user that takes every way into a starting child it
-// has (keyrace thief): /proc/<child>/environ, /proc/<child>/fd/3,
-// pidfd_getfd of descriptor 3 (and, through it, a request for the key with
-// a socket of its own), and pidfd_getfd of descriptors 4 to 6. It must
-// never see a key (issue 33, item 5: 56 of 64 children's keys were read
-// through /proc/<child>/fd/3 when it held a file). The thief gets into the
-// window before childkey's init makes a child non-dumpable and steals
-// descriptor 3, but /proc/<child>/fd/3 cannot be opened and the parent
-// writes the key only into a socket the child made after that init, so the
-// most it achieves is a refused handover. /proc/<child>/mem is not tried:
-// opened in that window, it reads the key later (docs/SECURITY.md).
+// TestKeyRace races, for a thousand children per variant, an unconfined
+// process of the children's own user that takes every way into a starting
+// child it has: /proc/<child>/environ, /proc/<child>/fd/3, pidfd_getfd of
+// descriptor 3 (and, through it, a request for the key with a socket of
+// its own), pidfd_getfd of descriptors 4 to 6, and /proc/<child>/mem opened
+// early and read later (keyrace thief). It must never see a key
+// (issue 33, item 5: 56 of 64 children's keys were read through
+// /proc/<child>/fd/3 when it held a file).
 //
-//   - unprivileged: the thief, the parent and the children are one
-//     unprivileged user (nobody when the test is root).
+//   - execute-only: children started as odek starts them, from an
+//     execute-only copy of the executable (proc.ExecOnlySelf), so they are
+//     non-dumpable from exec: every attack fails, every child gets its key.
+//   - plain-exec: children started from /proc/self/exe, dumpable until
+//     childkey's init (where the kernel refuses the copy): the thief gets
+//     into the window and steals descriptor 3, but /proc/<child>/fd/3
+//     cannot be opened and the parent writes the key only into a socket
+//     the child made, so the most it achieves is a refused handover.
+//     /proc/<child>/mem is not tried: opened in that window it reads the
+//     key later (docs/SECURITY.md).
 //   - root: the same as root, where the thief's CAP_SYS_PTRACE passes every
-//     check of the kernel's: descriptor 3 still yields nothing
-//     (descriptors 4 to 6 are not tried: root may take them at any time).
+//     check of the kernel's: descriptor 3 still yields nothing.
 //
+// The thief runs as the children's user (nobody when the test is root).
 // -short races fewer children.
 func TestKeyRace(t *testing.T) {
 	if _, err := os.Stat("/proc/self/fd"); err != nil {
 		t.Skip("needs /proc")
 	}
-	children := 2000
+	children := 1000
 	if testing.Short() {
 		children = 200
 	}
@@ -56,7 +60,8 @@ func TestKeyRace(t *testing.T) {
 		allOK     bool // no handover may fail: the thief cannot get in
 		mustGetIn bool // the thief must reach children while dumpable
 	}{
-		{"unprivileged", user, nil, "environ,fd3,getfd3,getfd", false, true},
+		{"execute-only", user, nil, "environ,fd3,getfd3,getfd,mem", true, false},
+		{"plain-exec", user, []string{"-plain"}, "environ,fd3,getfd3,getfd", false, true},
 		{"root", nil, nil, "environ,fd3,getfd3", false, true},
 	}
 	for _, v := range variants {
@@ -68,6 +73,9 @@ func TestKeyRace(t *testing.T) {
 			res := raceKeys(t, bin, v.as, parent, []string{"thief", "-attacks", v.attacks})
 			t.Logf("parent: %s", strings.Join(res.parent, "; "))
 			t.Logf("thief: %s", res.stats)
+			if v.allOK && res.execOnly != "yes" {
+				t.Skipf("no execute-only copy here: %s", res.execOnly)
+			}
 			for _, l := range res.leaks {
 				t.Errorf("key stolen: %s", l)
 			}
@@ -84,9 +92,10 @@ func TestKeyRace(t *testing.T) {
 
 // raceResult is what one race printed.
 type raceResult struct {
-	parent []string // the parent's lines
-	leaks  []string // the thief's LEAK lines
-	stats  string   // the thief's stats line
+	parent   []string // the parent's lines
+	execOnly string   // "yes", or why the parent has no execute-only copy
+	leaks    []string // the thief's LEAK lines
+	stats    string   // the thief's stats line
 }
 
 // count is the thief's stats figure name.
@@ -150,6 +159,10 @@ func raceKeys(t *testing.T, bin string, user *syscall.Credential, parentArgs, th
 		t.Fatalf("parent: %v\n%s", err, pout)
 	}
 	for _, l := range strings.Split(strings.TrimSpace(string(pout)), "\n") {
+		if v, ok := strings.CutPrefix(l, "exec-only "); ok {
+			res.execOnly = v
+			continue
+		}
 		res.parent = append(res.parent, l)
 	}
 	return res

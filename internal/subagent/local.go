@@ -2,11 +2,13 @@ package subagent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -39,6 +41,8 @@ type LocalRunner struct {
 	// KeyTimeout bounds the wait for a child to ask for its key; 0 means
 	// wire.KeyTimeout.
 	KeyTimeout time.Duration
+
+	plain atomic.Bool // the execute-only copy would not start: use SelfExe
 }
 
 // Start runs `odek subagent --task <file> --quiet --stream <args…>` through
@@ -76,7 +80,7 @@ func (r *LocalRunner) Start(ctx context.Context, spec Spec) (Process, error) {
 // startProcess starts the child with its stdout and stderr piped to this
 // process and extra as its descriptors 3, ….
 func (r *LocalRunner) startProcess(spec Spec, extra []*os.File) (*localProcess, error) {
-	path, err := r.path()
+	path, copied, err := r.path()
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +94,7 @@ func (r *LocalRunner) startProcess(spec Spec, extra []*os.File) (*localProcess, 
 		return nil, fmt.Errorf("subagent: %w", err)
 	}
 	args := append([]string{"subagent", "--task", spec.TaskFile, "--quiet", "--stream"}, spec.Args...)
-	pr, err := proc.Start(proc.Spec{Path: path, Args: args, Env: spec.Env, Dir: spec.Dir, Stdout: outW, Stderr: errW, ExtraFiles: extra})
+	pr, err := r.exec(proc.Spec{Path: path, Args: args, Env: spec.Env, Dir: spec.Dir, Stdout: outW, Stderr: errW, ExtraFiles: extra}, copied)
 	closeFiles(outW, errW) // the child holds its own copies
 	if err != nil {
 		closeFiles(outR, errR)
@@ -102,16 +106,39 @@ func (r *LocalRunner) startProcess(spec Spec, extra []*os.File) (*localProcess, 
 	return p, nil
 }
 
-// path is the executable to start: Path, else odek's own.
-func (r *LocalRunner) path() (string, error) {
+// exec starts ps. When ps.Path is the execute-only copy (copied) and the
+// kernel or its policy will not run it (a memfd: vm.memfd_noexec, an LSM),
+// it runs odek's own executable instead, and does from then on.
+func (r *LocalRunner) exec(ps proc.Spec, copied bool) (*proc.Process, error) {
+	pr, err := proc.Start(ps)
+	if !copied || !(errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.ENOEXEC)) {
+		return pr, err
+	}
+	r.plain.Store(true)
+	if ps.Path, _, err = r.path(); err != nil {
+		return nil, err
+	}
+	return proc.Start(ps)
+}
+
+// path is the executable to start: Path, else odek's own execute-only copy
+// (proc.ExecOnlySelf: the child is non-dumpable from its first instruction
+// where the kernel allows), else odek's own executable. copied says it is
+// the copy.
+func (r *LocalRunner) path() (path string, copied bool, err error) {
 	if r.Path != "" {
-		return r.Path, nil
+		return r.Path, false, nil
 	}
 	self, err := proc.SelfExe()
 	if err != nil {
-		return "", fmt.Errorf("subagent: find the odek executable: %w", err)
+		return "", false, fmt.Errorf("subagent: find the odek executable: %w", err)
 	}
-	return self, nil
+	if !r.plain.Load() {
+		if p, err := proc.ExecOnlySelf(); err == nil && p != self {
+			return p, true, nil
+		}
+	}
+	return self, false, nil
 }
 
 // keyTimeout is KeyTimeout, or wire.KeyTimeout when it is unset.

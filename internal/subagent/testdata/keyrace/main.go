@@ -2,7 +2,7 @@
 
 // Command keyrace races the sub-agent key handover (see keyrace_linux_test.go):
 //
-//	keyrace parent -n N -j J            hands N children (J at a time) a key each
+//	keyrace parent -n N -j J [-plain]   hands N children (J at a time) a key each
 //	keyrace subagent …                  a child: takes its key as odek does
 //	keyrace thief [-attacks …]          tries to steal keys until stdin closes
 package main

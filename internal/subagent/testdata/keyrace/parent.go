@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/odek-run/odek/internal/proc"
 	"github.com/odek-run/odek/internal/subagent"
 )
 
@@ -29,8 +30,19 @@ func parent(args []string) int {
 	n := fs.Int("n", 100, "children")
 	j := fs.Int("j", 4, "children at a time")
 	path := fs.String("child", "", `child executable ("" = this one, as odek starts its children)`)
+	plain := fs.Bool("plain", false, "start children from /proc/self/exe, not an execute-only copy (as where the kernel refuses one)")
 	_ = fs.Parse(args)
+	if *path == "" && !*plain {
+		if _, err := proc.ExecOnlySelf(); err != nil {
+			fmt.Println("exec-only", err)
+		} else {
+			fmt.Println("exec-only yes")
+		}
+	}
 	r := &subagent.LocalRunner{Path: *path}
+	if *plain && *path == "" {
+		r.Path = "/proc/self/exe"
+	}
 	var mu sync.Mutex
 	ok, refused, failed := 0, map[string]int{}, map[string]int{}
 	sem := make(chan struct{}, *j)
