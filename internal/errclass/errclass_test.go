@@ -3,8 +3,8 @@ package errclass
 import "testing"
 
 func TestKnownMatchesAll(t *testing.T) {
-	if len(All) != 11 {
-		t.Fatalf("%d classes, DECISION 9 names 10 and issue 22 adds policy_denied", len(All))
+	if len(All) != 13 {
+		t.Fatalf("%d classes, DECISION 9 names 10, issue 22 adds policy_denied and issue 36 stalled and loop_detected", len(All))
 	}
 	seen := map[string]bool{}
 	for _, c := range All {
