@@ -42,10 +42,15 @@ const DefaultBuffer = 1024
 const DefaultFinalStall = 3 * time.Second
 
 // IsFinal reports whether t ends a run's stream (run_completed, run_failed
-// and the budget_exceeded before it). Final events are never dropped for a
-// full buffer while the sinks deliver: Emit waits for room instead.
+// and the budget_exceeded, stall_detected or loop_detected before it).
+// Final events are never dropped for a full buffer while the sinks
+// deliver: Emit waits for room instead.
 func IsFinal(t Type) bool {
-	return t == RunCompleted || t == RunFailed || t == BudgetExceeded
+	switch t {
+	case RunCompleted, RunFailed, BudgetExceeded, StallDetected, LoopDetected:
+		return true
+	}
+	return false
 }
 
 // Emitter stamps and queues events and delivers them to sinks on its own

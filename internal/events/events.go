@@ -69,6 +69,18 @@ const (
 	// "event", with the task's "task_id" (DECISION 28): a child's events
 	// never appear at the top level of its parent's stream.
 	SubagentEvent Type = "subagent_event"
+	// RunHeartbeat: the run is alive; what it is doing, how long since
+	// anything showed progress, what it spent (every heartbeat_seconds).
+	RunHeartbeat Type = "run_heartbeat"
+	// StallDetected: nothing showed progress for stall_timeout_seconds;
+	// run_failed (error_class stalled) follows.
+	StallDetected Type = "stall_detected"
+	// LoopHint: the model repeated a call, or a tool kept failing, and was
+	// told so in a system message.
+	LoopHint Type = "loop_hint"
+	// LoopDetected: the repetition went on to loop_breaker.stop_after;
+	// run_failed (error_class loop_detected) follows.
+	LoopDetected Type = "loop_detected"
 )
 
 // Types lists every type above, in contract order.
@@ -78,6 +90,7 @@ var Types = []Type{
 	PlanCreated, PlanUpdated, PlanBlocked, SubagentDenied, SubagentSpawned,
 	SubagentCompleted, SubagentConcurrencyWait, SideCallUsage, MCPInput, MCPProgress, SubagentEvent,
 	MCPServerSkipped, MCPServerRestarted, MCPServerLost, MCPTask,
+	RunHeartbeat, StallDetected, LoopHint, LoopDetected,
 }
 
 // Event is one line of the stream. Zero session_id, parent_run_id, task_id,
