@@ -10,6 +10,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/odek-run/odek/internal/liveness"
 )
 
 // attempt makes one call: timeouts armed, exchange observed, the typed
@@ -71,6 +73,7 @@ func (c *Client) streamOnce(ctx context.Context, api *openai.Client, ex *exchang
 			return nil, &MalformedResponseError{What: "SSE chunk", Transient: true,
 				Err: fmt.Errorf("%v (data: %q)", err, capString(string(raw), 120))}
 		}
+		liveness.Touch(ctx) // a data chunk: progress (a keep-alive comment never gets here)
 		if token {
 			tokens++
 			if first.IsZero() {
@@ -113,6 +116,7 @@ func (c *Client) plainOnce(ctx context.Context, api *openai.Client, ex *exchange
 	if err != nil {
 		return nil, c.classify(ex, err)
 	}
+	liveness.Touch(ctx) // the whole answer at once: the only sign of progress without streaming
 	end := c.now()
 
 	body := ex.kept()

@@ -161,7 +161,8 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	req = c.dropped.apply(req)
 	p := c.prepare(req)
 	defer p.done()
-	failed := 0 // attempts that failed with a retryable error
+	failed := 0   // attempts that failed with a retryable error
+	timedOut := 0 // of which an endpoint that went silent (retry.go)
 	for {
 		if ctx.Err() != nil {
 			return nil, ctxError(ctx)
@@ -184,7 +185,11 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 		if !isRetryable(err) {
 			return nil, err
 		}
-		if failed++; failed >= c.maxAttempts {
+		failed++
+		if stalled(err) {
+			timedOut++
+		}
+		if failed >= c.maxAttempts || timedOut >= MaxTimedOutAttempts {
 			return nil, &RetryError{Attempts: failed, Endpoint: c.endpoint, Err: err}
 		}
 		wait := c.waitFor(failed, err)

@@ -29,10 +29,18 @@ import (
 //     still spreading clients apart.
 //
 // The wait runs through Options.Sleep and is cut short by ctx.
+//
+// An endpoint that went silent (a first-byte, idle or request timeout) is
+// given one more attempt, not three: a fresh connection may reach a healthy
+// backend, but a second silence means the endpoint is stalled, not flaky,
+// and each silence costs a whole timeout. So a hung provider ends a call
+// after two timeouts (about 4 minutes with the default first-byte timeout,
+// 3 after a stall mid-stream), not after DefaultMaxAttempts of them.
 const (
-	DefaultMaxAttempts = 4
-	RetryBase          = time.Second
-	MaxRetryAfter      = 60 * time.Second
+	DefaultMaxAttempts  = 4
+	MaxTimedOutAttempts = 2
+	RetryBase           = time.Second
+	MaxRetryAfter       = 60 * time.Second
 )
 
 // backoff returns the jittered wait after `failed` failed attempts (>= 1).
@@ -102,6 +110,14 @@ func isRetryable(err error) bool {
 		return me.Transient
 	}
 	return false
+}
+
+// stalled reports an attempt the endpoint let time out after the
+// connection was made: it went silent (a connect timeout is a network
+// failure like a refused connection, and keeps the full retry count).
+func stalled(err error) bool {
+	var te *TimeoutError
+	return errors.As(err, &te) && te.Phase != PhaseConnect
 }
 
 // sleepCtx waits d or until ctx is done.

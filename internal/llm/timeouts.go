@@ -27,8 +27,8 @@ type Timeouts struct {
 
 // Default timeouts. First byte and idle are generous because a reasoning
 // model may think for minutes before it sends anything, and a local server
-// may first load the model; a hung endpoint still ends within
-// DefaultMaxAttempts × Request.
+// may first load the model; a hung endpoint still ends a call within
+// MaxTimedOutAttempts of them (retry.go).
 const (
 	DefaultConnectTimeout   = 10 * time.Second
 	DefaultFirstByteTimeout = 120 * time.Second
