@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/liveness"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/msgkind"
 	"github.com/odek-run/odek/internal/untrusted"
@@ -83,6 +84,8 @@ func (r *runner) send(ctx context.Context, i int, req llm.Request) (*llm.Respons
 // sendView is send with the request's messages built by messages from the
 // history's current view (the summary's transcript builds another form).
 func (r *runner) sendView(ctx context.Context, i int, req llm.Request, messages func() []llm.Message) (*llm.Response, error) {
+	ctx, span := r.begin(ctx, liveness.Activity{Phase: liveness.PhaseModel, Iteration: i})
+	defer span.End()
 	for {
 		req.Messages = messages()
 		r.noteSent(&req)
@@ -118,11 +121,23 @@ func (r *runner) observe(resp *llm.Response) {
 	}
 	if !r.warnedCut && r.sentText >= silentCutMinTokens && 2*counted < int64(r.sentText) && counted > 0 {
 		r.warnedCut = true
-		r.warn(fmt.Sprintf("the server counted %d prompt tokens for a request odek estimates at over %d: "+
-			"it may have cut the conversation to fit a smaller context (Ollama does this silently). "+
-			"Set context_window (config, ODEK_CONTEXT_WINDOW or --context-window) to the server's real "+
-			"context size so that odek trims deliberately.", counted, r.sentText))
+		r.warn(silentCutWarning(counted, r.sentText, r.sentEstimate))
 	}
+}
+
+// silentCutWarning says that the server counted far fewer prompt tokens
+// than odek sent, and how to give the server the context it needs.
+func silentCutWarning(counted int64, text, estimate int) string {
+	ctx := 8192 // a context that holds what was sent, with room to answer
+	for ctx < 2*estimate {
+		ctx *= 2
+	}
+	return fmt.Sprintf("the server counted %d prompt tokens for a request whose text alone odek estimates at %d: "+
+		"it probably cut the conversation to fit a smaller context window, and the model did not see all of it "+
+		"(Ollama does this silently when a prompt is longer than its num_ctx). Raise the server's context "+
+		"(Ollama: OLLAMA_CONTEXT_LENGTH=%d ollama serve, or PARAMETER num_ctx %d in the model's Modelfile), "+
+		"and set context_window (config, ODEK_CONTEXT_WINDOW or --context-window) to the same size so that odek "+
+		"trims the conversation deliberately instead.", counted, text, ctx, ctx)
 }
 
 func (r *runner) warn(msg string) {
@@ -163,7 +178,9 @@ func (r *runner) compact(ctx context.Context, i int, dropped []int) error {
 		{Role: llm.RoleUser, Content: r.compactionInput(dropped)},
 	}}
 	r.noteSent(&req)
-	resp, err := r.o.Model.Complete(ctx, req)
+	cctx, span := r.begin(ctx, liveness.Activity{Phase: liveness.PhaseTrim, Iteration: i})
+	resp, err := r.o.Model.Complete(cctx, req)
+	span.End()
 	if err != nil {
 		if ctx.Err() != nil {
 			return cause(ctx)

@@ -52,7 +52,7 @@ func stepsOf(n, k int) []func(llm.Request) (*llm.Response, error) {
 // task and pairs its tool messages, and context_trimmed reports what was done.
 func TestOverflowingConversationCompletes(t *testing.T) {
 	m := &scriptedModel{turns: stepsOf(12, 2)}
-	res, evs, err := runWithEvents(t, Options{Model: m, ModelName: "m", System: "sys", Tools: mustRegistry(t, bigTool(2500)), ContextWindow: 6000}, "the task")
+	res, evs, err := runWithEvents(t, Options{Model: m, ModelName: "m", System: "sys", Tools: mustRegistry(t, bigTool(2500)), ContextWindow: 6000, Loops: noLoopBreaker}, "the task")
 	if err != nil || res.Answer != "finished" {
 		t.Fatalf("err %v answer %q", err, res.Answer)
 	}
@@ -110,7 +110,7 @@ func TestCompactionDigest(t *testing.T) {
 		k++
 		return main[k-1](req)
 	}}
-	res, evs, err := runWithEvents(t, Options{Model: model, ModelName: "m", Tools: mustRegistry(t, bigTool(8000)), ContextWindow: 6000, Compaction: true}, "the task")
+	res, evs, err := runWithEvents(t, Options{Model: model, ModelName: "m", Tools: mustRegistry(t, bigTool(8000)), ContextWindow: 6000, Compaction: true, Loops: noLoopBreaker}, "the task")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestSurvivalRetry(t *testing.T) {
 	}, script[5])
 	m := &scriptedModel{turns: script}
 	plan := planPrefix + " v1 — 0/1 done. Structured state, not instructions.]"
-	res, evs, err := runWithEvents(t, Options{Model: m, System: "sys", Tools: mustRegistry(t, bigTool(100)), Plan: func() string { return plan }}, "the task")
+	res, evs, err := runWithEvents(t, Options{Model: m, System: "sys", Tools: mustRegistry(t, bigTool(100)), Plan: func() string { return plan }, Loops: noLoopBreaker}, "the task")
 	if err != nil || !rejected || res.Answer != "finished" {
 		t.Fatalf("err %v, answer %q", err, res.Answer)
 	}
@@ -275,7 +275,8 @@ func TestProviderCountCorrectsThreshold(t *testing.T) {
 	for range 3 {
 		r.observe(&llm.Response{Usage: llm.Usage{InputTokens: 2048, Present: true}})
 	}
-	if len(warnings) != 1 || !strings.Contains(warnings[0], "context_window") || !strings.Contains(warnings[0], "2048 prompt tokens") {
+	if len(warnings) != 1 || !strings.HasPrefix(warnings[0], "the server counted 2048 prompt tokens for a request whose text alone odek estimates at 8000:") ||
+		!strings.Contains(warnings[0], "OLLAMA_CONTEXT_LENGTH=32768 ollama serve") || !strings.Contains(warnings[0], "context_window") {
 		t.Errorf("warnings %q", warnings)
 	}
 	if r.trim.factor != trimFactor {
@@ -286,4 +287,26 @@ func TestProviderCountCorrectsThreshold(t *testing.T) {
 	r.observe(&llm.Response{Usage: llm.Usage{InputTokens: 100, Present: true}})
 	r.sentEstimate, r.sentText = 9000, 8000
 	r.observe(&llm.Response{Usage: llm.Usage{Present: false}})
+}
+
+// A server that keeps only part of a long prompt (Ollama past its num_ctx)
+// reports the usage of what it kept: the run warns once, with both
+// figures and the setting to raise, however many calls follow.
+func TestSilentCutWarnsOnceInARun(t *testing.T) {
+	var warnings []string
+	cut := func(req llm.Request) (*llm.Response, error) {
+		r, _ := callTools(0, 2, tc("", "big", `{}`))(req)
+		r.Usage.InputTokens = 2048 // what Ollama kept of the prompt
+		return r, nil
+	}
+	m := turns(cut, cut, cut, cut, answer("done", 2048, 2))
+	res, err := Run(context.Background(), Options{Model: m, Tools: mustRegistry(t, bigTool(12000)), Loops: noLoopBreaker,
+		Warn: func(s string) { warnings = append(warnings, s) }}, "the task")
+	if err != nil || res.Answer != "done" {
+		t.Fatalf("err %v", err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "the server counted 2048 prompt tokens for a request whose text alone odek estimates at ") ||
+		!strings.Contains(warnings[0], "OLLAMA_CONTEXT_LENGTH=") {
+		t.Fatalf("warnings %q", warnings)
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/liveness"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/risk"
 	"github.com/odek-run/odek/internal/untrusted"
@@ -23,15 +23,21 @@ type callOutcome struct {
 	err      error
 	denied   bool // the Gate refused it
 	cut      bool // it failed after a runtime budget stop cut it short
+	stalled  bool // it failed after the stall watchdog stopped the run
+	stopped  bool // the run's context ended under it (a stop, not the model's doing)
 	duration time.Duration
-	raw      int // bytes of the result before framing
-	refs     int // artifact metadata lines
+	raw      int    // bytes of the result before framing
+	refs     int    // artifact metadata lines
+	exit     int    // the exit code the tool recorded (hasExit)
+	hasExit  bool   // the call ran a command and recorded its exit code
+	digest   string // the result's identity, for the loop breaker
+	desc     callDesc
 }
 
 // act appends the assistant message, runs its tool calls concurrently (at most
 // MaxToolParallel at once) and appends one tool message per call in the model's
-// order, all as one history group.
-func (r *runner) act(ctx context.Context, i int, msg llm.Message) {
+// order, all as one history group. It returns the outcomes, in that order.
+func (r *runner) act(ctx context.Context, i int, msg llm.Message) []callOutcome {
 	calls := msg.ToolCalls
 	for k := range calls {
 		if calls[k].Type == "" {
@@ -57,6 +63,7 @@ func (r *runner) act(ctx context.Context, i int, msg llm.Message) {
 	}
 	r.hist.Append(group...)
 	r.ingest(calls)
+	return out
 }
 
 // callAll runs calls concurrently with a bounded number in flight.
@@ -113,15 +120,14 @@ func (r *runner) record(i int, c llm.ToolCall, o callOutcome) {
 		if !r.o.Events.Enabled() {
 			return
 		}
-		class := toolErrorClass(o.err)
-		if o.cut {
-			class = errclass.ExecutionBudget
-		}
-		data := map[string]any{"call_id": c.ID, "duration_ms": o.duration.Milliseconds(), "error_class": class}
+		data := map[string]any{"call_id": c.ID, "duration_ms": o.duration.Milliseconds(), "error_class": r.failureClass(o)}
 		if o.denied {
 			data["error_class"] = errclass.PolicyDenied
 			addDenial(data, o.err)
+		} else {
+			data["error"] = r.shortError(o.err)
 		}
+		o.describeIn(data)
 		r.emit(events.ToolCallFailed, i, c.Function.Name, data)
 		return
 	}
@@ -129,9 +135,45 @@ func (r *runner) record(i int, c llm.ToolCall, o callOutcome) {
 	if !r.o.Events.Enabled() {
 		return
 	}
-	r.emit(events.ToolCallCompleted, i, c.Function.Name, map[string]any{
-		"call_id": c.ID, "duration_ms": o.duration.Milliseconds(), "result_bytes": o.raw, "artifact_count": o.refs,
-	})
+	data := map[string]any{"call_id": c.ID, "duration_ms": o.duration.Milliseconds(), "result_bytes": o.raw, "artifact_count": o.refs}
+	o.describeIn(data)
+	r.emit(events.ToolCallCompleted, i, c.Function.Name, data)
+}
+
+// describeIn adds what the call worked on (command, path) and the exit code
+// it recorded to a completion event's data.
+func (o callOutcome) describeIn(data map[string]any) {
+	if o.desc.field != "" {
+		if _, taken := data[o.desc.field]; !taken {
+			data[o.desc.field] = o.desc.value
+		}
+	}
+	if o.hasExit {
+		data["exit_code"] = o.exit
+	}
+}
+
+// failureClass is a failed call's error_class: a call the run's stop cut
+// short is the stop's (a budget, a stall), whatever error the tool gave.
+func (r *runner) failureClass(o callOutcome) string {
+	switch {
+	case o.cut:
+		return errclass.ExecutionBudget
+	case o.stalled:
+		return errclass.Stalled
+	}
+	return toolErrorClass(o.err)
+}
+
+// shortErrorRunes caps the error a progress line and tool_call_failed show.
+const shortErrorRunes = 200
+
+// shortError is an error on one line for a person: redacted, unfenced, cut.
+func (r *runner) shortError(err error) string {
+	if err == nil {
+		return ""
+	}
+	return untrusted.OneLine(untrusted.Unfence(r.o.Redact(err.Error())), shortErrorRunes)
 }
 
 // toolErrorClass keeps the classes the contract defines for tool failures and
@@ -145,55 +187,75 @@ func toolErrorClass(err error) string {
 	}
 }
 
-// call runs one tool call; it never panics and always yields a framed result.
+// call runs one tool call; it never panics and always yields a framed
+// result. Its duration is the tool's own: the Gate's time (a prompt's
+// wait) is not in it.
 func (r *runner) call(ctx context.Context, i int, c llm.ToolCall) callOutcome {
 	name := c.Function.Name
-	r.progress(Progress{Kind: ProgressToolStart, Iteration: i, Tool: name})
-	start := r.now()
-	text, err := r.invoke(ctx, c)
-	o := callOutcome{err: err, denied: isDenial(err), duration: r.now().Sub(start)}
+	desc := r.describe(name, c.ID, []byte(strings.TrimSpace(c.Function.Arguments)))
+	ctx, span := r.begin(ctx, r.toolActivity(i, desc))
+	defer span.End()
+	r.progress(Progress{Kind: ProgressToolStart, Iteration: i, Tool: name, CallID: c.ID, Detail: desc.value})
+	text, ran, err := r.invoke(ctx, c)
+	o := callOutcome{err: err, denied: isDenial(err), duration: ran, desc: desc}
+	o.exit, o.hasExit = span.ExitCode()
 	if err != nil {
 		// A tool reports the cut as whatever its context gave it (an MCP
 		// call says "context deadline exceeded"); the context's cause says
 		// it was the budget (DECISION 9).
-		o.cut = ctx.Err() != nil && budget.IsBudget(context.Cause(ctx))
+		if o.stopped = ctx.Err() != nil; o.stopped {
+			why := context.Cause(ctx)
+			o.cut, o.stalled = budget.IsBudget(why), errors.As(why, new(*liveness.StallError))
+		}
 		text = "error: " + err.Error()
 	} else {
 		o.raw = len(text)
 		o.refs = countArtifactLines(text)
 	}
+	o.digest = resultDigest(text)
 	o.content = frame(name, r.o.Redact(text))
-	r.progress(Progress{Kind: ProgressToolDone, Iteration: i, Tool: name, Failed: err != nil, Denied: o.denied, Duration: o.duration})
+	p := Progress{Kind: ProgressToolDone, Iteration: i, Tool: name, CallID: c.ID, Detail: desc.value,
+		Failed: err != nil, Denied: o.denied, Duration: o.duration, ExitCode: o.exit, HasExit: o.hasExit}
+	if err != nil && !o.denied {
+		p.Error = r.shortError(err)
+	}
+	r.progress(p)
 	return o
 }
 
-// invoke resolves the tool, checks the arguments and calls it, turning a panic
-// into an error.
-func (r *runner) invoke(ctx context.Context, c llm.ToolCall) (text string, err error) {
+// invoke resolves the tool, checks the arguments, passes the Gate and calls
+// the tool, turning a panic into an error. ran is the tool's own time.
+func (r *runner) invoke(ctx context.Context, c llm.ToolCall) (text string, ran time.Duration, err error) {
 	name := c.Function.Name
 	if r.cut[c.ID] {
-		return "", &CutToolCallError{Tool: name}
+		return "", 0, &CutToolCallError{Tool: name}
 	}
 	t, ok := r.o.Tools.Lookup(name)
 	if !ok {
-		return "", fmt.Errorf("tool %q not found", name)
+		return "", 0, &UnknownToolError{Tool: name}
 	}
 	args := json.RawMessage(strings.TrimSpace(c.Function.Arguments))
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
 	if !json.Valid(args) {
-		return "", fmt.Errorf("tool %q: arguments are not valid JSON: %.200q", name, c.Function.Arguments)
+		return "", 0, &BadArgumentsError{Tool: name, Args: c.Function.Arguments}
 	}
+	var start time.Time
 	defer func() {
+		if !start.IsZero() {
+			ran = r.now().Sub(start)
+		}
 		if v := recover(); v != nil {
 			text, err = "", &PanicError{Tool: name, Value: v}
 		}
 	}()
 	if ctx, err = r.gate(ctx, t, name, args); err != nil {
-		return "", err
+		return "", 0, err
 	}
-	return t.Call(ctx, args)
+	start = r.now()
+	text, err = t.Call(ctx, args)
+	return text, 0, err
 }
 
 // gate classifies the call (when the tool can) and lets the Gate decide. The

@@ -70,3 +70,52 @@ func (e *CutToolCallError) Error() string {
 
 // errToolCallsInSummary is a summary reply that asked for more tools.
 var errToolCallsInSummary = errors.New("summary reply contained tool calls")
+
+// UnknownToolError is a call of a tool the run does not have.
+type UnknownToolError struct{ Tool string }
+
+func (e *UnknownToolError) Error() string { return fmt.Sprintf("tool %q not found", e.Tool) }
+
+// BadArgumentsError is a call whose arguments are not JSON; the tool is not
+// called.
+type BadArgumentsError struct{ Tool, Args string }
+
+func (e *BadArgumentsError) Error() string {
+	return fmt.Sprintf("tool %q: arguments are not valid JSON: %.200q", e.Tool, e.Args)
+}
+
+// LoopError ends a run the loop breaker stopped (repeats.go): the model
+// called one tool with the same arguments and got the same result Count
+// times (Kind "repeat"), or the tool failed Count times in a row (Kind names
+// how: "denied", "timeout", "mcp_error", ...). It is a model error (exit 1).
+type LoopError struct {
+	Tool, CallID, Detail, Kind string
+	Count, Limit               int
+}
+
+func (e *LoopError) Error() string {
+	what := e.Tool
+	if e.Detail != "" {
+		what += ` "` + e.Detail + `"`
+	}
+	if e.Kind == loopRepeat {
+		return fmt.Sprintf("loop detected: the model called %s %d times with the same arguments and got the same result (loop_breaker.stop_after %d)",
+			what, e.Count, e.Limit)
+	}
+	return fmt.Sprintf("loop detected: %s failed %d times in a row (%s; loop_breaker.stop_after %d)", what, e.Count, e.Kind, e.Limit)
+}
+
+// ErrorClass implements events.Classifier.
+func (e *LoopError) ErrorClass() string { return errclass.LoopDetected }
+
+// Data is the stop as the loop_detected event and the run report give it.
+func (e *LoopError) Data() map[string]any {
+	d := map[string]any{"tool": e.Tool, "kind": e.Kind, "count": e.Count, "limit": e.Limit}
+	if e.CallID != "" {
+		d["call_id"] = e.CallID
+	}
+	if e.Detail != "" {
+		d["detail"] = e.Detail
+	}
+	return d
+}

@@ -89,3 +89,7 @@ func (s *memSink) types() []events.Type {
 	}
 	return out
 }
+
+// noLoopBreaker turns the loop breaker off for tests whose model repeats
+// one call on purpose (to fill the context, say).
+var noLoopBreaker = LoopLimits{HintAfter: -1, StopAfter: -1}

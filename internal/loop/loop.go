@@ -11,7 +11,11 @@
 //   - Budgets are checked where README's "Budgets" says; the runtime budget is a
 //     deadline on ctx whose cause is the budget error, so a call still running
 //     when it expires is cancelled and the stop is reported as a budget stop.
-//   - budget_exceeded is emitted before run_failed.
+//   - budget_exceeded (stall_detected, loop_detected) is emitted before
+//     run_failed.
+//   - A run that is alive says so (run_heartbeat); one in which nothing
+//     showed progress for StallTimeout is stopped (live.go), and one that
+//     repeats itself is told, then stopped (repeats.go).
 //
 // The loop knows tools and the model only through the small interfaces in
 // tool.go; the CLI wires concrete ones in.
@@ -24,6 +28,7 @@ import (
 
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/liveness"
 	"github.com/odek-run/odek/internal/llm"
 )
 
@@ -80,6 +85,21 @@ type Options struct {
 	// Warn receives warnings for the operator (a server that cut the
 	// prompt silently); nil drops them.
 	Warn func(string)
+
+	// Liveness is the run's progress clock; nil = the loop keeps its own.
+	// A caller passes one to feed it signs of life the loop does not see
+	// (MCP progress reports, Monitor.Reported).
+	Liveness *liveness.Monitor
+	// Heartbeat is the interval of run_heartbeat events (and heartbeat
+	// Progress notes); 0 = none.
+	Heartbeat time.Duration
+	// StallTimeout ends the run with a *liveness.StallError when nothing
+	// showed progress for that long (no streamed chunk, no line of tool
+	// output, no call begun or ended, ...); 0 = never.
+	StallTimeout time.Duration
+	// Loops configures the loop breaker (repeats.go); the zero value takes
+	// the defaults.
+	Loops LoopLimits
 
 	Budget      *budget.Tracker
 	Events      *events.Emitter
@@ -159,7 +179,12 @@ func (r *runner) run(ctx context.Context, h *History) (*Result, error) {
 	started["model"], started["max_iterations"] = r.o.ModelName, r.o.MaxIterations
 	started["sandbox"], started["sandbox_policy"] = sandboxOn(policy), policy
 	r.emit(events.RunStarted, 0, "", started)
-	answer, err := r.iterate(ctx)
+	wctx, stop := r.watch(ctx)
+	answer, err := r.iterate(wctx)
+	stop()
+	if answer == "" {
+		answer = r.stallSummary(ctx, err) // a tool hung, not the model: it can say what was done
+	}
 	if err == nil {
 		// What sub-agents charged back may have taken the run past a
 		// limit that no check of its own saw: an answer does not excuse it.
@@ -192,6 +217,7 @@ func (r *runner) sandboxInfo() map[string]any {
 func (r *runner) iterate(ctx context.Context) (string, error) {
 	for i := 1; i <= r.o.MaxIterations; i++ {
 		r.res.Iterations = i
+		r.publish()
 		if err := r.checkStart(ctx); err != nil {
 			return "", err
 		}
@@ -226,12 +252,16 @@ func (r *runner) iterate(ctx context.Context) (string, error) {
 		r.ids.assign(i, calls)
 		r.reply(i, resp.Message)
 		r.cut = cutCalls(resp)
-		r.act(ctx, i, resp.Message)
+		out := r.act(ctx, i, resp.Message)
+		looping := r.breakLoops(i, calls, out)
 		r.refreshPlan()
 		r.afterBatch()
 		r.iterationDone(i, resp, len(calls))
 		if ctx.Err() != nil {
 			return "", cause(ctx)
+		}
+		if looping != nil {
+			return r.loopStop(ctx, looping)
 		}
 	}
 	return r.iterationCapSummary(ctx)
@@ -254,6 +284,7 @@ func (r *runner) account(resp *llm.Response) error {
 	r.res.Usage.CacheReadTokens += u.CacheReadTokens
 	r.res.Usage.CacheCreationTokens += u.CacheCreationTokens
 	r.res.Usage.Estimated = r.res.Usage.Estimated || u.Estimated
+	r.publish()
 	return r.o.Budget.AddUsage(u)
 }
 

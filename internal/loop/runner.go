@@ -6,6 +6,7 @@ import (
 
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/liveness"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/redact"
 )
@@ -21,6 +22,7 @@ const (
 	ProgressIterationDone
 	ProgressEmptyReply // the model sent an empty reply and is asked again
 	ProgressReAsk      // a final answer broke the contract (Options.Answers) and the model is asked again
+	ProgressHeartbeat  // the run is alive (Options.Heartbeat); Live says what it is doing
 )
 
 // Progress is one notification for the terminal display. Usage is cumulative.
@@ -28,10 +30,23 @@ type Progress struct {
 	Kind      ProgressKind
 	Iteration int
 	Tool      string
-	Failed    bool
-	Denied    bool // the Gate refused the call (Failed is set too)
-	Duration  time.Duration
-	Usage     budget.Usage
+	CallID    string
+	// Detail is what the call works on (CallDescriber: a shell command, a
+	// path), redacted, on one line, cut; "" when the tool says nothing.
+	Detail   string
+	Failed   bool
+	Denied   bool // the Gate refused the call (Failed is set too)
+	Duration time.Duration
+	// ExitCode is the exit status of the command the call ran, when the
+	// tool recorded one (HasExit): a shell call that exited non-zero did
+	// not fail as a call, but did not succeed either.
+	ExitCode int
+	HasExit  bool
+	// Error is a failed call's error on one line, redacted and cut.
+	Error string
+	Usage budget.Usage
+	// Live is the heartbeat's snapshot (ProgressHeartbeat only).
+	Live *liveness.Status
 }
 
 // runner holds one run's state; it lives on the loop goroutine, except for the
@@ -59,6 +74,10 @@ type runner struct {
 
 	sentTokens     int  // estimate of the request last sent, tools included (usage.go)
 	warnedEstimate bool // the no-usage warning was given
+
+	live   *liveness.Monitor // the progress clock (live.go)
+	shared shared            // what the heartbeat reads
+	loops  *repeats          // the loop breaker (repeats.go)
 }
 
 func newRunner(o Options) *runner {
@@ -74,7 +93,11 @@ func newRunner(o Options) *runner {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	r := &runner{o: o, trim: newTrimmer(o.ContextWindow, EstimateTools(o.Tools.Specs()))}
+	r := &runner{o: o, trim: newTrimmer(o.ContextWindow, EstimateTools(o.Tools.Specs())),
+		live: o.Liveness, loops: newRepeats(o.Loops)}
+	if r.live == nil {
+		r.live = liveness.New(o.Now)
+	}
 	if o.Compaction {
 		r.trim.reserve = digestReserve
 	}
@@ -154,8 +177,8 @@ func putRate(d map[string]any, key string, tokens int64, over time.Duration) {
 	}
 }
 
-// finish emits the closing events: budget_exceeded (if any) strictly before
-// run_failed, or run_completed.
+// finish emits the closing events: budget_exceeded, stall_detected or
+// loop_detected (if any) strictly before run_failed, or run_completed.
 func (r *runner) finish(err error) {
 	d := map[string]any{"duration_ms": r.now().Sub(r.start).Milliseconds()}
 	r.contractData(d)
@@ -175,8 +198,15 @@ func (r *runner) finish(err error) {
 		return
 	}
 	var be *budget.Error
-	if errors.As(err, &be) {
+	var se *liveness.StallError
+	var le *LoopError
+	switch {
+	case errors.As(err, &be):
 		r.emit(events.BudgetExceeded, r.res.Iterations, "", be.EventData())
+	case errors.As(err, &se):
+		r.emit(events.StallDetected, r.res.Iterations, se.Activity.Tool, se.Data())
+	case errors.As(err, &le):
+		r.emit(events.LoopDetected, r.res.Iterations, le.Tool, le.Data())
 	}
 	d["error_class"] = events.ErrorClass(err)
 	r.emit(events.RunFailed, r.res.Iterations, "", d)

@@ -128,7 +128,7 @@ func TestBudgetStopEmptySummary(t *testing.T) {
 // newest entries first, saying how many were left out.
 func TestSummaryFitsTheContextWindow(t *testing.T) {
 	m := &scriptedModel{turns: append(stepsOf(8, 2)[:8], answer("summary", 1, 1))}
-	res, err := Run(context.Background(), Options{Model: m, System: "sys", Tools: mustRegistry(t, bigTool(1900)),
+	res, err := Run(context.Background(), Options{Model: m, System: "sys", Tools: mustRegistry(t, bigTool(1900)), Loops: noLoopBreaker,
 		MaxIterations: 8, ContextWindow: 4000}, "the task")
 	if err != nil || res.Stop != StopMaxIterations {
 		t.Fatalf("err %v, stop %v", err, res.Stop)
