@@ -9,6 +9,10 @@ import (
 // capture keeps a command's output for the model (head and tail within
 // show bytes) and, up to keep bytes, whole for the artifact.
 type capture struct {
+	// onWrite, when set, hears every write (the command is alive), outside
+	// the lock.
+	onWrite func()
+
 	mu    sync.Mutex
 	show  int
 	keep  int
@@ -20,6 +24,9 @@ type capture struct {
 func newCapture(show, keep int) *capture { return &capture{show: show, keep: keep} }
 
 func (c *capture) Write(p []byte) (int, error) {
+	if c.onWrite != nil && len(p) > 0 {
+		c.onWrite()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.total += int64(len(p))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/odek-run/odek/internal/artifact"
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/liveness"
 	"github.com/odek-run/odek/internal/proc"
 	"github.com/odek-run/odek/internal/risk"
 	"github.com/odek-run/odek/internal/sandbox"
@@ -99,6 +100,7 @@ func (t *shellTool) Call(ctx context.Context, args json.RawMessage) (string, err
 		return "", &ChangedError{Tool: t.Name(), Approved: approved.Class, Now: now}
 	}
 	out := newCapture(MaxShellOutput, maxShellKeep)
+	out.onWrite = func() { liveness.Touch(ctx) } // output is progress for the stall watchdog
 	res := runGroup(ctx, runSpec{command: a.Command, dir: t.ws.cls.Root(), env: t.ws.env, timeout: timeout, out: out,
 		sandbox: t.policyFor(now)})
 	if res.err != nil && !res.timedOut && ctx.Err() == nil {
@@ -114,6 +116,7 @@ func (t *shellTool) Call(ctx context.Context, args json.RawMessage) (string, err
 	case res.timedOut:
 		return "", &TimeoutError{After: timeout, Contained: res.contained, Output: untrusted.Wrap("shell", body) + note}
 	}
+	liveness.SetExitCode(ctx, res.code)
 	return fmt.Sprintf("exit code: %d%s\n%s%s", res.code, out.summary(), untrusted.Wrap("shell", body), note), nil
 }
 

@@ -42,6 +42,10 @@ func NewToolAdapter(c *Client, t ToolDef) *ToolAdapter {
 // Name returns the qualified name <server>__<tool>.
 func (a *ToolAdapter) Name() string { return a.Client.Name() + "__" + a.ToolName }
 
+// ServerName is the server the tool lives on (heartbeats and stall reports
+// name it).
+func (a *ToolAdapter) ServerName() string { return a.Client.Name() }
+
 // Description returns the tool's description.
 func (a *ToolAdapter) Description() string { return a.Desc }
 

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/odek-run/odek/internal/liveness"
 	"github.com/odek-run/odek/internal/risk"
 )
 
@@ -337,10 +338,12 @@ func (p *Policy) prompt(ctx context.Context, c Call, class risk.Class) (d Decisi
 	if p.isTrusted(c) { // trusted while this call waited for the prompt
 		return Allow, "", false, nil
 	}
+	answered := liveness.Prompt(ctx) // a person is asked: no stall until the answer
 	ans, err := p.o.Asker.Ask(ctx, Question{
 		Tool: c.Tool, What: c.Risk.What, Class: class, Reason: c.Risk.Reason, Classes: c.Risk.Set.List(),
 		Args: c.Args, Dir: p.o.Dir, Details: p.friction(class),
 	})
+	answered()
 	if err != nil {
 		return Deny, "", false, err
 	}

@@ -2,6 +2,7 @@ package subagent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/liveness"
 	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
@@ -137,7 +139,12 @@ func (t *Tool) spawn(ctx context.Context, index int, task *wire.Task, extra []st
 		"task_id": task.TaskID, "pid": proc.PID(), "depth": t.o.Depth + 1,
 		"timeout_seconds": s.TimeoutSeconds, "goal_sha256": wire.GoalHash(task.Goal), "trust": task.Trust(),
 	})
-	stream, rerr := wire.ReadStream(proc.Stdout(), wire.StreamLimits{}, func(l *wire.Line) { t.onLine(index, task.TaskID, l) })
+	stream, rerr := wire.ReadStream(proc.Stdout(), wire.StreamLimits{}, func(l *wire.Line) {
+		if !heartbeat(l) {
+			liveness.Touch(ctx) // the child did something: progress for the parent's watchdog
+		}
+		t.onLine(index, task.TaskID, l)
+	})
 	if rerr != nil {
 		proc.Kill()
 	}
@@ -179,6 +186,19 @@ func writeClose(f io.WriteCloser, data []byte) error {
 		err = cerr
 	}
 	return err
+}
+
+// heartbeat reports a child's run_heartbeat: the child is alive, which
+// says nothing about whether it gets anywhere (its own watchdog judges
+// that), so it is no progress for the parent.
+func heartbeat(l *wire.Line) bool {
+	if l.Type != wire.LineEvent {
+		return false
+	}
+	var ev struct {
+		Type string `json:"type"`
+	}
+	return json.Unmarshal(l.Event, &ev) == nil && ev.Type == string(events.RunHeartbeat)
 }
 
 // onLine relays a child's forwarded events (when they were asked for:

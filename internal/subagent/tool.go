@@ -9,6 +9,7 @@ import (
 
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/liveness"
 	"github.com/odek-run/odek/internal/risk"
 	"github.com/odek-run/odek/internal/subagent/wire"
 )
@@ -188,6 +189,7 @@ func (t *Tool) Call(ctx context.Context, raw json.RawMessage) (string, error) {
 	if err != nil {
 		return "", &SpawnRefusedError{Err: err}
 	}
+	liveness.SetPhase(ctx, liveness.PhaseSubagent)
 	parent, tainted := t.parentTrust()
 	// Each child's further flags are asked for in task order, before any
 	// child starts: a recorded delegation names its children's cassette
