@@ -106,6 +106,8 @@
 //     loudly instead of drifting through the script.
 //   - delay_ms: wait before the first chunk (streaming, after the headers) or
 //     before the body; chunk_delay_ms: wait between chunks.
+//   - repeat: play the turn that many times, as that many turns (a model
+//     that makes one call again and again); at most 10000.
 //   - after_requests: hold the answer (headers included) until the server
 //     has received that many requests, this one included, so a test can
 //     order parallel clients by what they sent rather than by time; a

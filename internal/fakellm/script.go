@@ -100,7 +100,14 @@ type Turn struct {
 	// AfterRequests holds the answer until the server has received this
 	// many requests, the one answered included (0 = at once).
 	AfterRequests int `json:"after_requests,omitempty"`
+
+	// repeat is the script's "repeat": ParseScript plays the turn that
+	// many times (a model that makes one call again and again).
+	repeat int
 }
+
+// maxRepeat bounds a turn's repeat.
+const maxRepeat = 10000
 
 // ScriptCall is one tool call the model makes.
 type ScriptCall struct {
@@ -158,6 +165,7 @@ type turnJSON struct {
 	ChunkSize        int             `json:"chunk_size,omitempty"`
 	Interleave       bool            `json:"interleave,omitempty"`
 	AfterRequests    int             `json:"after_requests,omitempty"`
+	Repeat           int             `json:"repeat,omitempty"`
 }
 
 // UnmarshalJSON decodes a turn strictly: unknown fields are errors.
@@ -173,7 +181,10 @@ func (t *Turn) UnmarshalJSON(b []byte) error {
 		EncryptedContent: w.EncryptedContent, ToolCalls: w.ToolCalls, WholeCalls: w.WholeCalls, NoIDs: w.NoIDs,
 		FinishReason: w.FinishReason, Fault: w.Fault, Match: w.Match,
 		DelayMs: w.DelayMs, ChunkDelayMs: w.ChunkDelayMs, ChunkSize: w.ChunkSize, Interleave: w.Interleave,
-		AfterRequests: w.AfterRequests,
+		AfterRequests: w.AfterRequests, repeat: w.Repeat,
+	}
+	if w.Repeat < 0 || w.Repeat > maxRepeat {
+		return fmt.Errorf("repeat: want 1..%d, got %d", maxRepeat, w.Repeat)
 	}
 	switch u := strings.TrimSpace(string(w.Usage)); u {
 	case "", "null", "true":
@@ -280,10 +291,14 @@ func ParseScript(b []byte) (*Script, error) {
 	if len(top.Turns) == 0 {
 		return nil, errors.New(`fakellm: script has no turns (want {"turns": [...]})`)
 	}
-	s := &Script{Model: top.Model, RejectParams: top.RejectParams, Refuse: top.Refuse, AnyOrder: top.AnyOrder, ChatOnly: top.ChatOnly, Turns: make([]Turn, len(top.Turns))}
+	s := &Script{Model: top.Model, RejectParams: top.RejectParams, Refuse: top.Refuse, AnyOrder: top.AnyOrder, ChatOnly: top.ChatOnly}
 	for i, raw := range top.Turns {
-		if err := json.Unmarshal(raw, &s.Turns[i]); err != nil {
+		var t Turn
+		if err := json.Unmarshal(raw, &t); err != nil {
 			return nil, fmt.Errorf("fakellm: script: turn %d: %s", i+1, jsonErr(raw, err))
+		}
+		for range max(t.repeat, 1) {
+			s.Turns = append(s.Turns, t)
 		}
 	}
 	if err := s.Validate(); err != nil {

@@ -125,3 +125,20 @@ func TestSplit(t *testing.T) {
 		t.Error("split lost data")
 	}
 }
+
+// A turn with repeat is that many turns: a model that repeats itself is one
+// line of a script.
+func TestParseScriptRepeat(t *testing.T) {
+	s, err := ParseScript([]byte(`[{"tool_calls": [{"name": "status", "arguments": {}}], "repeat": 3}, {"content": "done"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Turns) != 4 || s.Turns[2].ToolCalls[0].Name != "status" || s.Turns[3].Content != "done" {
+		t.Fatalf("%d turns: %+v", len(s.Turns), s.Turns)
+	}
+	for _, bad := range []string{`[{"content": "x", "repeat": -1}]`, `[{"content": "x", "repeat": 10001}]`} {
+		if _, err := ParseScript([]byte(bad)); err == nil || !strings.Contains(err.Error(), "repeat") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}
