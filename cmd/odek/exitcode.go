@@ -35,6 +35,8 @@ var exitCodes = map[string]int{
 	errclass.ProviderError:    exitError,
 	errclass.MCPError:         exitError,
 	errclass.PolicyDenied:     exitError, // --fail-on-denial
+	errclass.Stalled:          exitTimeout,
+	errclass.LoopDetected:     exitError,
 }
 
 // setupError gives a setup class to an error made here or returned by a

@@ -8,12 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/odek-run/odek/internal/approval"
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/liveness"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/mcpclient"
@@ -36,6 +38,7 @@ func TestExitCodeTableCoversEveryClass(t *testing.T) {
 	want := map[string]int{
 		errclass.SetupError: exitSetup, errclass.ExecutionBudget: exitBudget,
 		errclass.DeadlineExceeded: exitTimeout, errclass.ContextCanceled: exitInterrupted,
+		errclass.Stalled: exitTimeout, // a hung run is a timeout, however it hung
 	}
 	for _, c := range errclass.All {
 		code, ok := exitCodes[c]
@@ -96,6 +99,8 @@ func TestExitCodeOfRealErrors(t *testing.T) {
 		{"provider error", &llm.StatusError{Status: http.StatusBadGateway}, exitError},
 		{"tool panic", &loop.PanicError{Tool: "x", Value: 1}, exitError},
 		{"iteration cap", &loop.MaxIterationsError{Iterations: 3}, exitError},
+		{"stalled", &liveness.StallError{Idle: time.Minute, Limit: time.Minute}, exitTimeout},
+		{"loop", &loop.LoopError{Tool: "shell", Kind: "repeat", Count: 10, Limit: 10}, exitError},
 	}
 	for _, tt := range tests {
 		if tt.err == nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/odek-run/odek/internal/artifact"
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/liveness"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/mcpclient"
 	"github.com/odek-run/odek/internal/sandbox"
@@ -86,6 +87,7 @@ func mcpServersData(set *mcpclient.Set) []map[string]any {
 type mcpNotices struct {
 	em   *events.Emitter
 	view atomic.Pointer[progressView]
+	live atomic.Pointer[liveness.Monitor] // the run's progress clock (monitor)
 }
 
 func (n *mcpNotices) handle(x mcpclient.Notice) {
@@ -107,6 +109,7 @@ func (n *mcpNotices) handle(x mcpclient.Notice) {
 		}
 		n.em.Emit(events.MCPProgress, 0, tool, data)
 		n.view.Load().toolProgress(tool, x.ProgressLine())
+		n.live.Load().Reported(tool, x.Progress, x.Reason) // progress that moves is a sign of life
 	case mcpclient.NoticeServerSkipped:
 		n.em.Emit(events.MCPServerSkipped, 0, "", map[string]any{"server": x.Server, "reason": x.Reason})
 	case mcpclient.NoticeServerRestarted, mcpclient.NoticeServerLost:
@@ -122,6 +125,7 @@ func (n *mcpNotices) handle(x mcpclient.Notice) {
 		}
 		n.em.Emit(events.MCPTask, 0, tool, data)
 		n.view.Load().toolProgress(tool, "task "+x.TaskStatus)
+		n.live.Load().Reported(tool+" task", 0, x.TaskStatus+" "+x.Reason) // a status or message that moves
 	case mcpclient.NoticeInputAnswered, mcpclient.NoticeInputDeclined:
 		outcome := "declined"
 		if x.Kind == mcpclient.NoticeInputAnswered {

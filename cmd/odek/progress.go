@@ -86,17 +86,16 @@ func (v *progressView) update(p loop.Progress) {
 	case loop.ProgressToolStart:
 		v.running = append(v.running, termLine(p.Tool))
 		if !v.tty {
-			v.line(fmt.Sprintf("[%d] → %s", p.Iteration, termLine(p.Tool)))
+			v.line(fmt.Sprintf("[%d] → %s", p.Iteration, callText(p)))
 		}
 	case loop.ProgressToolDone:
 		v.removeRunning(termLine(p.Tool))
-		mark, word := v.paint("32", "✓"), "ok"
-		if p.Denied {
-			mark, word = v.paint("33", "⊘"), "denied"
-		} else if p.Failed {
-			mark, word = v.paint("31", "✗"), "failed"
+		mark, word := v.doneMark(p)
+		v.line(fmt.Sprintf("[%d] %s %s %s (%s)", p.Iteration, mark, callText(p), word, roundDur(p.Duration)))
+	case loop.ProgressHeartbeat:
+		if !v.tty && p.Live != nil { // a terminal has the status line
+			v.line(fmt.Sprintf("[%d] … %s", p.Iteration, liveText(p.Live)))
 		}
-		v.line(fmt.Sprintf("[%d] %s %s %s (%s)", p.Iteration, mark, termLine(p.Tool), word, roundDur(p.Duration)))
 	}
 	v.drawStatus()
 }

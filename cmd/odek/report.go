@@ -9,6 +9,7 @@ import (
 
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/liveness"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/outschema"
 )
@@ -36,6 +37,8 @@ type runReport struct {
 	TotalCostUSD      *float64                 `json:"total_cost_usd,omitempty"` // = cost_usd, under the name Claude Code's report uses
 	Budgets           map[string]budget.Budget `json:"budgets,omitempty"`
 	BudgetExceeded    map[string]any           `json:"budget_exceeded,omitempty"` // the budget_exceeded event's data
+	StallDetected     map[string]any           `json:"stall_detected,omitempty"`  // the stall_detected event's data
+	LoopDetected      map[string]any           `json:"loop_detected,omitempty"`   // the loop_detected event's data
 	ToolCalls         loopToolCounts           `json:"tool_calls"`
 	Denials           []reportDenial           `json:"denials"` // calls the risk policy refused
 	DurationMS        int64                    `json:"duration_ms"`
@@ -76,6 +79,10 @@ func outcome(ctx context.Context, res *loop.Result, err error) (status, reason s
 		return "error", "output_schema_mismatch", code
 	case errors.As(err, &be):
 		return "budget_exhausted", "execution_budget:" + be.Limit, code
+	case errors.As(err, new(*liveness.StallError)):
+		return "error", "stalled", code
+	case errors.As(err, new(*loop.LoopError)):
+		return "error", "loop_detected", code
 	case errors.As(err, new(*deniedRunError)):
 		return "error", "policy_denied", code
 	case code == exitInterrupted:
@@ -160,7 +167,21 @@ func (r *agentRun) report(ctx context.Context, ios *IOStreams, res *loop.Result,
 		}
 	}
 	reportBudgetStop(&rep, runErr)
+	reportStuck(&rep, runErr)
 	return rep
+}
+
+// reportStuck puts a stall or a loop into the report, with the data of the
+// event that announced it.
+func reportStuck(rep *runReport, err error) {
+	var se *liveness.StallError
+	var le *loop.LoopError
+	switch {
+	case errors.As(err, &se):
+		rep.StallDetected = se.Data()
+	case errors.As(err, &le):
+		rep.LoopDetected = le.Data()
+	}
 }
 
 // reportBudgetStop puts the exhausted budget into the report with the

@@ -205,6 +205,7 @@ func runAgent(ctx context.Context, o *runOptions) error {
 		return err
 	}
 	r.sessionOptions(&opts)
+	r.livenessOptions(&opts)
 	r.streamOptions(*o, &opts)
 	res, runErr := loop.Continue(runCtx, opts, h)
 	r.sinks.streamer.answer(res)

@@ -76,7 +76,8 @@ func (c *child) childLoopOptions() loop.Options {
 		Gate: r.tools.gate, OnUntrusted: r.taint, Sandbox: r.tools.sandbox.info,
 	}
 	r.sessionOptions(&opts) // its own plan and context trimming; a child has no session
-	r.schema.apply(&opts)   // --output-schema: the same guard as run's
+	r.livenessOptions(&opts)
+	r.schema.apply(&opts) // --output-schema: the same guard as run's
 	return opts
 }
 
@@ -91,6 +92,8 @@ func (c *child) progress(p loop.Progress) {
 			"failed": p.Failed, "denied": p.Denied, "duration_ms": p.Duration.Milliseconds()}})
 	case loop.ProgressIterationDone:
 		c.out.Send(wire.Line{Type: wire.LineProgress, Step: p.Iteration})
+	case loop.ProgressHeartbeat:
+		c.heartbeatLine(p)
 	}
 }
 

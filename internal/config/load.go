@@ -3,6 +3,7 @@ package config
 import (
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/odek-run/odek/internal/budget"
 )
@@ -64,9 +65,15 @@ type Config struct {
 	// OutputSchema is the path of the JSON Schema the answer must match.
 	OutputSchema        string
 	OutputSchemaRetries int
-	Planning            Planning
-	Sandbox             Sandbox
-	Limits              budget.Limits
+	// Heartbeat is the interval of run_heartbeat events (0 = none);
+	// StallTimeout stops a run in which nothing showed progress that long
+	// (0 = never); LoopBreaker configures the loop breaker.
+	Heartbeat    time.Duration
+	StallTimeout time.Duration
+	LoopBreaker  LoopBreaker
+	Planning     Planning
+	Sandbox      Sandbox
+	Limits       budget.Limits
 	// Prices and ModelPrices come from the global file only.
 	Prices      budget.Prices
 	ModelPrices map[string]budget.ModelPrice

@@ -113,6 +113,28 @@ var table = []Setting{
 		Help:      "times the model may retry an answer that does not match output_schema",
 		bind:      func(c *Config) any { return &c.OutputSchemaRetries }},
 
+	// Slow or stuck (README, "What ends a run").
+	{Key: "heartbeat_seconds", Kind: Seconds, Default: 30 * time.Second, ZeroNone: true,
+		Env: "ODEK_HEARTBEAT_SECONDS", Trust: ProjectMaySet, Supported: true,
+		Help: "a run_heartbeat event (and, without a terminal, a progress line) this often while a run is alive; 0 = none",
+		bind: func(c *Config) any { return &c.Heartbeat }},
+	{Key: "stall_timeout_seconds", Kind: Seconds, Default: 600 * time.Second, ZeroNone: true,
+		Env: "ODEK_STALL_TIMEOUT_SECONDS", Flag: "stall-timeout", Trust: ProjectMayLower, Supported: true,
+		template: inGlobalTemplate,
+		Help:     "stop a run (exit 2, termination stalled) in which nothing showed progress this long: no streamed chunk, no line of tool output, no MCP progress, no sub-agent event; 0 = never",
+		bind:     func(c *Config) any { return &c.StallTimeout }},
+	{Key: "loop_breaker.hint_after", Kind: Int, Default: int64(3), ZeroNone: true, Env: NoEnv,
+		Trust: ProjectMayLower, Supported: true,
+		Help: "tell the model (one system message) when it repeats a call with the same result, or a tool fails, this many times in a row; 0 = never",
+		bind: func(c *Config) any { return &c.LoopBreaker.HintAfter }},
+	{Key: "loop_breaker.stop_after", Kind: Int, Default: int64(10), ZeroNone: true, Env: NoEnv,
+		Trust: ProjectMayLower, Supported: true,
+		Help: "stop the run (exit 1, termination loop_detected) when that goes on this many times; 0 = never",
+		bind: func(c *Config) any { return &c.LoopBreaker.StopAfter }},
+	{Key: "loop_breaker.exempt_tools", Kind: StringList, Env: NoEnv, Trust: GlobalOnly, Supported: true,
+		Help: "tools the loop breaker never counts (a tool made for polling)",
+		bind: func(c *Config) any { return &c.LoopBreaker.Exempt }},
+
 	// Tools.
 	{Key: "tools.enabled", Kind: StringList, Env: "ODEK_TOOLS_ENABLED", Flag: "tool", Trust: GlobalOnly,
 		Supported: true, TrustNote: "the highest layer that sets it wins",

@@ -21,6 +21,15 @@ type LLM struct {
 	WireAPI string
 }
 
+// LoopBreaker configures what stops a model that repeats itself
+// (loop_breaker.*): a hint after HintAfter repeats (0 = none), a stop at
+// StopAfter (0 = never); Exempt tools (pollers) are never counted.
+type LoopBreaker struct {
+	HintAfter int
+	StopAfter int
+	Exempt    []string
+}
+
 // Sandbox is how the kernel confines the commands odek runs (sandbox.*).
 type Sandbox struct {
 	Mode     string // auto, workspace-write, read-only, off
