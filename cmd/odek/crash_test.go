@@ -76,7 +76,9 @@ func crashRun(t *testing.T, odek string, killAt int, delay time.Duration) string
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, odek, "run", "-q", "--session", "--no-planning", "--no-compaction", "do the steps")
-	cmd.Env = []string{"ODEK_HOME=" + home, "HOME=" + home, "ODEK_BASE_URL=" + srv.URL + "/v1", "PATH=" + os.Getenv("PATH")}
+	cmd.Env = []string{"ODEK_HOME=" + home, "HOME=" + home, "ODEK_BASE_URL=" + srv.URL + "/v1", "PATH=" + os.Getenv("PATH"),
+		// Every call fails on purpose: the loop breaker would stop the run.
+		"ODEK_LOOP_BREAKER_HINT_AFTER=0", "ODEK_LOOP_BREAKER_STOP_AFTER=0"}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -143,6 +143,8 @@ func scriptParams(t *testing.T, odekDir string, files []string) testscript.Param
 			"events-normalize":  cmdEventsNormalize,
 			"schema-check":      cmdSchemaCheck,
 			"wait-file":         cmdWaitFile,
+			"wait-count":        cmdWaitCount,
+			"event-gaps":        cmdEventGaps,
 			"pid-dead":          cmdPidDead,
 			// sub-agents (subagent_cmds_test.go)
 			"llm-max-inflight":  cmdLLMMaxInFlight,

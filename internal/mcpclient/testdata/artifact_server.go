@@ -51,6 +51,7 @@ var (
 	roEcho      = flag.Bool("read_only_echo", false, "mark echo readOnlyHint: true (it is not: it is just a fixture)")
 	badOutput   = flag.Bool("refused_output_schema", false, "advertise remote_schema, whose outputSchema names another document")
 	restartKit  = flag.Bool("restart_tools", false, "advertise crash_once (idempotentHint) and crash_once_plain, which exit the first time they are called (a file in -root remembers), and give echo the description in <root>/echo_desc if there is one")
+	stallTools  = flag.Bool("stall_tools", false, "advertise progress_forever and progress_stuck, which report progress (moving, or the same) and never answer")
 )
 
 type msg struct {
@@ -193,6 +194,11 @@ func listTools(m msg) {
 		tools = append(tools, map[string]any{"name": "big_schema", "description": "huge schema",
 			"inputSchema": map[string]any{"type": "object", "description": strings.Repeat("s", 512<<10)}})
 	}
+	if *stallTools {
+		for _, n := range []string{"progress_forever", "progress_stuck"} {
+			tools = append(tools, map[string]any{"name": n, "description": "fixture tool " + n, "inputSchema": map[string]any{"type": "object"}})
+		}
+	}
 	for i := 0; i < *extraTools; i++ {
 		tools = append(tools, map[string]any{"name": fmt.Sprintf("t%d", i), "inputSchema": map[string]any{"type": "object"}})
 	}
@@ -329,6 +335,8 @@ func call(m msg) {
 		}
 		text(m.ID, fmt.Sprintf("survived in pid %d", os.Getpid()), false)
 	case "hang":
+	case "progress_forever", "progress_stuck":
+		reportForever(m.Params, a.MS, p.Name == "progress_forever")
 	case "flood":
 		for i := 0; i < a.N; i++ {
 			send(map[string]any{"method": "notifications/message", "params": map[string]any{"level": "info", "data": i}})
@@ -441,4 +449,31 @@ func serverRequests(id json.RawMessage) {
 	roots := ask(`"r-1"`, "roots/list")
 	elicit := ask(`"e-1"`, "elicitation/create") // legacy form, outside any call
 	text(id, "ping="+ping+" roots="+roots+" elicit="+elicit, false)
+}
+
+// reportForever sends notifications/progress for the call's token every ms
+// (default 200) and never answers: the progress moves when moving is set,
+// and repeats itself otherwise.
+func reportForever(params json.RawMessage, ms int, moving bool) {
+	var p struct {
+		Meta struct {
+			Token json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	json.Unmarshal(params, &p)
+	if len(p.Meta.Token) == 0 {
+		return
+	}
+	if ms <= 0 {
+		ms = 200
+	}
+	for i := 1; ; i++ {
+		n := 1
+		if moving {
+			n = i
+		}
+		send(map[string]any{"method": "notifications/progress", "params": map[string]any{
+			"progressToken": p.Meta.Token, "progress": n, "message": "working"}})
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+	}
 }

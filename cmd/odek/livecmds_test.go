@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// cmdWaitCount waits until a file holds a substring n times or more:
+// a run's n-th heartbeat, say.
+//
+//	wait-count ev.jsonl '"type":"run_heartbeat"' 3
+func cmdWaitCount(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: wait-count file substring n")
+	}
+	n := atoi(ts, args[2])
+	path := ts.MkAbs(args[0])
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		if b, err := os.ReadFile(path); err == nil && bytes.Count(b, []byte(args[1])) >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s holds %q fewer than %d times after %v", args[0], args[1], n, waitTimeout)
+		}
+		time.Sleep(10 * time.Millisecond) // polling: the line's arrival is the event waited for
+	}
+}
+
+// cmdEventGaps asserts that consecutive events of a type are at least ms
+// milliseconds apart (by their timestamps): heartbeats come at their
+// interval, not faster.
+//
+//	event-gaps ev.jsonl run_heartbeat 900
+func cmdEventGaps(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: event-gaps file type ms")
+	}
+	least := time.Duration(atoi(ts, args[2])) * time.Millisecond
+	var prev time.Time
+	for _, ev := range readEvents(ts, args[0]) {
+		if ev["type"] != args[1] {
+			continue
+		}
+		s, _ := ev["timestamp"].(string)
+		at, err := time.Parse(time.RFC3339Nano, s)
+		ts.Check(err)
+		if !prev.IsZero() && at.Sub(prev) < least {
+			ts.Fatalf("%s events %v apart, want at least %v", args[1], at.Sub(prev), least)
+		}
+		prev = at
+	}
+}
+
+func atoi(ts *testscript.TestScript, s string) int {
+	n, err := strconv.Atoi(s)
+	ts.Check(err)
+	return n
+}
