@@ -30,7 +30,7 @@ type callOutcome struct {
 	refs     int    // artifact metadata lines
 	exit     int    // the exit code the tool recorded (hasExit)
 	hasExit  bool   // the call ran a command and recorded its exit code
-	digest   string // the result's identity, for the loop breaker
+	digest   digest // the result's identity, for the loop breaker
 	desc     callDesc
 }
 

@@ -3,11 +3,9 @@ package loop
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/odek-run/odek/internal/events"
@@ -55,14 +53,24 @@ const (
 type repeats struct {
 	hintAfter, stopAfter int
 	exempt               map[string]bool
-	seen                 map[string]bool // every (tool, arguments, result) of the run
-	count                map[string]int  // repeats of each since something new was seen
-	fails                map[string]int  // each tool's failures in a row
+	seen                 map[callKey]bool  // every (tool, arguments, result) of the run
+	count                map[callKey]int   // repeats of each since something new was seen
+	fails                map[string]int    // each tool's failures in a row
+	canon                map[string]string // arguments as sent → canonicalArgs, for the repeats
+}
+
+// maxCanon bounds the canonical-arguments cache; past it, it starts over.
+const maxCanon = 256
+
+// callKey is one call and its result, as the breaker compares them.
+type callKey struct {
+	tool, args string
+	result     digest
 }
 
 func newRepeats(l LoopLimits) *repeats {
 	p := &repeats{hintAfter: l.HintAfter, stopAfter: l.StopAfter, exempt: map[string]bool{},
-		seen: map[string]bool{}, count: map[string]int{}, fails: map[string]int{}}
+		seen: map[callKey]bool{}, count: map[callKey]int{}, fails: map[string]int{}, canon: map[string]string{}}
 	if p.hintAfter == 0 {
 		p.hintAfter = DefaultLoopHintAfter
 	}
@@ -92,7 +100,7 @@ func (p *repeats) observe(calls []llm.ToolCall, out []callOutcome) (hints []find
 		if p.exempt[name] || o.stopped {
 			continue
 		}
-		key := name + "\x00" + canonicalArgs(c.Function.Arguments) + "\x00" + o.digest
+		key := callKey{tool: name, args: p.canonical(c.Function.Arguments), result: o.digest}
 		if !p.seen[key] {
 			p.seen[key] = true
 			clear(p.count) // something new: what came before is not a loop
@@ -118,6 +126,20 @@ func (p *repeats) observe(calls []llm.ToolCall, out []callOutcome) (hints []find
 		}
 	}
 	return hints, stop
+}
+
+// canonical is canonicalArgs, remembered: a model that repeats a call
+// sends the same bytes, which then cost a map lookup.
+func (p *repeats) canonical(raw string) string {
+	if c, ok := p.canon[raw]; ok {
+		return c
+	}
+	if len(p.canon) >= maxCanon {
+		clear(p.canon)
+	}
+	c := canonicalArgs(raw)
+	p.canon[raw] = c
+	return c
 }
 
 // failureKind names what a failed call failed with, for the hint.
@@ -212,18 +234,13 @@ func (r *runner) loopStop(ctx context.Context, le *LoopError) (string, error) {
 }
 
 // canonicalArgs is a call's arguments in one spelling: parsed and encoded
-// again (object keys sorted, numbers as written, no spaces), so that
-// `{"a":1, "b":2}` and `{"b":2,"a":1}` are the same call. Arguments that are
-// not one JSON value are compared as they are.
+// again (object keys sorted, no spaces, numbers as float64 reads them), so
+// that `{"a":1, "b":2}` and `{"b":2,"a":1}` are the same call. Arguments
+// that are not one JSON value are compared as they are.
 func canonicalArgs(raw string) string {
-	dec := json.NewDecoder(strings.NewReader(raw))
-	dec.UseNumber()
 	var v any
-	if dec.Decode(&v) != nil {
+	if json.Unmarshal([]byte(raw), &v) != nil {
 		return strings.TrimSpace(raw)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return strings.TrimSpace(raw) // trailing data
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -232,9 +249,12 @@ func canonicalArgs(raw string) string {
 	return string(b)
 }
 
+// digest identifies a result.
+type digest [16]byte
+
 // resultDigest identifies a result's text, the untrusted-content fences
 // (whose nonces are fresh on every call) left out.
-func resultDigest(text string) string {
+func resultDigest(text string) digest {
 	sum := sha256.Sum256([]byte(untrusted.Unfence(text)))
-	return hex.EncodeToString(sum[:12])
+	return digest(sum[:16])
 }

@@ -218,7 +218,7 @@ func TestLoopHintsByKind(t *testing.T) {
 func TestCanonicalArgs(t *testing.T) {
 	for _, tc := range []struct{ a, b string }{
 		{`{"a":1,"b":[1,2]}`, ` { "b" : [1, 2], "a": 1 } `},
-		{`{"n":1.50}`, `{"n": 1.50}`},
+		{`{"n":1.50}`, `{"n": 1.5}`},
 		{`not json`, ` not json `},
 	} {
 		if canonicalArgs(tc.a) != canonicalArgs(tc.b) {
@@ -226,7 +226,6 @@ func TestCanonicalArgs(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ a, b string }{
-		{`{"n":1.5}`, `{"n":1.50}`}, // as written: the tool may read them differently
 		{`{"a":1}`, `{"a":1}}`},
 		{`{"a":"x"}`, `{"a":"y"}`},
 	} {
@@ -237,7 +236,7 @@ func TestCanonicalArgs(t *testing.T) {
 }
 
 // FuzzCanonicalArgs: the model's arguments never panic the breaker, and the
-// canonical form is its own canonical form.
+// canonical form of valid JSON is its own canonical form.
 func FuzzCanonicalArgs(f *testing.F) {
 	for _, s := range []string{`{"a":1}`, `[1,"x",null]`, `{"a":{"b":1e5}}`, `"\u00e9"`, `{`, ``} {
 		f.Add(s)
