@@ -11,6 +11,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/odek-run/odek/internal/liveness"
 )
 
 // responsesStreamOnce is one streaming attempt on the Responses wire: each
@@ -46,6 +48,7 @@ func (c *Client) responsesStreamOnce(ctx context.Context, api *openai.Client, ex
 			return nil, &MalformedResponseError{What: "SSE event", Transient: true,
 				Err: fmt.Errorf("%v (data: %q)", err, capString(string(raw), 120))}
 		}
+		liveness.Touch(ctx) // a data event: progress (a keep-alive comment never gets here)
 		if token {
 			tokens++
 			if first.IsZero() {
@@ -88,6 +91,7 @@ func (c *Client) responsesPlainOnce(ctx context.Context, api *openai.Client, ex 
 	if err != nil {
 		return nil, c.classify(ex, err)
 	}
+	liveness.Touch(ctx) // the whole answer at once
 	end := c.now()
 	if out.Error != nil && out.Error.Message != "" {
 		return nil, providerError(out.Error.Message, out.Error.Code)

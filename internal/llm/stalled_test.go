@@ -64,11 +64,15 @@ func TestChunksAreProgressKeepAlivesAreNot(t *testing.T) {
 		name     string
 		turn     fakellm.Turn
 		stream   bool
+		wire     string
 		progress bool
 	}{
-		{"stream", fakellm.Turn{Content: "a streamed answer"}, true, true},
-		{"plain", fakellm.Turn{Content: "an answer"}, false, true},
-		{"keep-alives only", fakellm.Turn{Fault: fakellm.FaultKeepAliveOnly, FaultArg: "10"}, true, false},
+		{"stream", fakellm.Turn{Content: "a streamed answer"}, true, llm.WireChat, true},
+		{"plain", fakellm.Turn{Content: "an answer"}, false, llm.WireChat, true},
+		{"keep-alives only", fakellm.Turn{Fault: fakellm.FaultKeepAliveOnly, FaultArg: "10"}, true, llm.WireChat, false},
+		{"responses stream", fakellm.Turn{Content: "a streamed answer"}, true, llm.WireResponses, true},
+		{"responses plain", fakellm.Turn{Content: "an answer"}, false, llm.WireResponses, true},
+		{"responses keep-alives only", fakellm.Turn{Fault: fakellm.FaultKeepAliveOnly, FaultArg: "10"}, true, llm.WireResponses, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -79,6 +83,7 @@ func TestChunksAreProgressKeepAlivesAreNot(t *testing.T) {
 			srv := startFake(t, tc.turn)
 			c := newClient(srv, &recorder{}, func(o *llm.Options) {
 				o.Stream, o.MaxAttempts, o.Timeouts = tc.stream, 1, llm.Timeouts{Request: 300 * time.Millisecond}
+				o.WireAPI = tc.wire
 			})
 			_, _ = c.Complete(ctx, simpleRequest())
 			clock.set(2 * time.Hour)
