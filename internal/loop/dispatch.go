@@ -173,7 +173,7 @@ func (r *runner) shortError(err error) string {
 	if err == nil {
 		return ""
 	}
-	return untrusted.OneLine(untrusted.Unfence(r.o.Redact(err.Error())), shortErrorRunes)
+	return untrusted.OneLine(strings.TrimSpace(untrusted.Unfence(r.o.Redact(err.Error()))), shortErrorRunes)
 }
 
 // toolErrorClass keeps the classes the contract defines for tool failures and

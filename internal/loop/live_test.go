@@ -184,7 +184,7 @@ func TestCallReportsWhatItDid(t *testing.T) {
 			return "exit code: 1\nFAIL", nil
 		}}
 		broken := funcTool{"read_file", func(context.Context, json.RawMessage) (string, error) {
-			return "", errors.New("open secret.txt: no such file\nsecond line")
+			return "", errors.New("open secret.txt: no such file\nsecond line\n")
 		}}
 		var mu sync.Mutex
 		var done []Progress
