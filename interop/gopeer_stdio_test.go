@@ -68,7 +68,8 @@ func TestGoPeerStdioCloseEndsProcess(t *testing.T) {
 func TestGoPeerStdioServerExits(t *testing.T) {
 	t.Parallel()
 	ctx := deadline(t, 10*time.Second)
-	c := dialGoStdio(ctx, t, mcpclient.ServerConfig{})
+	none := 0
+	c := dialGoStdio(ctx, t, mcpclient.ServerConfig{RestartLimit: &none})
 	discover(ctx, t, c)
 	start := time.Now()
 	_, err := c.CallTool(ctx, "exit", `{"code":3}`)
@@ -87,7 +88,31 @@ func TestGoPeerStdioServerExits(t *testing.T) {
 		t.Errorf("failing the call took %v", el)
 	}
 	if _, err := c.CallTool(ctx, "greet", `{"name":"x"}`); err == nil {
-		t.Error("call after the server exited succeeded")
+		t.Error("call after the server exited succeeded with restart_limit 0")
+	}
+}
+
+// TestGoPeerStdioRestarts checks the default restart_limit against the real
+// SDK server: after it exits, the next call starts a new process (another
+// pid) and succeeds; once the limit is spent, the server stays lost.
+func TestGoPeerStdioRestarts(t *testing.T) {
+	t.Parallel()
+	ctx := deadline(t, 20*time.Second)
+	c := dialGoStdio(ctx, t, mcpclient.ServerConfig{})
+	discover(ctx, t, c)
+	first := call(ctx, t, c, "gopeer", "pid", `{}`)
+	if _, err := c.CallTool(ctx, "exit", `{"code":3}`); err == nil {
+		t.Fatal("call that killed the server succeeded")
+	}
+	second := call(ctx, t, c, "gopeer", "pid", `{}`)
+	if text := second; text == first || text == "" {
+		t.Errorf("restarted server reports pid %q, first was %q", text, first)
+	}
+	if _, err := c.CallTool(ctx, "exit", `{"code":3}`); err == nil {
+		t.Fatal("second killing call succeeded")
+	}
+	if _, err := c.CallTool(ctx, "pid", `{}`); err == nil {
+		t.Error("call after the restart limit (1) was spent succeeded")
 	}
 }
 
