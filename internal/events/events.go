@@ -81,6 +81,11 @@ const (
 	// LoopDetected: the repetition went on to loop_breaker.stop_after;
 	// run_failed (error_class loop_detected) follows.
 	LoopDetected Type = "loop_detected"
+	// HookStarted and HookCompleted: a lifecycle hook (docs/HOOKS.md) ran,
+	// with its event, matcher, command and, on completion, its decision,
+	// exit code and duration.
+	HookStarted   Type = "hook_started"
+	HookCompleted Type = "hook_completed"
 )
 
 // Types lists every type above, in contract order.
@@ -90,7 +95,7 @@ var Types = []Type{
 	PlanCreated, PlanUpdated, PlanBlocked, SubagentDenied, SubagentSpawned,
 	SubagentCompleted, SubagentConcurrencyWait, SideCallUsage, MCPInput, MCPProgress, SubagentEvent,
 	MCPServerSkipped, MCPServerRestarted, MCPServerLost, MCPTask,
-	RunHeartbeat, StallDetected, LoopHint, LoopDetected,
+	RunHeartbeat, StallDetected, LoopHint, LoopDetected, HookStarted, HookCompleted,
 }
 
 // Event is one line of the stream. Zero session_id, parent_run_id, task_id,
