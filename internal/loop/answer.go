@@ -27,6 +27,7 @@ const (
 	StopMaxIterations             // the iteration cap; the answer is a partial summary
 	StopMaxTokens                 // the answer was cut at the provider's output-token limit
 	StopEarly                     // the caller stopped the run; the answer is PartialSummary's
+	StopHookCap                   // a Stop hook still objected after MaxStopContinuations; the answer stands
 )
 
 // think is the iteration's model call. A reply with neither text nor tool

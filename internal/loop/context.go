@@ -154,7 +154,7 @@ func (r *runner) trimBefore(ctx context.Context, i int) error {
 	if len(dropped) == 0 && truncated == 0 {
 		return nil
 	}
-	if len(dropped) > 0 && r.o.Compaction {
+	if len(dropped) > 0 && r.o.Compaction && r.preCompact(ctx, i) {
 		if err := r.compact(ctx, i, dropped); err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/hooks"
 	"github.com/odek-run/odek/internal/liveness"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/risk"
@@ -50,6 +51,7 @@ func (r *runner) act(ctx context.Context, i int, msg llm.Message) []callOutcome 
 		}
 	}
 	out := make([]callOutcome, len(calls))
+	r.pending = &msg
 	if len(calls) == 1 {
 		out[0] = r.call(ctx, i, calls[0])
 	} else {
@@ -61,8 +63,12 @@ func (r *runner) act(ctx context.Context, i int, msg llm.Message) []callOutcome 
 		group = append(group, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Name: c.Function.Name, Content: out[k].content})
 		r.record(i, c, out[k])
 	}
+	r.pending = nil
 	r.hist.Append(group...)
 	r.ingest(calls)
+	if r.hookTaint.Load() && !r.tainted {
+		r.taint() // a project hook's words reached the model
+	}
 	return out
 }
 
@@ -196,7 +202,8 @@ func (r *runner) call(ctx context.Context, i int, c llm.ToolCall) callOutcome {
 	ctx, span := r.begin(ctx, r.toolActivity(i, desc))
 	defer span.End()
 	r.progress(Progress{Kind: ProgressToolStart, Iteration: i, Tool: name, CallID: c.ID, Detail: desc.value})
-	text, ran, err := r.invoke(ctx, c)
+	var ch callHooks
+	text, ran, err := r.invoke(ctx, i, c, &ch)
 	o := callOutcome{err: err, denied: isDenial(err), duration: ran, desc: desc}
 	o.exit, o.hasExit = span.ExitCode()
 	if err != nil {
@@ -214,6 +221,9 @@ func (r *runner) call(ctx context.Context, i int, c llm.ToolCall) callOutcome {
 	}
 	o.digest = resultDigest(text)
 	o.content = frame(name, r.o.Redact(text))
+	if r.o.Hooks != nil {
+		o.content += r.o.Redact(r.afterCall(ctx, i, c, &ch, text, &o))
+	}
 	p := Progress{Kind: ProgressToolDone, Iteration: i, Tool: name, CallID: c.ID, Detail: desc.value,
 		Failed: err != nil, Denied: o.denied, Duration: o.duration, ExitCode: o.exit, HasExit: o.hasExit}
 	if err != nil && !o.denied {
@@ -223,9 +233,10 @@ func (r *runner) call(ctx context.Context, i int, c llm.ToolCall) callOutcome {
 	return o
 }
 
-// invoke resolves the tool, checks the arguments, passes the Gate and calls
-// the tool, turning a panic into an error. ran is the tool's own time.
-func (r *runner) invoke(ctx context.Context, c llm.ToolCall) (text string, ran time.Duration, err error) {
+// invoke resolves the tool, checks the arguments, runs its PreToolUse hooks,
+// passes the Gate and calls the tool, turning a panic into an error. ran is
+// the tool's own time; ch records for the call's later hooks what happened.
+func (r *runner) invoke(ctx context.Context, i int, c llm.ToolCall, ch *callHooks) (text string, ran time.Duration, err error) {
 	name := c.Function.Name
 	if r.cut[c.ID] {
 		return "", 0, &CutToolCallError{Tool: name}
@@ -250,9 +261,18 @@ func (r *runner) invoke(ctx context.Context, c llm.ToolCall) (text string, ran t
 			text, err = "", &PanicError{Tool: name, Value: v}
 		}
 	}()
-	if ctx, err = r.gate(ctx, t, name, args); err != nil {
+	ask := ""
+	if r.o.Hooks != nil {
+		if args, ask, err = r.preToolUse(ctx, i, callIdent{name, c.ID}, args, ch); err != nil {
+			return "", 0, err
+		}
+	}
+	ch.args = args
+	if ctx, err = r.gate(ctx, t, name, args, ask); err != nil {
+		ch.gated = isDenial(err)
 		return "", 0, err
 	}
+	ch.ran = true
 	start = r.now()
 	text, err = t.Call(ctx, args)
 	return text, 0, err
@@ -261,8 +281,8 @@ func (r *runner) invoke(ctx context.Context, c llm.ToolCall) (text string, ran t
 // gate classifies the call (when the tool can) and lets the Gate decide. The
 // assessment the Gate let through rides on ctx, so the tool can check at the
 // last moment that the call is still what was approved.
-func (r *runner) gate(ctx context.Context, t Tool, name string, args json.RawMessage) (context.Context, error) {
-	gc := GateCall{Tool: name, Args: args}
+func (r *runner) gate(ctx context.Context, t Tool, name string, args json.RawMessage, hookAsk string) (context.Context, error) {
+	gc := GateCall{Tool: name, Args: args, HookAsk: hookAsk}
 	if ra, ok := t.(RiskAssessor); ok {
 		a, err := ra.AssessRisk(args)
 		if err != nil {
@@ -272,6 +292,9 @@ func (r *runner) gate(ctx context.Context, t Tool, name string, args json.RawMes
 		ctx = risk.WithApproved(ctx, a)
 	}
 	if r.o.Gate == nil {
+		if hookAsk != "" { // nobody to ask: a prompt nobody can answer is a denial
+			return ctx, &hooks.BlockedError{Tool: name, Why: hookAsk + " (no one to ask)"}
+		}
 		return ctx, nil
 	}
 	return ctx, r.o.Gate.Check(ctx, gc)

@@ -61,6 +61,14 @@ type Options struct {
 
 	// Gate decides on every call before it runs; nil lets every call run.
 	Gate Gate
+	// Hooks runs lifecycle hooks (hooks.go); nil runs none.
+	Hooks Hooks
+	// SessionSource is SessionStart's source: "startup" (the default) or
+	// "resume" (odek continue).
+	SessionSource string
+	// MaxStopContinuations caps the times a Stop hook may keep the agent
+	// going after a final answer (0: never).
+	MaxStopContinuations int
 
 	// ResponseFormat, when set, is asked of every think call and of the
 	// iteration-cap summary: any of them may give the final answer.
@@ -141,7 +149,9 @@ type Result struct {
 	// tokens the provider reported as reasoning.
 	ReasoningChars, ReasoningTokens int64
 	ToolCalls                       ToolCounts
-	History                         []llm.Message
+	// StopContinuations counts the times a Stop hook kept the agent going.
+	StopContinuations int
+	History           []llm.Message
 }
 
 // ToolCounts counts tool calls by outcome; Denied calls never ran.
@@ -180,7 +190,11 @@ func (r *runner) run(ctx context.Context, h *History) (*Result, error) {
 	started["sandbox"], started["sandbox_policy"] = sandboxOn(policy), policy
 	r.emit(events.RunStarted, 0, "", started)
 	wctx, stop := r.watch(ctx)
-	answer, err := r.iterate(wctx)
+	err := r.beginHooks(wctx)
+	var answer string
+	if err == nil {
+		answer, err = r.iterate(wctx)
+	}
 	stop()
 	if answer == "" {
 		answer = r.stallSummary(ctx, err) // a tool hung, not the model: it can say what was done
@@ -190,6 +204,7 @@ func (r *runner) run(ctx context.Context, h *History) (*Result, error) {
 		// limit that no check of its own saw: an answer does not excuse it.
 		err = r.o.Budget.Exceeded()
 	}
+	r.endHooks(ctx, err)
 	r.res.Answer = answer
 	r.res.History = r.hist.Snapshot()
 	r.finish(err)
@@ -241,7 +256,11 @@ func (r *runner) iterate(ctx context.Context) (string, error) {
 		if len(calls) == 0 {
 			r.reply(i, resp.Message)
 			answer, err := r.finalAnswer(i, resp)
-			if again, err := r.checkAnswer(i, answer, err); !again {
+			again, err := r.checkAnswer(i, answer, err)
+			if !again && err == nil {
+				again = r.stopHooks(ctx, i, answer)
+			}
+			if !again {
 				return answer, err
 			}
 			continue
@@ -271,6 +290,9 @@ func (r *runner) iterate(ctx context.Context) (string, error) {
 func (r *runner) checkStart(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return cause(ctx)
+	}
+	if err := r.hooks.halted(); err != nil {
+		return err
 	}
 	return r.o.Budget.CheckRuntime(r.now())
 }

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/odek-run/odek/internal/budget"
@@ -78,6 +79,10 @@ type runner struct {
 	live   *liveness.Monitor // the progress clock (live.go)
 	shared shared            // what the heartbeat reads
 	loops  *repeats          // the loop breaker (repeats.go)
+
+	hooks     hookState    // what lifecycle hooks did (hooks.go)
+	pending   *llm.Message // the reply whose calls are running, for hooks' transcript
+	hookTaint atomic.Bool  // a project hook's text reached a tool result
 }
 
 func newRunner(o Options) *runner {

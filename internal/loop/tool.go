@@ -62,6 +62,10 @@ type GateCall struct {
 	Args     json.RawMessage
 	Risk     risk.Assessment
 	Assessed bool // false: the tool has no RiskAssessor
+	// HookAsk is set when a PreToolUse hook asked for the operator's
+	// approval (its reason): the Gate must ask, whatever the policy would
+	// allow, and refuse where nobody can answer. A policy deny holds.
+	HookAsk string
 }
 
 // Model is the language model the loop thinks with.

@@ -75,6 +75,10 @@ type Call struct {
 	Args     json.RawMessage
 	Risk     risk.Assessment
 	Assessed bool
+	// HookAsk is a PreToolUse hook's reason for wanting the operator's
+	// approval: a call the policy would allow (or prompt for) is asked
+	// about at the terminal, and denied where there is none; a deny holds.
+	HookAsk string
 }
 
 // Answer is the operator's reply to a prompt.
@@ -215,8 +219,13 @@ func set(list []string) map[string]bool {
 func (p *Policy) Check(ctx context.Context, c Call) error {
 	d, class, why := p.resolve(c)
 	byOperator := false
-	if d == Prompt {
-		var err error
+	var err error
+	switch {
+	case d != Deny && c.HookAsk != "":
+		if d, why, byOperator, err = p.hookPrompt(ctx, c, class); err != nil {
+			return err
+		}
+	case d == Prompt:
 		if d, why, byOperator, err = p.prompt(ctx, c, class); err != nil {
 			return err
 		}
@@ -357,6 +366,29 @@ func (p *Policy) prompt(ctx context.Context, c Call, class risk.Class) (d Decisi
 		return Allow, "", false, nil
 	}
 	return Deny, "the operator answered no at the prompt", true, nil
+}
+
+// hookPrompt asks the operator about a call a PreToolUse hook wants
+// approved. Neither dangerous.action, nor non_interactive, nor a class
+// trusted earlier answers it: the hook asked for a person, and without a
+// terminal there is none, so the call is denied.
+func (p *Policy) hookPrompt(ctx context.Context, c Call, class risk.Class) (d Decision, why string, byOperator bool, err error) {
+	if p.o.Asker == nil {
+		return Deny, "a PreToolUse hook asks the operator to approve the call, and there is no terminal to ask: " + c.HookAsk, false, nil
+	}
+	p.ask.Lock()
+	defer p.ask.Unlock()
+	ans, err := p.o.Asker.Ask(ctx, Question{
+		Tool: c.Tool, What: c.Risk.What, Class: class, Reason: "a PreToolUse hook asks: " + c.HookAsk,
+		Classes: c.Risk.Set.List(), Args: c.Args, Dir: p.o.Dir, Details: true,
+	})
+	if err != nil {
+		return Deny, "", false, err
+	}
+	if ans == AnswerDeny {
+		return Deny, "the operator answered no at the prompt a PreToolUse hook asked for", true, nil
+	}
+	return Allow, "", false, nil
 }
 
 // promptClasses are the classes of a call that need an answer.
