@@ -32,9 +32,15 @@ func BoundFiles(dir string, cfg mcpclient.ServerConfig) []FileDigest {
 	if dir == "" || cfg.URL != "" {
 		return nil
 	}
+	return boundWords(dir, append([]string{cfg.Command}, cfg.Args...))
+}
+
+// boundWords are the regular files inside dir that words name, as
+// BoundFiles finds them.
+func boundWords(dir string, words []string) []FileDigest {
 	seen := map[string]bool{}
 	var out []FileDigest
-	for _, w := range append([]string{cfg.Command}, cfg.Args...) {
+	for _, w := range words {
 		for _, cand := range candidates(w) {
 			rel, ok := insideDir(dir, cand)
 			if !ok || seen[rel] {

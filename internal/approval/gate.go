@@ -16,8 +16,12 @@ const approvalHint = "run odek interactively once, or set ODEK_APPROVE_MCP=1"
 type Options struct {
 	// Home is $ODEK_HOME, holding the approvals files; "" keeps grants in memory only.
 	Home string
-	// ApproveAll is ODEK_APPROVE_MCP=1: everything approved, nothing stored.
+	// ApproveAll is ODEK_APPROVE_MCP=1: every server and tool approved,
+	// nothing stored.
 	ApproveAll bool
+	// ApproveHooks is ODEK_APPROVE_HOOKS=1: every project hook approved,
+	// nothing stored.
+	ApproveHooks bool
 	// Confirmer asks the operator; nil when nobody can answer (fail closed).
 	Confirmer Confirmer
 	// Now stamps new grants; nil = time.Now.
@@ -26,24 +30,27 @@ type Options struct {
 
 // Gate implements mcpclient.Gate with stored grants and the operator's answers.
 type Gate struct {
-	all   bool
-	ask   Confirmer
-	now   func() time.Time
-	spawn *Store
-	tools *Store
+	all      bool
+	allHooks bool
+	ask      Confirmer
+	now      func() time.Time
+	spawn    *Store
+	tools    *Store
+	hooks    *Store
 }
 
 // New opens the approvals files under o.Home. A file that cannot be read or
 // parsed is an error naming it: a broken store is never treated as empty.
 func New(o Options) (*Gate, error) {
-	g := &Gate{all: o.ApproveAll, ask: o.Confirmer, now: o.Now}
+	g := &Gate{all: o.ApproveAll, allHooks: o.ApproveHooks, ask: o.Confirmer, now: o.Now}
 	if g.now == nil {
 		g.now = time.Now
 	}
-	var spawnPath, toolPath string
+	var spawnPath, toolPath, hookPath string
 	if o.Home != "" {
 		spawnPath = filepath.Join(o.Home, SpawnFile)
 		toolPath = filepath.Join(o.Home, ToolFile)
+		hookPath = filepath.Join(o.Home, HookFile)
 	}
 	var err error
 	if g.spawn, err = OpenStore(spawnPath); err != nil {
@@ -51,6 +58,9 @@ func New(o Options) (*Gate, error) {
 	}
 	if g.tools, err = OpenStore(toolPath); err != nil {
 		return nil, newErr("", "mcp approval: "+err.Error(), err)
+	}
+	if g.hooks, err = OpenStore(hookPath); err != nil {
+		return nil, newErr("", "hook approval: "+err.Error(), err)
 	}
 	return g, nil
 }

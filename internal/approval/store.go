@@ -20,16 +20,21 @@ import (
 const (
 	SpawnFile = "mcp_approvals.json"
 	ToolFile  = "mcp_tool_approvals.json"
+	// HookFile holds the grants of project hooks (docs/HOOKS.md).
+	HookFile = "hook_approvals.json"
 )
 
 // Record says what a stored grant covers, for people: `odek approvals list`
 // shows it and `odek approvals revoke` selects by it. Only the key decides
 // whether something is approved; the record is kept beside it.
 type Record struct {
-	// Kind is "spawn" or "tool".
+	// Kind is "spawn", "tool" or "hook".
 	Kind string `json:"kind"`
-	// Server is the server's configured name.
+	// Server is the server's configured name ("" for a hook).
 	Server string `json:"server"`
+	// Hook is a hook grant's event and Matcher its matcher as written.
+	Hook    string `json:"hook,omitempty"`
+	Matcher string `json:"matcher,omitempty"`
 	// Tool is the tool's name (tool grants only).
 	Tool string `json:"tool,omitempty"`
 	// Dir is the project directory of a project server, "" for a global one.
@@ -157,7 +162,8 @@ func compareEntries(a, b Entry) int {
 		return -1
 	case a.Record != nil:
 		if c := cmp.Or(cmp.Compare(a.Record.Server, b.Record.Server), cmp.Compare(a.Record.Kind, b.Record.Kind),
-			cmp.Compare(a.Record.Tool, b.Record.Tool)); c != 0 {
+			cmp.Compare(a.Record.Tool, b.Record.Tool), cmp.Compare(a.Record.Hook, b.Record.Hook),
+			cmp.Compare(a.Record.Matcher, b.Record.Matcher)); c != 0 {
 			return c
 		}
 	}

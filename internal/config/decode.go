@@ -164,6 +164,16 @@ func (d *decoder) value(s *Setting, raw json.RawMessage) (any, error) {
 		}
 		return list, nil
 	case Object:
+		if s.parse != nil {
+			v, warns, err := s.parse(raw)
+			if err != nil {
+				return nil, d.errorAt(strings.Split(s.Key, "."), raw, 0, err)
+			}
+			for _, w := range warns {
+				d.warns = append(d.warns, d.l.path+": "+w)
+			}
+			return v, nil
+		}
 		return d.objectValue(s, raw)
 	}
 	return raw, nil // Opaque

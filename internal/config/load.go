@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/odek-run/odek/internal/budget"
+	"github.com/odek-run/odek/internal/hooks"
 )
 
 // Defaults for settings no layer sets.
@@ -22,6 +23,10 @@ const (
 	// for the model: 32 shell outputs at their 8 MiB most, or four MCP
 	// results at the 64 MiB response cap.
 	DefaultArtifactsMaxRunMiB = 256
+	// DefaultMaxStopContinuations is how often Stop hooks may keep the
+	// agent going: enough for a fix-and-retest loop, few enough that a
+	// hook that never agrees costs little.
+	DefaultMaxStopContinuations = 3
 )
 
 // LoadOptions says where the layers live.
@@ -79,6 +84,13 @@ type Config struct {
 	ModelPrices map[string]budget.ModelPrice
 	// MCPServers are the enabled servers, sorted by name.
 	MCPServers []MCPServer
+	// Hooks are the operator's hooks (the global file's) and ProjectHooks
+	// the project file's, which need the operator's approval to run.
+	Hooks, ProjectHooks hooks.Config
+	// MaxStopContinuations caps Stop hooks keeping the agent going.
+	MaxStopContinuations int
+	// NoHooks turns every hook off (--no-hooks).
+	NoHooks bool
 	// ToolsEnabled is the highest layer's allowlist (nil = all tools);
 	// ToolsDisabled is the union of every layer's denylist.
 	ToolsEnabled, ToolsDisabled []string
@@ -250,5 +262,6 @@ func (c *Config) resolve(globalPath string, global, project, env, flags *layer, 
 		return nil, err
 	}
 	c.MCPServers = servers
+	c.Hooks, c.ProjectHooks = layerHooks(global), layerHooks(project)
 	return append(r.warns, w...), nil
 }

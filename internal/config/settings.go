@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -132,6 +133,10 @@ type Setting struct {
 	extraFields []string
 	// custom settings are merged by their own code after the layers.
 	custom bool
+	// parse decodes an Object from its raw JSON itself (no ${VAR}
+	// expansion: hooks' commands are shell text); its warnings are the
+	// file's.
+	parse func(raw json.RawMessage) (any, []string, error)
 	// price marks the prices, whose project rejection says so.
 	price bool
 	// alias names the setting this key is another spelling of.
