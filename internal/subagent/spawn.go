@@ -60,12 +60,14 @@ func (t *Tool) runReserved(ctx context.Context, index int, spec TaskSpec, share 
 		tools := append([]string{}, t.o.ParentTools()...)
 		task.ParentTools = &tools
 	}
+	t.subagentStart(ctx, task)
 	start := t.o.Now()
 	res := t.spawn(ctx, index, task, extra)
 	if res.DurationSeconds == 0 {
 		res.DurationSeconds = t.o.Now().Sub(start).Seconds()
 	}
 	res.Bound()
+	t.subagentStop(ctx, task, res)
 	t.completed(index, taskID, res)
 	ta.Refs = res.Artifacts
 	return res, ta

@@ -9,6 +9,7 @@ import (
 
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/hooks"
 	"github.com/odek-run/odek/internal/liveness"
 	"github.com/odek-run/odek/internal/risk"
 	"github.com/odek-run/odek/internal/subagent/wire"
@@ -110,10 +111,20 @@ type Options struct {
 	// OnLine receives each child's telemetry lines (task index from 0), for
 	// a progress display. It is called from the reading goroutines.
 	OnLine func(task int, l *wire.Line)
+	// Hooks fires SubagentStart before each child starts (their context
+	// joins the task's context) and SubagentStop after it ended (a block's
+	// reason reaches the model with the result: the child cannot go on).
+	// nil = none.
+	Hooks Hooks
 	// KillMargin is how long past its timeout a child may take to report
 	// before it is stopped; 0 means defaultKillMargin.
 	KillMargin time.Duration
 	Now        func() time.Time
+}
+
+// Hooks runs lifecycle hooks (internal/hooks.Runner).
+type Hooks interface {
+	Fire(ctx context.Context, in hooks.Input) hooks.Result
 }
 
 // Tool is the delegate_tasks built-in tool. It satisfies the agent loop's
