@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -17,11 +18,13 @@ import (
 func newApprovalsCmd(ios *IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "approvals",
-		Short: "Show or revoke the stored MCP approvals",
-		Long: `Show or revoke the MCP approvals stored in $ODEK_HOME (mcp_approvals.json for
+		Short: "Show or revoke the stored MCP and hook approvals",
+		Long: `Show or revoke the approvals stored in $ODEK_HOME (mcp_approvals.json for
 project servers allowed to start, mcp_tool_approvals.json for tools allowed
-to register), with the command line each grant was given for.`,
-		Example: "  odek approvals list\n  odek approvals revoke fs\n  odek approvals revoke --all",
+to register, hook_approvals.json for project hooks allowed to run), with the
+command line each grant was given for. A hook row shows its event where a
+server row shows the server, and its matcher where a tool row shows the tool.`,
+		Example: "  odek approvals list\n  odek approvals revoke fs\n  odek approvals revoke --hooks\n  odek approvals revoke --all",
 		Args:    cobra.NoArgs,
 		RunE:    func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
@@ -33,20 +36,30 @@ to register), with the command line each grant was given for.`,
 		RunE:  func(cmd *cobra.Command, args []string) error { return runApprovalsList(ios, asJSON) },
 	}
 	list.Flags().BoolVar(&asJSON, "json", false, "print the approvals as a JSON array")
-	var all bool
+	var all, hooksOnly bool
 	revoke := &cobra.Command{
-		Use:   "revoke <server> | --all",
-		Short: "Remove every stored approval of a server (or all of them)",
+		Use:   "revoke <server> | --hooks | --all",
+		Short: "Remove every stored approval of a server (or of every project hook, or all of them)",
 		Long: `Remove every stored approval of a server, its spawn grant and its tool grants,
-so that the next run asks again (or, without a terminal, refuses). --all
-empties both stores, grants stored by older odek versions included.`,
+so that the next run asks again (or, without a terminal, refuses). --hooks
+removes every project hook's grant. --all empties every store, grants stored
+by older odek versions included.`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if all == (len(args) == 1) || len(args) > 1 {
-				return errors.New("revoke: give one server name or --all")
+			given := len(args)
+			for _, f := range []bool{all, hooksOnly} {
+				if f {
+					given++
+				}
+			}
+			if given != 1 {
+				return errors.New("revoke: give one server name, --hooks or --all")
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if hooksOnly {
+				return runApprovalsRevokeHooks(ios)
+			}
 			server := ""
 			if len(args) == 1 {
 				server = args[0]
@@ -55,20 +68,22 @@ empties both stores, grants stored by older odek versions included.`,
 		},
 	}
 	revoke.Flags().BoolVar(&all, "all", false, "remove every stored approval")
+	revoke.Flags().BoolVar(&hooksOnly, "hooks", false, "remove every project hook's approval")
 	cmd.AddCommand(list, revoke)
 	usageArgs(list)
 	usageArgs(revoke)
 	return cmd
 }
 
-// approvalStores opens the two stores under the odek home, spawn first.
-func approvalStores(ios *IOStreams) ([2]*approval.Store, [2]string, error) {
-	var stores [2]*approval.Store
+// approvalStores opens the stores under the odek home: spawn, tool, hook.
+func approvalStores(ios *IOStreams) ([3]*approval.Store, [3]string, error) {
+	var stores [3]*approval.Store
 	home, err := odekHome(ios)
 	if err != nil {
-		return stores, [2]string{}, err
+		return stores, [3]string{}, err
 	}
-	paths := [2]string{filepath.Join(home, approval.SpawnFile), filepath.Join(home, approval.ToolFile)}
+	paths := [3]string{filepath.Join(home, approval.SpawnFile), filepath.Join(home, approval.ToolFile),
+		filepath.Join(home, approval.HookFile)}
 	for i, p := range paths {
 		if stores[i], err = approval.OpenStore(p); err != nil {
 			return stores, paths, err
@@ -118,7 +133,11 @@ func runApprovalsList(ios *IOStreams, asJSON bool) error {
 			fmt.Fprintf(tw, "legacy\t-\t-\t-\t-\t(key %s…, stored before odek recorded what grants cover; revoke with --all)\n", r.Key[:min(12, len(r.Key))])
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termLine(r.Kind), termLine(r.Server), dash(termLine(r.Tool)),
+		name, tool := r.Server, r.Tool
+		if r.Kind == "hook" {
+			name, tool = r.Hook, strconv.Quote(r.Matcher)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termLine(r.Kind), termLine(name), dash(termLine(tool)),
 			r.GrantedAt.Format("2006-01-02 15:04 UTC"), dash(termLine(r.Dir)), termLine(r.Command)+boundFiles(r.Files))
 	}
 	return tw.Flush()
@@ -176,9 +195,23 @@ func runApprovalsRevoke(ios *IOStreams, server string) error {
 	return nil
 }
 
+// runApprovalsRevokeHooks removes every project hook's grant.
+func runApprovalsRevokeHooks(ios *IOStreams) error {
+	stores, _, err := approvalStores(ios)
+	if err != nil {
+		return err
+	}
+	n, err := stores[2].Revoke(func(approval.Entry) bool { return true })
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(ios.Out, "revoked %d stored hook approval(s)\n", n)
+	return nil
+}
+
 // noApprovalsError names a server without stored approvals, with the
 // nearest server that has some: a naming mistake, like any other (exit 3).
-func noApprovalsError(server string, stores [2]*approval.Store) error {
+func noApprovalsError(server string, stores [3]*approval.Store) error {
 	var known []string
 	for _, s := range stores {
 		for _, e := range s.Entries() {

@@ -84,7 +84,8 @@ func (r *agentRun) delegateTool(ios *IOStreams) *subagent.Tool {
 		// Children relay their events only when this run writes them somewhere.
 		ForwardEvents: r.sinks.forwarding(),
 		OnLine:        func(task int, l *wire.Line) { r.sinks.view.subagentLine(task, l) },
-		ChildArgs:     r.cas.childArgs,
+		ChildArgs:     r.childArgs,
+		Hooks:         lateHooks{r},
 	})
 }
 

@@ -52,6 +52,9 @@ type placement struct {
 	parentSession string
 	// sandboxLimit is a sub-agent's parent's sandbox (nil at top level).
 	sandboxLimit *sandbox.Policy
+	// agentID and agentType are a sub-agent's task id and profile, which
+	// its hooks are told ("" at top level).
+	agentID, agentType string
 }
 
 // runLimits is the budget: the tracker, and the cancel functions of the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/hooks"
 	"github.com/odek-run/odek/internal/liveness"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/outschema"
@@ -50,6 +51,15 @@ type runReport struct {
 	Artifacts         []reportArtifact         `json:"artifacts,omitempty"`
 	// Sandbox is run_started's "sandbox_policy": how shell commands were confined.
 	Sandbox map[string]any `json:"sandbox,omitempty"`
+	// Hooks counts what lifecycle hooks did; absent when none ran.
+	Hooks *reportHooks `json:"hooks,omitempty"`
+}
+
+// reportHooks is the report's "hooks": the handlers run, blocking, failed
+// and timed out, and the times Stop hooks kept the agent going.
+type reportHooks struct {
+	hooks.Counts
+	StopContinuations int `json:"stop_continuations"`
 }
 
 type loopToolCounts struct {
@@ -67,6 +77,8 @@ func outcome(ctx context.Context, res *loop.Result, err error) (status, reason s
 		return "partial", "max_tokens", code
 	case err == nil && res.Stop == loop.StopMaxIterations:
 		return "partial", "max_iterations", code
+	case err == nil && res.Stop == loop.StopHookCap:
+		return "partial", "max_stop_continuations", code
 	case err == nil:
 		return "success", "completed", code
 	case errors.As(err, new(*loop.MaxIterationsError)): // also a summary that was empty
@@ -85,6 +97,8 @@ func outcome(ctx context.Context, res *loop.Result, err error) (status, reason s
 		return "error", "loop_detected", code
 	case errors.As(err, new(*deniedRunError)):
 		return "error", "policy_denied", code
+	case errors.As(err, new(*hooks.StoppedError)):
+		return "error", "hook_stopped", code
 	case code == exitInterrupted:
 		return "interrupted", "interrupted", code
 	case code == exitSetup:
@@ -104,6 +118,9 @@ func (r *agentRun) finish(ctx context.Context, ios *IOStreams, o runOptions, res
 	r.sinks.view.summary(res, runErr)
 	if res != nil && runErr == nil && res.Stop == loop.StopMaxTokens {
 		printWarnings(ios, []string{cutAnswerWarning})
+	}
+	if res != nil && runErr == nil && res.Stop == loop.StopHookCap {
+		printWarnings(ios, []string{stopCapWarning(r.conf.cfg.MaxStopContinuations)})
 	}
 	switch {
 	case o.output == outputStreamJSON:
@@ -168,6 +185,7 @@ func (r *agentRun) report(ctx context.Context, ios *IOStreams, res *loop.Result,
 	}
 	reportBudgetStop(&rep, runErr)
 	reportStuck(&rep, runErr)
+	rep.Hooks = r.reportHooks(res)
 	return rep
 }
 
@@ -182,6 +200,19 @@ func reportStuck(rep *runReport, err error) {
 	case errors.As(err, &le):
 		rep.LoopDetected = le.Data()
 	}
+}
+
+// reportHooks is the report's hooks object; nil when the run had none.
+func (r *agentRun) reportHooks(res *loop.Result) *reportHooks {
+	rn := r.hookRunner()
+	if rn == nil {
+		return nil
+	}
+	h := &reportHooks{Counts: rn.Counts()}
+	if res != nil {
+		h.StopContinuations = res.StopContinuations
+	}
+	return h
 }
 
 // reportBudgetStop puts the exhausted budget into the report with the

@@ -29,6 +29,7 @@ type agentRun struct {
 	session *runSession    // nil without run --session or continue
 	schema  *outputSchema  // nil without --output-schema
 	cas     *cassetteState // --record or --replay; nil without
+	hooks   *runHooks      // lifecycle hooks; nil before approveHooks
 	// tainted: the model has seen untrusted content (the loop's
 	// OnUntrusted, or a continued session that lost messages), so
 	// delegate_tasks passes parent_trust untrusted (docs/SUBAGENTS.md).
@@ -97,6 +98,9 @@ func setUpRun(ctx context.Context, ios *IOStreams, o runOptions) (runCtx context
 	if r.schema, err = loadOutputSchema(r.conf.cfg); err != nil {
 		return runCtx, r, err
 	}
+	if err = r.approveHooks(ctx, ios); err != nil { // nor an unapproved project hook
+		return runCtx, r, err
+	}
 	if r.sinks, err = openSinks(ctx, ios, r.conf.runID, o.eventsPath, o.output); err != nil {
 		return runCtx, r, err
 	}
@@ -105,7 +109,10 @@ func setUpRun(ctx context.Context, ios *IOStreams, o runOptions) (runCtx context
 	if err = r.buildTools(runCtx, ios, serverLog(ios, o.quiet)); err != nil {
 		return runCtx, r, err
 	}
-	return runCtx, r, r.startModel(ios, ios, o.quiet)
+	if err = r.startModel(ios, ios, o.quiet); err != nil {
+		return runCtx, r, err
+	}
+	return runCtx, r, r.startHooks(ios)
 }
 
 // checkRunnable refuses a config no run can start with: no API key
@@ -175,6 +182,7 @@ func (r *agentRun) gateOptions() gateOptions {
 		dangerous: r.conf.cfg.Dangerous, defaulted: r.conf.cfg.DefaultedClasses(),
 		dir: r.tools.workDir, contained: r.tools.sandbox.contained(),
 		parent: r.conf.place.parentPolicy, denied: &r.tools.denied, view: r.sinks.view, warn: r.sinks.warn,
+		notify: r.notify,
 	}
 }
 
@@ -203,6 +211,10 @@ func (r *agentRun) loopOptions(o runOptions) loop.Options {
 		Progress: r.sinks.view.update, ReasoningEffort: r.model.effort, OnUntrusted: r.taint,
 		Sandbox: r.tools.sandbox.info,
 	}
+	r.hookOptions(&lo)
+	if o.resume != nil {
+		lo.SessionSource = "resume"
+	}
 	r.schema.apply(&lo)
 	return lo
 }
@@ -226,6 +238,7 @@ func (r *agentRun) close(ctx context.Context) {
 	if r == nil {
 		return
 	}
+	r.closeHooks()
 	r.servers.close(ctx, r.cas.departed())
 	if r.cas != nil && r.cas.rec != nil {
 		_ = r.cas.rec.Close()

@@ -75,6 +75,7 @@ func (c *child) childLoopOptions() loop.Options {
 		Budget: r.limits.tracker, Events: r.sinks.emitter, Progress: c.progress, ReasoningEffort: r.model.effort,
 		Gate: r.tools.gate, OnUntrusted: r.taint, Sandbox: r.tools.sandbox.info,
 	}
+	r.hookOptions(&opts)
 	r.sessionOptions(&opts) // its own plan and context trimming; a child has no session
 	r.livenessOptions(&opts)
 	r.schema.apply(&opts) // --output-schema: the same guard as run's

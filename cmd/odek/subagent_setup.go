@@ -72,13 +72,19 @@ func setUpChild(ctx context.Context, ios *IOStreams, o subagentOptions) (runCtx 
 	if r.schema, err = childSchema(o.outputSchema, c.task, r.conf.cfg); err != nil {
 		return runCtx, c, err
 	}
+	if err = r.approveHooks(ctx, noTerminal(cios)); err != nil {
+		return runCtx, c, err
+	}
 	r.sinks = c.openChildEvents(ios)
 	runCtx = r.limits.start(ctx, r.conf)
 	r.tools = newToolset(r.conf, r.sinks)
 	if err = r.buildTools(runCtx, noTerminal(cios), serverLog(ios, o.quiet)); err != nil {
 		return runCtx, c, err
 	}
-	return runCtx, c, r.startModel(ios, noTerminal(ios), o.quiet)
+	if err = r.startModel(ios, noTerminal(ios), o.quiet); err != nil {
+		return runCtx, c, err
+	}
+	return runCtx, c, r.startHooks(noTerminal(cios))
 }
 
 // loadTask reads --task strictly, or builds the task of --goal.
@@ -162,9 +168,13 @@ func (c *child) applyPolicy() error {
 	c.maxIter = min(sc.Settings.MaxIterations, subagent.MaxIterations)
 	softMS, hardMS := softDeadline(secs)
 	c.timeout, c.soft = time.Duration(hardMS)*time.Millisecond, time.Duration(softMS)*time.Millisecond
-	_, prof, err := sc.resolveProfile(c.o.profile, c.task.Profile)
+	profName, prof, err := sc.resolveProfile(c.o.profile, c.task.Profile)
 	if err != nil {
 		return asSetup(err)
+	}
+	place.agentID, place.agentType = c.task.TaskID, profName
+	if place.agentType == "" {
+		place.agentType = "default"
 	}
 	if prof != nil && len(prof.Tools) > 0 {
 		cfg.ToolsEnabled = prof.Tools

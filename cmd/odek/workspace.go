@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/odek-run/odek/internal/builtin"
@@ -93,6 +94,7 @@ type gateOptions struct {
 	denied    *denials         // collects the refused calls; nil drops them
 	view      *progressView    // paused while a question is open
 	warn      func(string)     // says what was denied
+	notify    func(string)     // Notification hooks: a prompt asked or refused; nil = none
 }
 
 // newGate is the risk policy of docs/TOOLS.md over the dangerous settings. It
@@ -111,11 +113,15 @@ func newGate(ios *IOStreams, g gateOptions) (loop.Gate, error) {
 				g.denied.add(oc)
 			}
 			e := policy.DeniedError{Tool: oc.Call.Tool, What: oc.Call.Risk.What, Class: oc.Class, ByOperator: oc.ByOperator}
-			g.warn(strings.TrimPrefix(e.Error(), "operation ") + ": " + oc.Why)
+			msg := strings.TrimPrefix(e.Error(), "operation ") + ": " + oc.Why
+			g.warn(msg)
+			if g.notify != nil && !oc.ByOperator {
+				g.notify("odek: " + msg)
+			}
 		},
 	}
 	if ios.StdinTTY && ios.StderrTTY {
-		o.Asker = pausingAsker{policy.NewTerminal(ios.In, ios.ErrOut), g.view}
+		o.Asker = pausingAsker{policy.NewTerminal(ios.In, ios.ErrOut), g.view, g.notify}
 	}
 	p, err := policy.New(o)
 	if err != nil {
@@ -131,11 +137,15 @@ func newGate(ios *IOStreams, g gateOptions) (loop.Gate, error) {
 // pausingAsker takes the status line off the terminal while the policy's
 // question is open, so no repaint lands on it or on the key typed.
 type pausingAsker struct {
-	a    policy.Asker
-	view *progressView
+	a      policy.Asker
+	view   *progressView
+	notify func(string) // Notification hooks; nil = none
 }
 
 func (p pausingAsker) Ask(ctx context.Context, q policy.Question) (policy.Answer, error) {
+	if p.notify != nil {
+		p.notify(fmt.Sprintf("odek needs your permission to run %s: %s", q.Tool, q.What))
+	}
 	p.view.pause()
 	defer p.view.resume()
 	return p.a.Ask(ctx, q)
@@ -145,7 +155,7 @@ func (p pausingAsker) Ask(ctx context.Context, q policy.Question) (policy.Answer
 type policyGate struct{ p *policy.Policy }
 
 func (g policyGate) Check(ctx context.Context, c loop.GateCall) error {
-	return g.p.Check(ctx, policy.Call{Tool: c.Tool, Args: c.Args, Risk: c.Risk, Assessed: c.Assessed})
+	return g.p.Check(ctx, policy.Call{Tool: c.Tool, Args: c.Args, Risk: c.Risk, Assessed: c.Assessed, HookAsk: c.HookAsk})
 }
 
 // containedClasses are the classes whose prompts the sandbox makes
