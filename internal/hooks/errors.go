@@ -1,8 +1,13 @@
 package hooks
 
 import (
+	"errors"
+
 	"github.com/odek-run/odek/internal/errclass"
 )
+
+// errNotDirect: a command line bash must run.
+var errNotDirect = errors.New("hooks: not a plain command")
 
 // ConfigError is a "hooks" value odek cannot run: Path is where in the
 // value ("hooks.PreToolUse[0].matcher"). The config loader names the file;

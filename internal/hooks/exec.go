@@ -137,7 +137,10 @@ func (r *Runner) command(ctx context.Context, e entry, body []byte) outcome {
 	if e.project {
 		spec.Sandbox = r.o.Sandbox
 	}
-	ps, err := proc.Start(spec)
+	ps, err := startDirect(spec, e.h.Command, r.o.Dir)
+	if err != nil {
+		ps, err = proc.Start(spec) // bash -c: what the command line means
+	}
 	p.closeChildEnds()
 	if err != nil {
 		return outcome{exit: -1, err: fmt.Errorf("cannot start: %w", err)}
@@ -168,6 +171,17 @@ func (r *Runner) command(ctx context.Context, e entry, body []byte) outcome {
 		o.err = errors.New("killed by a signal")
 	}
 	return o
+}
+
+// startDirect starts a command line that is one plain command without bash
+// (directArgv); an error means it was not started.
+func startDirect(spec proc.Spec, command, dir string) (*proc.Process, error) {
+	argv, ok := directArgv(command, dir, spec.Env)
+	if !ok {
+		return nil, errNotDirect
+	}
+	spec.Path, spec.Args = argv[0], argv[1:]
+	return proc.Start(spec)
 }
 
 // env is a command hook's environment: its origin's, plus the project

@@ -51,7 +51,10 @@ func (r *runner) act(ctx context.Context, i int, msg llm.Message) []callOutcome 
 		}
 	}
 	out := make([]callOutcome, len(calls))
-	r.pending = &msg
+	if r.o.Hooks != nil {
+		pending := msg // a copy: msg itself stays off the heap without hooks
+		r.pending = &pending
+	}
 	if len(calls) == 1 {
 		out[0] = r.call(ctx, i, calls[0])
 	} else {
