@@ -35,7 +35,7 @@ func TestMatcher(t *testing.T) {
 		{"^Bash$", "shell", true},
 		{"^Bash$", "BashOutput", false},
 		{"Notebook.*", "shell", false},
-		{"Bas", "shell", false},    // exact, not a prefix
+		{"Bas", "shell", false},       // exact, not a prefix
 		{".*file", "read_file", true}, // unanchored regex on odek's name
 	} {
 		m, err := compileMatcher(tc.matcher)

@@ -17,7 +17,9 @@ import (
 func TestTranscript(t *testing.T) {
 	t.Parallel()
 	g := newRig(t, `{"PreToolUse": [{"hooks": [{"type": "command", "command": "cat > event.json"}]}]}`, "",
-		func(o *Options) { o.Redact = func(s string) string { return strings.ReplaceAll(s, "hunter2", "[REDACTED]") } })
+		func(o *Options) {
+			o.Redact = func(s string) string { return strings.ReplaceAll(s, "hunter2", "[REDACTED]") }
+		})
 	reply := llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c1", Function: llm.FunctionCall{Name: "shell", Arguments: `{"command":"echo hunter2"}`}}}}
 	hist := []llm.Message{{Role: llm.RoleSystem, Content: "sys"}, {Role: llm.RoleUser, Content: "the password is hunter2"}}
 	ctx := context.Background()
