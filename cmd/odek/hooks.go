@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -26,8 +27,10 @@ type runHooks struct {
 // no_hooks; the operator's as given; each project hook with a stored
 // grant, ODEK_APPROVE_HOOKS=1 or a yes at the terminal (gateIOS), a
 // declined one left out, and one nobody can approve a setup error naming
-// it (exit 3).
-func (r *agentRun) approveHooks(ctx context.Context, gateIOS *IOStreams) error {
+// it (exit 3). A sub-agent never asks and never fails for it: its parent
+// settled the project's hooks, and one the parent's operator declined is
+// left out of the child too.
+func (r *agentRun) approveHooks(ctx context.Context, gateIOS *IOStreams, child bool) error {
 	cfg := r.conf.cfg
 	r.hooks = &runHooks{}
 	if cfg.NoHooks || (cfg.Hooks.Empty() && cfg.ProjectHooks.Empty()) {
@@ -52,7 +55,10 @@ func (r *agentRun) approveHooks(ctx context.Context, gateIOS *IOStreams) error {
 		}
 		ok, warns, err := gate.Hook(ctx, s)
 		printWarnings(gateIOS, warns)
-		if err != nil {
+		switch {
+		case err != nil && child && errors.Is(err, approval.ErrNotApproved):
+			printWarnings(gateIOS, []string{"project hook " + s.Name() + " was not approved for this run; the sub-agent runs without it"})
+		case err != nil:
 			firstErr = err
 		}
 		return ok

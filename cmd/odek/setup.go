@@ -98,7 +98,7 @@ func setUpRun(ctx context.Context, ios *IOStreams, o runOptions) (runCtx context
 	if r.schema, err = loadOutputSchema(r.conf.cfg); err != nil {
 		return runCtx, r, err
 	}
-	if err = r.approveHooks(ctx, ios); err != nil { // nor an unapproved project hook
+	if err = r.approveHooks(ctx, ios, false); err != nil { // nor an unapproved project hook
 		return runCtx, r, err
 	}
 	if r.sinks, err = openSinks(ctx, ios, r.conf.runID, o.eventsPath, o.output); err != nil {

@@ -72,7 +72,7 @@ func setUpChild(ctx context.Context, ios *IOStreams, o subagentOptions) (runCtx 
 	if r.schema, err = childSchema(o.outputSchema, c.task, r.conf.cfg); err != nil {
 		return runCtx, c, err
 	}
-	if err = r.approveHooks(ctx, noTerminal(cios)); err != nil {
+	if err = r.approveHooks(ctx, noTerminal(cios), true); err != nil {
 		return runCtx, c, err
 	}
 	r.sinks = c.openChildEvents(ios)
