@@ -41,6 +41,7 @@ type outcome struct {
 	isJSON   bool
 	dur      time.Duration
 	verdict  string // hook_completed's decision
+	tampered bool   // its script changed during the run: not run, and it fails closed
 }
 
 // failed reports a non-blocking error: the handler did not give an answer
@@ -52,9 +53,12 @@ func (r *Runner) runOne(ctx context.Context, in Input, e entry, body []byte) out
 	r.emit(events.HookStarted, in, e, nil)
 	start := r.o.Now()
 	var o outcome
-	if e.h.Type == TypeHTTP {
+	switch path := changed(e.pins); {
+	case path != "":
+		o = outcome{exit: -1, err: &tamperedError{path}, tampered: true}
+	case e.h.Type == TypeHTTP:
 		o = r.post(ctx, e, body)
-	} else {
+	default:
 		o = r.command(ctx, e, body)
 	}
 	o.e, o.dur = e, r.o.Now().Sub(start)

@@ -44,7 +44,7 @@ func (r Result) Empty() bool {
 // "timeout" when it failed open, "none" when it had no say.
 func verdict(e Event, o *outcome) string {
 	switch {
-	case o.failed() && o.e.h.Block:
+	case o.failed() && (o.e.h.Block || o.tampered):
 		if e == PreToolUse {
 			return "deny"
 		}
@@ -165,6 +165,8 @@ func (r *Runner) merge(in Input, outs []outcome) Result {
 // its stderr for exit code 2, or what went wrong when it failed closed.
 func (r *Runner) reasonOf(in Input, o *outcome) string {
 	switch {
+	case o.tampered:
+		return fmt.Sprintf("%s %s", r.label(in, o), o.err)
 	case o.failed():
 		return fmt.Sprintf("%s failed and is set to block on error: %s", r.label(in, o), failure(o))
 	case o.exit == 2:

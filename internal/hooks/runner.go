@@ -65,6 +65,7 @@ type entry struct {
 	group   *Group
 	h       Handler
 	project bool
+	pins    []pin // the workspace files its command line names
 }
 
 // New returns the Runner of o, or nil when no hook is configured: the
@@ -105,7 +106,7 @@ func (r *Runner) add(c Config, project bool) {
 		for gi := range c[e] {
 			g := &c[e][gi]
 			for _, h := range g.Hooks {
-				r.byEvent[e] = append(r.byEvent[e], entry{event: e, group: g, h: h, project: project})
+				r.byEvent[e] = append(r.byEvent[e], entry{event: e, group: g, h: h, project: project, pins: pins(r.o.Dir, h)})
 			}
 		}
 	}
