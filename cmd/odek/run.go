@@ -75,10 +75,15 @@ the shell into a cassette; --replay DIR serves them from it, offline and
 without an API key, and stops at the first request that departs from it
 (exit 3). See docs/TESTING.md.
 
-Exit codes: 0 success (also an --max-iter partial summary, or an answer the
-model cut at its output limit, with a warning), 1 task/model/tool error
-(including an empty answer), 3 setup error (flags, config, MCP servers, a
-replay that departs from its cassette), 4 budget exhausted, 130 interrupted.`,
+Hooks in Claude Code's format (the "hooks" key of the config) run around the
+loop; --no-hooks runs none. See docs/HOOKS.md.
+
+Exit codes: 0 success (also an --max-iter partial summary, an answer the
+model cut at its output limit, or one a Stop hook still objected to at
+max_stop_continuations, with a warning), 1 task/model/tool error
+(including an empty answer, or a hook that stopped the run), 3 setup error
+(flags, config, MCP servers, an unapproved project hook, a replay that
+departs from its cassette), 4 budget exhausted, 130 interrupted.`,
 		Example: `  odek run "List the Go packages in this repo and what each one does"
   odek run --model gpt-4o --max-iter 20 "Find and fix the flaky test in ./internal/loop"
   odek run --max-runtime 600 --max-tool-calls 50 --max-cost-usd 1 --events-jsonl run.jsonl "Update the changelog"
