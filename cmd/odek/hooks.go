@@ -20,6 +20,7 @@ import (
 // the project's the operator approved; runner is nil when there are none.
 type runHooks struct {
 	operator, project hooks.Config
+	child             bool // odek subagent
 	runner            *hooks.Runner
 }
 
@@ -32,7 +33,7 @@ type runHooks struct {
 // left out of the child too.
 func (r *agentRun) approveHooks(ctx context.Context, gateIOS *IOStreams, child bool) error {
 	cfg := r.conf.cfg
-	r.hooks = &runHooks{}
+	r.hooks = &runHooks{child: child}
 	if cfg.NoHooks || (cfg.Hooks.Empty() && cfg.ProjectHooks.Empty()) {
 		return nil
 	}
@@ -82,7 +83,7 @@ func (r *agentRun) startHooks(ios *IOStreams) error {
 	o := hooks.Options{
 		Operator: h.operator, Project: h.project, Dir: r.tools.workDir,
 		SessionID: r.hookSessionID, PermissionMode: r.permissionMode(ios),
-		AgentID: r.conf.place.agentID, AgentType: r.conf.place.agentType,
+		Subagent: h.child, AgentID: r.conf.place.agentID, AgentType: r.conf.place.agentType,
 		OperatorEnv: operatorHookEnv(environ, cfg), LookupEnv: cfg.LookupEnv,
 		Events: r.sinks.emitter, Redact: redact.String, Warn: r.sinks.warn,
 	}

@@ -143,7 +143,7 @@ func TestSubagentFiresOnlyItsCalls(t *testing.T) {
 	g := newRig(t, `{"SessionStart": [{"hooks": [{"type": "command", "command": "echo ctx"}]}],
 		"Stop": [{"hooks": [{"type": "command", "command": "exit 2"}]}],
 		"PreToolUse": [{"hooks": [{"type": "command", "command": "cat > seen.json; exit 2"}]}]}`, "",
-		func(o *Options) { o.AgentID, o.AgentType = "t-1", "reviewer" })
+		func(o *Options) { o.Subagent, o.AgentID, o.AgentType = true, "t-1", "reviewer" })
 	ctx := context.Background()
 	if res := g.r.Fire(ctx, Input{Event: SessionStart}); !res.Empty() {
 		t.Errorf("SessionStart in a sub-agent: %+v", res)

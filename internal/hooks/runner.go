@@ -28,8 +28,10 @@ type Options struct {
 	// answer prompts, "dontAsk" where none can, "bypassPermissions" with
 	// --full-auto or dangerous.action "allow".
 	PermissionMode string
-	// AgentID and AgentType are a sub-agent's own task id and profile, set
-	// in every event it fires.
+	// Subagent: this run is a sub-agent (odek subagent), whose start and
+	// end are its parent's SubagentStart and SubagentStop; AgentID and
+	// AgentType are its task id and profile, set in every event it fires.
+	Subagent           bool
 	AgentID, AgentType string
 
 	// OperatorEnv and ProjectEnv are the environments command hooks run
@@ -100,7 +102,7 @@ func New(o Options) *Runner {
 // are its parent's SubagentStart and SubagentStop, as in Claude Code.
 func (r *Runner) add(c Config, project bool) {
 	for _, e := range Events {
-		if r.o.AgentID != "" && !toolEvent(e) && e != PreCompact && e != Notification {
+		if r.o.Subagent && !toolEvent(e) && e != PreCompact && e != Notification {
 			continue
 		}
 		for gi := range c[e] {
