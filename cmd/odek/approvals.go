@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/odek-run/odek/internal/approval"
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/suggest"
 	"github.com/spf13/cobra"
 )
@@ -188,7 +189,7 @@ func runApprovalsRevoke(ios *IOStreams, server string) error {
 	case server == "":
 		fmt.Fprintf(ios.Out, "revoked %d stored approval(s)\n", total)
 	case total == 0:
-		return asSetup(noApprovalsError(server, stores))
+		return errclass.Wrap(errclass.SetupError, noApprovalsError(server, stores))
 	default:
 		fmt.Fprintf(ios.Out, "revoked %d stored approval(s) of server %q\n", total, server)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/odek-run/odek/internal/artifact"
 	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/spf13/cobra"
 )
 
@@ -46,7 +47,7 @@ func artifactsCleanup(ios *IOStreams, args []string) error {
 	hours := cfg.ArtifactsMaxAgeHours
 	if len(args) == 1 {
 		if hours, err = strconv.Atoi(args[0]); err != nil || hours < 0 {
-			return setupErrorf("artifacts cleanup: [hours] is a whole number of hours ≥ 0; got %q", args[0])
+			return errclass.Wrap(errclass.SetupError, fmt.Errorf("artifacts cleanup: [hours] is a whole number of hours ≥ 0; got %q", args[0]))
 		}
 	}
 	removed := sweepArtifacts(cfg.Home, time.Duration(hours)*time.Hour, ios.Now(), "")

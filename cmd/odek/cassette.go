@@ -12,6 +12,7 @@ import (
 
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/cassette"
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/mcpclient"
@@ -51,11 +52,11 @@ func (c *cassetteFlags) registerChild(cmd *cobra.Command) {
 func (c *cassetteFlags) check() error {
 	switch {
 	case c.record != "" && c.replay != "":
-		return asSetup(errors.New("--record and --replay exclude each other"))
+		return errclass.Wrap(errclass.SetupError, errors.New("--record and --replay exclude each other"))
 	case c.mode != replayStrict && c.mode != replayLenient:
-		return setupErrorf("--replay-mode %q: want strict or lenient", c.mode)
+		return errclass.Wrap(errclass.SetupError, fmt.Errorf("--replay-mode %q: want strict or lenient", c.mode))
 	case c.stream != "" && c.record == "" && c.replay == "":
-		return asSetup(errors.New("--cassette-stream needs --record or --replay"))
+		return errclass.Wrap(errclass.SetupError, errors.New("--cassette-stream needs --record or --replay"))
 	}
 	return nil
 }
@@ -103,7 +104,7 @@ func openCassette(ios *IOStreams, f cassetteFlags, roots map[string]string, depa
 		if f.replay != "" {
 			flag = "--replay"
 		}
-		return nil, setupErrorf("%s: %w", flag, err)
+		return nil, errclass.Wrap(errclass.SetupError, fmt.Errorf("%s: %w", flag, err))
 	}
 	return c, nil
 }
@@ -122,7 +123,7 @@ func (c *cassetteState) httpClient() (*http.Client, error) {
 		rt, err = c.play.LLMTransport()
 	}
 	if err != nil {
-		return nil, setupErrorf("--replay: %w", err) // the recorder's transport cannot fail
+		return nil, errclass.Wrap(errclass.SetupError, fmt.Errorf("--replay: %w", err)) // the recorder's transport cannot fail
 	}
 	return &http.Client{Transport: rt}, nil
 }
@@ -174,18 +175,18 @@ func (c *cassetteState) finish(sig context.Context, runErr error) error {
 	}
 	if c.rec != nil {
 		if err := c.rec.Close(); err != nil {
-			return setupErrorf("--record: %w", err)
+			return errclass.Wrap(errclass.SetupError, fmt.Errorf("--record: %w", err))
 		}
 		return runErr
 	}
 	if err := c.play.Err(); err != nil {
-		return asSetup(err)
+		return errclass.Wrap(errclass.SetupError, err)
 	}
 	if budget.IsBudget(runErr) || errors.Is(runErr, context.Canceled) && sig.Err() != nil {
 		return runErr
 	}
 	if err := c.play.Finish(); err != nil {
-		return asSetup(err)
+		return errclass.Wrap(errclass.SetupError, err)
 	}
 	return runErr
 }
@@ -254,7 +255,7 @@ func openRunCassette(ios *IOStreams, f cassetteFlags, odekHome string, depart fu
 	}
 	wd, err := ios.Getwd()
 	if err != nil {
-		return nil, asSetup(err)
+		return nil, errclass.Wrap(errclass.SetupError, err)
 	}
 	if r, err := filepath.EvalSymlinks(wd); err == nil {
 		wd = r

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/spf13/cobra"
 )
 
@@ -77,7 +78,7 @@ func runContinue(ctx context.Context, o *continueOptions) error {
 	o.resume, o.session = sess, true
 	if !o.modelGiven && sess.Model != "" {
 		if err := o.overrides.Set("model", sess.Model, "the session"); err != nil {
-			return asSetup(err)
+			return errclass.Wrap(errclass.SetupError, err)
 		}
 	}
 	return runAgent(ctx, &o.runOptions)

@@ -39,30 +39,6 @@ var exitCodes = map[string]int{
 	errclass.LoopDetected:     exitError,
 }
 
-// setupError gives a setup class to an error made here or returned by a
-// package whose errors carry no class of their own (cobra, session, risk,
-// policy, outschema, the file system). Errors of config, approval,
-// mcpclient and the sub-agent task file name their class themselves and are
-// returned as they are.
-type setupError struct{ err error }
-
-func (e *setupError) Error() string      { return e.err.Error() }
-func (e *setupError) Unwrap() error      { return e.err }
-func (e *setupError) ErrorClass() string { return errclass.SetupError }
-
-// asSetup classes err (if any) as a setup error.
-func asSetup(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &setupError{err}
-}
-
-// setupErrorf is fmt.Errorf classed as a setup error.
-func setupErrorf(format string, args ...any) error {
-	return &setupError{fmt.Errorf(format, args...)}
-}
-
 // codeError carries an exit code decided elsewhere (odek subagent maps its
 // result to 0/1/2/4 itself, docs/SUBAGENTS.md). A nil err prints nothing.
 type codeError struct {

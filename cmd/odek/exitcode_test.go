@@ -133,12 +133,12 @@ func TestExitCode(t *testing.T) {
 		{"internal cancellation", quiet, fmt.Errorf("mcp: %w", context.Canceled), exitError},
 		{"internal cancellation, classed", quiet, classed{errclass.ContextCanceled}, exitError},
 		{"signal but another error", signalled, errors.New("model error"), exitError},
-		{"setup", quiet, asSetup(errors.New("server failed to start")), exitSetup},
-		{"setupErrorf", quiet, setupErrorf("bad %s", "flag"), exitSetup},
+		{"setup", quiet, errclass.Wrap(errclass.SetupError, errors.New("server failed to start")), exitSetup},
+		{"setup, formatted", quiet, errclass.Wrap(errclass.SetupError, fmt.Errorf("bad %s", "flag")), exitSetup},
 		{"config setup", quiet, fmt.Errorf("load: %w", &config.SetupError{Msg: "bad"}), exitSetup},
 		// An MCP server that times out while starting is a setup error, not a timeout.
-		{"startup timeout", quiet, asSetup(fmt.Errorf("initialize: %w", context.DeadlineExceeded)), exitSetup},
-		{"setup interrupted by a signal", signalled, asSetup(fmt.Errorf("initialize: %w", context.Canceled)), exitInterrupted},
+		{"startup timeout", quiet, errclass.Wrap(errclass.SetupError, fmt.Errorf("initialize: %w", context.DeadlineExceeded)), exitSetup},
+		{"setup interrupted by a signal", signalled, errclass.Wrap(errclass.SetupError, fmt.Errorf("initialize: %w", context.Canceled)), exitInterrupted},
 		{"timeout", quiet, fmt.Errorf("call: %w", context.DeadlineExceeded), exitTimeout},
 		{"code decided elsewhere", quiet, &codeError{code: exitTimeout}, exitTimeout},
 		{"code decided elsewhere wins", signalled, &codeError{code: exitBudget, err: context.Canceled}, exitBudget},
@@ -147,8 +147,5 @@ func TestExitCode(t *testing.T) {
 		if got := exitCode(tt.ctx, tt.err); got != tt.want {
 			t.Errorf("%s: exitCode = %d, want %d", tt.name, got, tt.want)
 		}
-	}
-	if asSetup(nil) != nil {
-		t.Error("asSetup(nil) is not nil")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/suggest"
 	"github.com/spf13/cobra"
 )
@@ -22,7 +23,7 @@ func newHelpCmd() *cobra.Command {
 		RunE: func(c *cobra.Command, args []string) error {
 			cmd, rest, err := c.Root().Find(args)
 			if err != nil {
-				return asSetup(err)
+				return errclass.Wrap(errclass.SetupError, err)
 			}
 			if len(rest) > 0 {
 				return unknownCommand(cmd, rest[0])
@@ -69,7 +70,7 @@ func unknownCommand(cmd *cobra.Command, name string) error {
 	if s := suggest.ByDistance(name, cmd.SuggestionsFor(name)); len(s) > 0 {
 		msg += "; did you mean " + quoteList(s) + "?"
 	}
-	return setupErrorf("%s\nRun '%s --help' for usage", msg, cmd.CommandPath())
+	return errclass.Wrap(errclass.SetupError, fmt.Errorf("%s\nRun '%s --help' for usage", msg, cmd.CommandPath()))
 }
 
 // quoteList is "a", "b" or "c".

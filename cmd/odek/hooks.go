@@ -9,6 +9,7 @@ import (
 
 	"github.com/odek-run/odek/internal/approval"
 	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/hooks"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/mcpclient"
@@ -90,7 +91,7 @@ func (r *agentRun) startHooks(ios *IOStreams) error {
 	if !h.project.Empty() {
 		p, err := r.tools.sandbox.serverPolicy(ios)(mcpclient.ServerConfig{Sandbox: sandbox.ModeWorkspaceWrite})
 		if err != nil {
-			return asSetup(err)
+			return errclass.Wrap(errclass.SetupError, err)
 		}
 		o.Sandbox = p
 		o.ProjectEnv = r.tools.sandbox.tmpEnv(shellEnv(environ, cfg))

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/spf13/cobra"
 )
 
@@ -48,12 +49,12 @@ func runInit(ios *IOStreams, o initOptions) error {
 	} else {
 		wd, err := ios.Getwd()
 		if err != nil {
-			return asSetup(err)
+			return errclass.Wrap(errclass.SetupError, err)
 		}
 		path = filepath.Join(wd, "odek.json")
 	}
 	if err := config.WriteTemplate(path, o.global, o.force); err != nil {
-		return asSetup(err)
+		return errclass.Wrap(errclass.SetupError, err)
 	}
 	fmt.Fprintf(ios.ErrOut, "odek: wrote %s\n", path)
 	return nil

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	procs "github.com/odek-run/odek/internal/proc"
 	"io"
 	"os"
 	"strings"
 	"sync"
+
+	procs "github.com/odek-run/odek/internal/proc"
 
 	"github.com/odek-run/odek/internal/mcpclient"
 )

@@ -5,11 +5,12 @@ package main
 import (
 	"context"
 
-	procs "github.com/odek-run/odek/internal/proc"
-	"github.com/odek-run/odek/internal/sandbox"
 	"os"
 	"os/signal"
 	"syscall"
+
+	procs "github.com/odek-run/odek/internal/proc"
+	"github.com/odek-run/odek/internal/sandbox"
 )
 
 func main() {

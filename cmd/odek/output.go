@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
 
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/events"
 	"github.com/spf13/cobra"
 )
@@ -25,7 +27,7 @@ func checkOutputMode(command, mode string) error {
 			return nil
 		}
 	}
-	return setupErrorf("%s: --output must be text, json or stream-json, got %q", command, mode)
+	return errclass.Wrap(errclass.SetupError, fmt.Errorf("%s: --output must be text, json or stream-json, got %q", command, mode))
 }
 
 // reportsJSON says whether a mode ends with a run report on stdout.

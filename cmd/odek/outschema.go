@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/outschema"
@@ -29,7 +30,7 @@ func loadOutputSchema(cfg *config.Config) (*outputSchema, error) {
 	}
 	s, err := outschema.Load(path)
 	if err != nil {
-		return nil, asSetup(err)
+		return nil, errclass.Wrap(errclass.SetupError, err)
 	}
 	return newOutputSchema(s, cfg), nil
 }

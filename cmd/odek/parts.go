@@ -9,6 +9,7 @@ import (
 
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/mcpclient"
@@ -127,7 +128,7 @@ func openSinks(ctx context.Context, ios *IOStreams, runID, eventsPath, output st
 	if eventsPath != "" {
 		sink, err := events.OpenJSONL(ctx, eventsPath)
 		if err != nil {
-			return k, asSetup(err)
+			return k, errclass.Wrap(errclass.SetupError, err)
 		}
 		k.jsonl = sink
 		sinks = append(sinks, eventsOnly{sink})

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/odek-run/odek/internal/builtin"
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/policy"
 	"github.com/odek-run/odek/internal/sandbox"
 )
@@ -30,7 +31,7 @@ func (s *sandboxState) toolAccess(ios *IOStreams, conf *runConf) (*sandbox.Acces
 	}
 	p, err := s.configuredPolicy(ios, mode, false, false, "")
 	if err != nil {
-		return nil, asSetup(err)
+		return nil, errclass.Wrap(errclass.SetupError, err)
 	}
 	if limit != nil {
 		narrowed := p.Within(*limit)
@@ -42,7 +43,7 @@ func (s *sandboxState) toolAccess(ios *IOStreams, conf *runConf) (*sandbox.Acces
 func (s *sandboxState) access(p sandbox.Policy) (*sandbox.Access, error) {
 	a, err := sandbox.NewAccess(p)
 	if err != nil {
-		return nil, asSetup(fmt.Errorf("the path tools' map: %w", err))
+		return nil, errclass.Wrap(errclass.SetupError, fmt.Errorf("the path tools' map: %w", err))
 	}
 	// Its identities are taken now, beside the rest of the start-up,
 	// not on the first path tool call (nor before the first request).

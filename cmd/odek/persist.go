@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/loop"
@@ -38,18 +39,18 @@ func (f *sessionFlags) apply(command string, o *runOptions) error {
 	for _, s := range f.refs {
 		r, err := session.ParseExternalRef(s)
 		if err != nil {
-			return setupErrorf("%s: --external-ref: %w", command, err)
+			return errclass.Wrap(errclass.SetupError, fmt.Errorf("%s: --external-ref: %w", command, err))
 		}
 		o.refs = append(o.refs, r)
 	}
 	if f.noPlanning {
 		if err := o.overrides.Set("planning.enabled", "false", "--no-planning"); err != nil {
-			return asSetup(err)
+			return errclass.Wrap(errclass.SetupError, err)
 		}
 	}
 	if f.noCompaction {
 		if err := o.overrides.Set("compaction", "false", "--no-compaction"); err != nil {
-			return asSetup(err)
+			return errclass.Wrap(errclass.SetupError, err)
 		}
 	}
 	return nil
@@ -119,7 +120,7 @@ func (r *agentRun) createSession(ios *IOStreams, o runOptions, msgs []llm.Messag
 	sess, warns, err := rs.store.Create(session.New{Model: cfg.Model, Provider: providerOf(cfg.BaseURL), Task: o.task, Messages: msgs, Refs: o.refs, Dir: sessionDir(ios)})
 	printWarnings(ios, warns)
 	if err != nil {
-		return nil, asSetup(err)
+		return nil, errclass.Wrap(errclass.SetupError, err)
 	}
 	rs.sess, r.session = sess, rs
 	r.sinks.emitter.SetSessionID(sess.ID)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/spf13/cobra"
 )
 
@@ -68,7 +69,7 @@ stdout, progress to stderr, and the exit code says how the run ended:
 		if name := strayCommand(cmd, ios.Args); name != "" {
 			err = unknownCommand(cmd, name) // odek runn --max-iter 3: the typo, not the flag
 		} else {
-			err = setupErrorf("%w\nRun '%s --help' for usage", err, cmd.CommandPath())
+			err = errclass.Wrap(errclass.SetupError, fmt.Errorf("%w\nRun '%s --help' for usage", err, cmd.CommandPath()))
 		}
 		earlyReport(cmd, ios, err)
 		return err
@@ -124,10 +125,10 @@ func changeDir(ios *IOStreams, dir string) error {
 		return nil
 	}
 	if ios.Chdir == nil {
-		return setupErrorf("-C is not available here")
+		return errclass.Wrap(errclass.SetupError, fmt.Errorf("-C is not available here"))
 	}
 	if err := ios.Chdir(dir); err != nil {
-		return setupErrorf("-C %s: %w", dir, errors.Unwrap(err))
+		return errclass.Wrap(errclass.SetupError, fmt.Errorf("-C %s: %w", dir, errors.Unwrap(err)))
 	}
 	return nil
 }
@@ -140,7 +141,7 @@ func usageArgs(c *cobra.Command) {
 	}
 	check := c.Args
 	c.Args = func(cmd *cobra.Command, args []string) error {
-		return asSetup(check(cmd, args))
+		return errclass.Wrap(errclass.SetupError, check(cmd, args))
 	}
 }
 

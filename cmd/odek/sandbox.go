@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/mcpclient"
 	procs "github.com/odek-run/odek/internal/proc"
 	"github.com/odek-run/odek/internal/sandbox"
@@ -86,7 +87,7 @@ func (s *sandboxState) check(ios *IOStreams, conf *runConf, workDir string) (*sa
 	}
 	missing := support.Missing(network)
 	if len(missing) > 0 && strict {
-		return nil, asSetup(fmt.Errorf("the sandbox cannot hold on this system: missing %s (sandbox.mode %s%s); "+
+		return nil, errclass.Wrap(errclass.SetupError, fmt.Errorf("the sandbox cannot hold on this system: missing %s (sandbox.mode %s%s); "+
 			"run where the kernel has Landlock, or set sandbox.mode to auto or off in the global config",
 			strings.Join(missing, "; "), mode, requiredNote(c.Required, s.fullAuto)))
 	}
@@ -107,7 +108,7 @@ func (s *sandboxState) check(ios *IOStreams, conf *runConf, workDir string) (*sa
 func (s *sandboxState) build(ios *IOStreams, plan *sandboxPlan) error {
 	p, err := s.basePolicy(ios, plan.mode, plan.network, plan.support.LandlockABI > 0)
 	if err != nil {
-		return asSetup(err)
+		return errclass.Wrap(errclass.SetupError, err)
 	}
 	if inside := p.ProtectedInWorkspace(); len(inside) > 0 {
 		printWarnings(ios, []string{fmt.Sprintf("sandbox: the workspace %s holds protected paths (%s): commands may read and write them "+
@@ -118,7 +119,7 @@ func (s *sandboxState) build(ios *IOStreams, plan *sandboxPlan) error {
 		p = &narrowed
 	}
 	if err := p.Collisions(); err != nil {
-		return asSetup(err)
+		return errclass.Wrap(errclass.SetupError, err)
 	}
 	// The paths the rules grant are opened now, before any command runs,
 	// and never again by name; the read set (a walk of the protected
@@ -128,7 +129,7 @@ func (s *sandboxState) build(ios *IOStreams, plan *sandboxPlan) error {
 	warns, err := p.PrepareLazily()
 	printWarnings(ios, warns)
 	if err != nil {
-		return asSetup(err)
+		return errclass.Wrap(errclass.SetupError, err)
 	}
 	s.policy, s.held = p, len(plan.missing) == 0
 	netText := "off"
@@ -149,7 +150,7 @@ func (s *sandboxState) mode(limit *sandbox.Policy) (mode string, network, strict
 	mode, network = c.Mode, c.Network == "on"
 	if s.fullAuto {
 		if mode == sandbox.ModeOff {
-			return "", false, false, asSetup(errors.New("--full-auto needs the sandbox, but sandbox.mode is off"))
+			return "", false, false, errclass.Wrap(errclass.SetupError, errors.New("--full-auto needs the sandbox, but sandbox.mode is off"))
 		}
 		if mode != sandbox.ModeReadOnly {
 			mode = sandbox.ModeWorkspaceWrite

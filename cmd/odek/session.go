@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/session"
 	"github.com/odek-run/odek/internal/untrusted"
 	"github.com/spf13/cobra"
@@ -80,7 +81,7 @@ func loadSession(store *session.Store, args []string) (*session.Session, error) 
 	}
 	id := args[0]
 	if err := session.ValidID(id); err != nil {
-		return nil, asSetup(err)
+		return nil, errclass.Wrap(errclass.SetupError, err)
 	}
 	return store.Load(id)
 }
@@ -198,7 +199,7 @@ func sessionDelete(ios *IOStreams, id string) error {
 		return err
 	}
 	if err := session.ValidID(id); err != nil {
-		return asSetup(err)
+		return errclass.Wrap(errclass.SetupError, err)
 	}
 	if err := store.Delete(id); err != nil {
 		return err
@@ -217,14 +218,14 @@ func removeSessionArtifacts(home, id string) {
 func sessionTrim(ios *IOStreams, id, nArg string) error {
 	n, err := strconv.Atoi(nArg)
 	if err != nil || n < 0 {
-		return setupErrorf("session trim: <n> is the number of newest messages to keep, a whole number ≥ 0; got %q", nArg)
+		return errclass.Wrap(errclass.SetupError, fmt.Errorf("session trim: <n> is the number of newest messages to keep, a whole number ≥ 0; got %q", nArg))
 	}
 	store, _, err := openSessions(ios)
 	if err != nil {
 		return err
 	}
 	if err := session.ValidID(id); err != nil {
-		return asSetup(err)
+		return errclass.Wrap(errclass.SetupError, err)
 	}
 	sess, err := store.Load(id)
 	if err != nil {
@@ -247,7 +248,7 @@ func sessionTrim(ios *IOStreams, id, nArg string) error {
 func sessionCleanup(ios *IOStreams, daysArg string) error {
 	days, err := strconv.Atoi(daysArg)
 	if err != nil || days < 1 {
-		return setupErrorf("session cleanup: <days> is a whole number of days ≥ 1; got %q", daysArg)
+		return errclass.Wrap(errclass.SetupError, fmt.Errorf("session cleanup: <days> is a whole number of days ≥ 1; got %q", daysArg))
 	}
 	store, home, err := openSessions(ios)
 	if err != nil {

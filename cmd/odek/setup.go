@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/mcpclient"
@@ -40,11 +41,11 @@ type agentRun struct {
 func odekHome(ios *IOStreams) (string, error) {
 	if h := ios.env("ODEK_HOME"); h != "" {
 		abs, err := filepath.Abs(h)
-		return abs, asSetup(err)
+		return abs, errclass.Wrap(errclass.SetupError, err)
 	}
 	home := ios.env("HOME")
 	if home == "" {
-		return "", setupErrorf("cannot find the odek home: set ODEK_HOME or HOME")
+		return "", errclass.Wrap(errclass.SetupError, fmt.Errorf("cannot find the odek home: set ODEK_HOME or HOME"))
 	}
 	return filepath.Join(home, ".odek"), nil
 }
@@ -57,7 +58,7 @@ func loadConfig(ios *IOStreams, flags config.Overrides) (*config.Config, error) 
 	}
 	wd, err := ios.Getwd()
 	if err != nil {
-		return nil, asSetup(err)
+		return nil, errclass.Wrap(errclass.SetupError, err)
 	}
 	cfg, warnings, err := config.Load(config.LoadOptions{Home: home, Dir: wd, LookupEnv: ios.LookupEnv, Flags: flags})
 	printWarnings(ios, warnings)

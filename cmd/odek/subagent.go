@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/subagent/wire"
 	"github.com/spf13/cobra"
 )
@@ -102,7 +103,7 @@ func flagError(err error) error {
 // returns it as a setup error (exit 3).
 func childSetupError(ios *IOStreams, err error) error {
 	writeChildResult(ios, &wire.Result{Status: wire.StatusError, Error: err.Error(), Usage: &wire.Usage{}})
-	return asSetup(err)
+	return errclass.Wrap(errclass.SetupError, err)
 }
 
 func writeChildResult(ios *IOStreams, r *wire.Result) {

@@ -3,13 +3,14 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"github.com/odek-run/odek/internal/sandbox"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/odek-run/odek/internal/sandbox"
 
 	"github.com/odek-run/odek/internal/subagent/childside"
 	"github.com/odek-run/odek/internal/subagent/wire"

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/policy"
 	"github.com/odek-run/odek/internal/subagent/childside"
@@ -120,7 +121,7 @@ func parentGate(p *wire.Policy, dir string, warn func(string)) (loop.Gate, error
 		},
 	})
 	if err != nil {
-		return nil, setupErrorf("task file: parent_policy: %w", err)
+		return nil, errclass.Wrap(errclass.SetupError, fmt.Errorf("task file: parent_policy: %w", err))
 	}
 	return policyGate{pol}, nil
 }

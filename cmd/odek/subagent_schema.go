@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/outschema"
 	"github.com/odek-run/odek/internal/redact"
 	"github.com/odek-run/odek/internal/subagent/wire"
@@ -30,7 +31,7 @@ func childSchema(file string, t *wire.Task, cfg *config.Config) (*outputSchema, 
 		return nil, nil
 	}
 	if err != nil {
-		return nil, asSetup(err)
+		return nil, errclass.Wrap(errclass.SetupError, err)
 	}
 	return newOutputSchema(s, cfg), nil
 }

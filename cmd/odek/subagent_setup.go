@@ -10,6 +10,7 @@ import (
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/childkey"
 	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/redact"
 	"github.com/odek-run/odek/internal/subagent"
@@ -42,16 +43,16 @@ func setUpChild(ctx context.Context, ios *IOStreams, o subagentOptions) (runCtx 
 		}
 	}()
 	if c.task, err = loadTask(o); err != nil {
-		return runCtx, c, asSetup(err)
+		return runCtx, c, errclass.Wrap(errclass.SetupError, err)
 	}
 	c.out = childside.NewLineWriter(ios.Out, c.task.TaskID, o.stream && c.task.EffectiveProtocol() == wire.Protocol)
 	cios, err := withHandedKey(ios)
 	if err != nil {
-		return runCtx, c, asSetup(err)
+		return runCtx, c, errclass.Wrap(errclass.SetupError, err)
 	}
 	over, err := childOverrides(c.task, o.overrides)
 	if err != nil {
-		return runCtx, c, asSetup(err)
+		return runCtx, c, errclass.Wrap(errclass.SetupError, err)
 	}
 	if r.conf.cfg, err = loadConfig(cios, over); err != nil {
 		return runCtx, c, err
@@ -63,7 +64,7 @@ func setUpChild(ctx context.Context, ios *IOStreams, o subagentOptions) (runCtx 
 		return runCtx, c, err
 	}
 	if c.wd, err = ios.Getwd(); err != nil {
-		return runCtx, c, asSetup(err)
+		return runCtx, c, errclass.Wrap(errclass.SetupError, err)
 	}
 	if err = c.applyPolicy(); err != nil {
 		return runCtx, c, err
@@ -170,7 +171,7 @@ func (c *child) applyPolicy() error {
 	c.timeout, c.soft = time.Duration(hardMS)*time.Millisecond, time.Duration(softMS)*time.Millisecond
 	profName, prof, err := sc.resolveProfile(c.o.profile, c.task.Profile)
 	if err != nil {
-		return asSetup(err)
+		return errclass.Wrap(errclass.SetupError, err)
 	}
 	place.agentID, place.agentType = c.task.TaskID, profName
 	if place.agentType == "" {
@@ -246,5 +247,5 @@ func (c *child) failSetup(ios *IOStreams, err error) error {
 	if budget.IsBudget(err) {
 		return err
 	}
-	return asSetup(err)
+	return errclass.Wrap(errclass.SetupError, err)
 }

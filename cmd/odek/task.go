@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/odek-run/odek/internal/errclass"
 )
 
 // maxTaskBytes caps a task read from stdin or --task-file, and the context
@@ -45,7 +47,7 @@ type taskInput struct {
 func readTask(ctx context.Context, ios *IOStreams, in taskInput) (task string, untrusted bool, err error) {
 	task, fromStdin, err := mainTask(ctx, ios, in)
 	if err != nil {
-		return "", false, asSetup(err)
+		return "", false, errclass.Wrap(errclass.SetupError, err)
 	}
 	untrusted = fromStdin || in.file != ""
 	if fromStdin || ios.StdinTTY || ios.In == nil {
@@ -53,14 +55,14 @@ func readTask(ctx context.Context, ios *IOStreams, in taskInput) (task string, u
 	}
 	extra, err := readLimited(ctx, ios, ios.In, !in.quiet)
 	if err != nil {
-		return "", false, setupErrorf("%s: reading the context on stdin: %w", in.cmd, err)
+		return "", false, errclass.Wrap(errclass.SetupError, fmt.Errorf("%s: reading the context on stdin: %w", in.cmd, err))
 	}
 	text, err := checkTaskText(extra)
 	if errors.Is(err, errEmptyText) {
 		return task, untrusted, nil // an empty pipe (or </dev/null) adds nothing
 	}
 	if err != nil {
-		return "", false, setupErrorf("%s: the context on stdin %w", in.cmd, err)
+		return "", false, errclass.Wrap(errclass.SetupError, fmt.Errorf("%s: the context on stdin %w", in.cmd, err))
 	}
 	return task + "\n\n" + stdinOpen + "\n" + text + "\n" + stdinClose, true, nil
 }

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/odek-run/odek/internal/errclass"
+	"github.com/odek-run/odek/internal/events"
 )
 
 func TestCheckTaskText(t *testing.T) {
@@ -101,8 +104,7 @@ func TestReadTask(t *testing.T) {
 			tc.in.cmd = "run"
 			got, untrusted, err := readTask(context.Background(), ios, tc.in)
 			if tc.err != "" {
-				var se *setupError
-				if err == nil || err.Error() != tc.err || !errors.As(err, &se) {
+				if err == nil || err.Error() != tc.err || events.ErrorClass(err) != errclass.SetupError {
 					t.Fatalf("err = %v, want setup error %q", err, tc.err)
 				}
 				return

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/mcpclient"
 	"github.com/odek-run/odek/internal/suggest"
 )
@@ -25,13 +26,13 @@ func checkToolFilters(flags config.Overrides, builtins []string, set *mcpclient.
 		known = append(known, mcpclient.ResourceReadToolName)
 	}
 	if names, origin := flags.Strings("tools.enabled"); origin == noToolsOrigin && len(names) > 0 {
-		return setupErrorf("--no-tools cannot be combined with --tool %s", strings.Join(names, ","))
+		return errclass.Wrap(errclass.SetupError, fmt.Errorf("--no-tools cannot be combined with --tool %s", strings.Join(names, ",")))
 	}
 	for _, key := range []string{"tools.enabled", "tools.disabled"} {
 		names, origin := flags.Strings(key)
 		for _, n := range names {
 			if !slices.Contains(known, n) {
-				return asSetup(unknownToolError(origin, n, known))
+				return errclass.Wrap(errclass.SetupError, unknownToolError(origin, n, known))
 			}
 		}
 	}

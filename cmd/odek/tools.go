@@ -13,6 +13,7 @@ import (
 	"github.com/odek-run/odek/internal/artifact"
 	"github.com/odek-run/odek/internal/builtin"
 	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/mcpclient"
 	"github.com/odek-run/odek/internal/plan"
@@ -90,7 +91,7 @@ func (r *agentRun) buildTools(ctx context.Context, ios *IOStreams, serverLog io.
 	}
 	all, ts.plan = addPlan(all, cfg, r.sinks.emitter)
 	ts.reg, err = loop.NewRegistry(all...)
-	return asSetup(err)
+	return errclass.Wrap(errclass.SetupError, err)
 }
 
 // startServersBeside starts the MCP servers (r.servers) and runs build

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/mcpclient"
 )
@@ -40,6 +42,6 @@ func refusedOutputSchemas(ios *IOStreams, listing []listedTool) error {
 		return nil
 	}
 	printWarnings(ios, warns)
-	return setupErrorf("outputSchema refused for %s: fix the server, or switch the tool off (--no-tool, tools.disabled)",
-		strings.Join(names, ", "))
+	return errclass.Wrap(errclass.SetupError, fmt.Errorf("outputSchema refused for %s: fix the server, or switch the tool off (--no-tool, tools.disabled)",
+		strings.Join(names, ", ")))
 }

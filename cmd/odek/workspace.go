@@ -7,6 +7,7 @@ import (
 
 	"github.com/odek-run/odek/internal/builtin"
 	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/policy"
 	"github.com/odek-run/odek/internal/risk"
@@ -26,11 +27,11 @@ type workspacePlan struct {
 func (ts *toolset) planWorkspace(ios *IOStreams, conf *runConf) (*workspacePlan, error) {
 	wd, err := ios.Getwd()
 	if err != nil {
-		return nil, asSetup(err)
+		return nil, errclass.Wrap(errclass.SetupError, err)
 	}
 	cls, err := risk.New(risk.Options{Dir: wd, Home: ios.env("HOME")})
 	if err != nil {
-		return nil, setupErrorf("working directory: %w", err)
+		return nil, errclass.Wrap(errclass.SetupError, fmt.Errorf("working directory: %w", err))
 	}
 	ts.workDir = cls.Root()
 	sp, err := ts.sandbox.check(ios, conf, ts.workDir)
@@ -125,7 +126,7 @@ func newGate(ios *IOStreams, g gateOptions) (loop.Gate, error) {
 	}
 	p, err := policy.New(o)
 	if err != nil {
-		return nil, asSetup(err)
+		return nil, errclass.Wrap(errclass.SetupError, err)
 	}
 	parent, err := parentGate(g.parent, g.dir, g.warn)
 	if err != nil || parent == nil {
