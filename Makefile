@@ -75,7 +75,7 @@ $(STATICCHECK):
 # Mutation testing of the security- and contract-critical packages, one at a
 # time, printing efficacy per package (slow: not part of make test): gremlins'
 # operator mutants, then the hand mutations; each package must kill 90% of
-# both. MUTATE='internal/redact cmd/odek:exitcode.go' (or MUTATE='risk loop')
+# both. MUTATE='internal/redact internal/exitcode' (or MUTATE='risk loop')
 # picks targets.
 GREMLINS_VERSION := v0.6.0
 GREMLINS := $(BIN)/tools/gremlins-$(GREMLINS_VERSION)

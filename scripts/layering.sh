@@ -41,6 +41,8 @@ declare -A allowed=(
   [subagent]="subagent/wire artifact budget events risk untrusted proc liveness hooks"
   [subagent/wire]="artifact errclass llm untrusted"
   [subagent/childside]="subagent/wire artifact budget events untrusted safepath"
+  [iostreams]="untrusted"
+  [exitcode]="budget errclass events"
 )
 # entry is the allowed[] key of an internal package: its own, else its top
 # directory's.

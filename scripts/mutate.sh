@@ -9,8 +9,8 @@
 #
 # Usage: scripts/mutate.sh [target ...]
 #   target = package dir, optionally with the only files to mutate:
-#   internal/redact  or  cmd/odek:exitcode.go; or a default target's short
-#   name (risk, loop, wire, odek)
+#   internal/redact  or  internal/loop:loop.go,trim.go; or a default target's short
+#   name (risk, loop, wire, exitcode)
 # Environment: GREMLINS (binary), MUTATE_WORKERS (default 1: the machine is
 # shared), MUTATE_THRESHOLD (adjusted efficacy each target must reach, default 90),
 # MUTATE_LOGS (a directory to keep gremlins' full output in), MUTATE_TIMEOUT
@@ -36,7 +36,7 @@ defaults=(internal/redact internal/artifact internal/budget internal/config
   internal/mcpclient internal/approval internal/events
   internal/risk internal/policy internal/builtin internal/session internal/subagent
   internal/subagent/wire internal/subagent/childside internal/outschema internal/llm
-  internal/loop:loop.go,summary.go,answer.go,trim.go cmd/odek:exitcode.go)
+  internal/loop:loop.go,summary.go,answer.go,trim.go internal/exitcode)
 if [ $# -eq 0 ]; then
   set -- "${defaults[@]}"
 fi

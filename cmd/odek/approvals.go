@@ -12,11 +12,12 @@ import (
 
 	"github.com/odek-run/odek/internal/approval"
 	"github.com/odek-run/odek/internal/errclass"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/suggest"
 	"github.com/spf13/cobra"
 )
 
-func newApprovalsCmd(ios *IOStreams) *cobra.Command {
+func newApprovalsCmd(ios *iostreams.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "approvals",
 		Short: "Show or revoke the stored MCP and hook approvals",
@@ -77,7 +78,7 @@ by older odek versions included.`,
 }
 
 // approvalStores opens the stores under the odek home: spawn, tool, hook.
-func approvalStores(ios *IOStreams) ([3]*approval.Store, [3]string, error) {
+func approvalStores(ios *iostreams.IOStreams) ([3]*approval.Store, [3]string, error) {
 	var stores [3]*approval.Store
 	home, err := odekHome(ios)
 	if err != nil {
@@ -101,7 +102,7 @@ type approvalJSON struct {
 	*approval.Record
 }
 
-func runApprovalsList(ios *IOStreams, asJSON bool) error {
+func runApprovalsList(ios *iostreams.IOStreams, asJSON bool) error {
 	stores, paths, err := approvalStores(ios)
 	if err != nil {
 		return err
@@ -164,14 +165,14 @@ func boundFiles(files map[string]string) string {
 	return " (bound to the content of " + strings.Join(names, ", ") + ")"
 }
 
-func termTextIfTTY(ios *IOStreams, s string) string {
+func termTextIfTTY(ios *iostreams.IOStreams, s string) string {
 	if ios.StdoutTTY {
 		return termText(s)
 	}
 	return s
 }
 
-func runApprovalsRevoke(ios *IOStreams, server string) error {
+func runApprovalsRevoke(ios *iostreams.IOStreams, server string) error {
 	stores, _, err := approvalStores(ios)
 	if err != nil {
 		return err
@@ -197,7 +198,7 @@ func runApprovalsRevoke(ios *IOStreams, server string) error {
 }
 
 // runApprovalsRevokeHooks removes every project hook's grant.
-func runApprovalsRevokeHooks(ios *IOStreams) error {
+func runApprovalsRevokeHooks(ios *iostreams.IOStreams) error {
 	stores, _, err := approvalStores(ios)
 	if err != nil {
 		return err

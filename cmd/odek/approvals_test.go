@@ -9,13 +9,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/odek-run/odek/internal/exitcode"
+	"github.com/odek-run/odek/internal/iostreams"
 )
 
 // approvalIOS is a terminal session in dir whose operator types answers.
-func approvalIOS(dir, answers string, tty bool) (*IOStreams, *bytes.Buffer, *bytes.Buffer) {
+func approvalIOS(dir, answers string, tty bool) (*iostreams.IOStreams, *bytes.Buffer, *bytes.Buffer) {
 	var out, errOut bytes.Buffer
 	env := map[string]string{"ODEK_HOME": filepath.Join(dir, ".odek"), "HOME": dir}
-	return &IOStreams{In: strings.NewReader(answers), Out: &out, ErrOut: &errOut, StdinTTY: tty, StderrTTY: tty,
+	return &iostreams.IOStreams{In: strings.NewReader(answers), Out: &out, ErrOut: &errOut, StdinTTY: tty, StderrTTY: tty,
 		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 		Getwd:     func() (string, error) { return dir, nil }, Now: time.Now, Width: func() int { return 80 }}, &out, &errOut
 }
@@ -42,7 +45,7 @@ func TestDeclinedProjectServerRunsWithout(t *testing.T) {
 	}
 	ios, _, _ = approvalIOS(dir, "", false)
 	err := runTools(context.Background(), ios, toolsOptions{})
-	if err == nil || exitCode(context.Background(), err) != exitSetup || !strings.Contains(err.Error(), "requires explicit approval") {
+	if err == nil || exitcode.Of(context.Background(), err) != exitcode.Setup || !strings.Contains(err.Error(), "requires explicit approval") {
 		t.Fatalf("no terminal: %v", err)
 	}
 }

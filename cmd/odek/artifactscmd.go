@@ -8,10 +8,11 @@ import (
 	"github.com/odek-run/odek/internal/artifact"
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/errclass"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/spf13/cobra"
 )
 
-func newArtifactsCmd(ios *IOStreams) *cobra.Command {
+func newArtifactsCmd(ios *iostreams.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "artifacts <cleanup>",
 		Short: "Clean up the artifacts runs saved",
@@ -39,7 +40,7 @@ maintenance.artifacts_max_age_hours (24) on its way out; cleanup does it now.`,
 // artifactsCleanup removes the artifact folders older than the hours given,
 // or than the config's maintenance.artifacts_max_age_hours, and lists them
 // with what they held.
-func artifactsCleanup(ios *IOStreams, args []string) error {
+func artifactsCleanup(ios *iostreams.IOStreams, args []string) error {
 	cfg, err := loadConfig(ios, config.Overrides{})
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/odek-run/odek/internal/fakellm"
+	"github.com/odek-run/odek/internal/iostreams"
 )
 
 // buildBinary compiles pkg into the benchmark's temporary directory, removed
@@ -207,7 +208,7 @@ func runInProcess(b *testing.B, home, wire string) {
 			fs.served += time.Since(t0)
 		}))
 		env := map[string]string{"ODEK_HOME": home, "HOME": home, "ODEK_BASE_URL": srv.URL + "/v1", "ODEK_LLM_WIRE_API": wire}
-		ios := &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard,
+		ios := &iostreams.IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard,
 			LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 			Getwd:     func() (string, error) { return home, nil }, Now: time.Now, Width: func() int { return 0 }}
 		o := runOptions{io: ios, task: "task", output: "text", quiet: true, cassette: cassetteFlags{mode: replayStrict}}

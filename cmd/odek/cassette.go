@@ -13,6 +13,7 @@ import (
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/cassette"
 	"github.com/odek-run/odek/internal/errclass"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/mcpclient"
@@ -81,7 +82,7 @@ func (c *cassetteState) strict() bool { return c.replaying() && !c.play.Lenient(
 
 // openCassette starts recording or opens the cassette to replay. depart
 // is told of the first departure (to stop the run).
-func openCassette(ios *IOStreams, f cassetteFlags, roots map[string]string, depart func(error)) (*cassetteState, error) {
+func openCassette(ios *iostreams.IOStreams, f cassetteFlags, roots map[string]string, depart func(error)) (*cassetteState, error) {
 	if err := f.check(); err != nil {
 		return nil, err
 	}
@@ -249,7 +250,7 @@ func (t *cassetteTool) ProducesArtifacts() bool {
 // openRunCassette opens --record or --replay for a run. The roots are what
 // the cassette's paths are normalised by: the working directory, odek's
 // home and $HOME. depart is told the first departure from a replay.
-func openRunCassette(ios *IOStreams, f cassetteFlags, odekHome string, depart func(error)) (*cassetteState, error) {
+func openRunCassette(ios *iostreams.IOStreams, f cassetteFlags, odekHome string, depart func(error)) (*cassetteState, error) {
 	if f.record == "" && f.replay == "" {
 		return nil, f.check()
 	}
@@ -261,7 +262,7 @@ func openRunCassette(ios *IOStreams, f cassetteFlags, odekHome string, depart fu
 		wd = r
 	}
 	roots := map[string]string{"workdir": wd, "odek_home": odekHome}
-	if h := ios.env("HOME"); h != "" {
+	if h := ios.Env("HOME"); h != "" {
 		roots["home"] = h
 	}
 	return openCassette(ios, f, roots, depart)

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/odek-run/odek/internal/exitcode"
 	"github.com/odek-run/odek/internal/fakellm"
+	"github.com/odek-run/odek/internal/iostreams"
 )
 
 // In-process tests of the commands: the whole CLI (execute) over an
@@ -58,7 +60,7 @@ type cliResult struct {
 func (c *fakeCLI) run(args ...string) cliResult {
 	c.t.Helper()
 	var out, errOut bytes.Buffer
-	ios := &IOStreams{
+	ios := &iostreams.IOStreams{
 		Out: &out, ErrOut: &errOut, // In nil: no stdin, as </dev/null would not be either
 		Args:      args,
 		LookupEnv: func(k string) (string, bool) { v, ok := c.env[k]; return v, ok },
@@ -95,7 +97,7 @@ const franceScript = `{"turns": [{"match": "capital of France", "content": "Pari
 func TestRunCommandAnswers(t *testing.T) {
 	c := newFakeCLI(t, franceScript)
 	r := c.run("run", "What is the capital of France?")
-	r.want(t, exitOK)
+	r.want(t, exitcode.OK)
 	if r.stdout != "Paris.\n" {
 		t.Fatalf("stdout %q, want the answer alone", r.stdout)
 	}
@@ -114,7 +116,7 @@ func TestRunCommandSinks(t *testing.T) {
 	c := newFakeCLI(t, franceScript)
 	ev := filepath.Join(c.dir, "ev.jsonl")
 	r := c.run("run", "--output", "stream-json", "--events-jsonl", ev, "What is the capital of France?")
-	r.want(t, exitOK)
+	r.want(t, exitcode.OK)
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
 	if !strings.Contains(lines[0], `"schema":"odek.stream/v1"`) || !strings.Contains(lines[0], `"type":"init"`) {
 		t.Fatalf("first line: %s", lines[0])
@@ -141,9 +143,9 @@ func TestRunCommandBudgetStop(t *testing.T) {
   {"tool_calls": [{"id": "c1", "name": "list_dir", "arguments": {"path": "."}}, {"id": "c2", "name": "list_dir", "arguments": {"path": "."}}]},
   {"content": "Nothing was listed."}]}`)
 	r := c.run("run", "--max-tool-calls", "1", "--output", "json", "list it")
-	r.want(t, exitBudget)
+	r.want(t, exitcode.Budget)
 	rep := r.report(t)
-	if rep["status"] != "budget_exhausted" || rep["termination_reason"] != "execution_budget:tool_calls" || rep["exit_code"] != float64(exitBudget) {
+	if rep["status"] != "budget_exhausted" || rep["termination_reason"] != "execution_budget:tool_calls" || rep["exit_code"] != float64(exitcode.Budget) {
 		t.Fatalf("report: status %v, reason %v, exit_code %v", rep["status"], rep["termination_reason"], rep["exit_code"])
 	}
 	if calls := rep["tool_calls"].(map[string]any); calls["ok"] != float64(0) || calls["failed"] != float64(0) {
@@ -160,7 +162,7 @@ func TestRunCommandSetupError(t *testing.T) {
 	c := newFakeCLI(t, franceScript)
 	missing := filepath.Join(c.dir, "no-such-dir", "ev.jsonl")
 	r := c.run("run", "--events-jsonl", missing, "--output", "json", "What is the capital of France?")
-	r.want(t, exitSetup)
+	r.want(t, exitcode.Setup)
 	rep := r.report(t)
 	if rep["status"] != "error" || rep["termination_reason"] != "setup_error" || !strings.Contains(rep["error"].(string), "no-such-dir") {
 		t.Fatalf("report: %v", rep)
@@ -177,7 +179,7 @@ func TestRunCommandSetupError(t *testing.T) {
 func TestRunCommandBadOutputReport(t *testing.T) {
 	c := newFakeCLI(t, franceScript)
 	r := c.run("run", "--output", "json", "--external-ref", "nonsense", "task")
-	r.want(t, exitSetup)
+	r.want(t, exitcode.Setup)
 	if rep := r.report(t); rep["termination_reason"] != "setup_error" {
 		t.Fatalf("report: %v", rep)
 	}
@@ -189,9 +191,9 @@ func TestContinueCommand(t *testing.T) {
 	c := newFakeCLI(t, `{"turns": [
   {"match": "capital of France", "content": "Paris."},
   {"match": "And of Italy", "content": "Rome."}]}`)
-	c.run("run", "--session", "What is the capital of France?").want(t, exitOK)
+	c.run("run", "--session", "What is the capital of France?").want(t, exitcode.OK)
 	r := c.run("continue", "And of Italy?")
-	r.want(t, exitOK)
+	r.want(t, exitcode.OK)
 	if r.stdout != "Rome.\n" || !strings.Contains(r.stderr, "odek: continuing session ") {
 		t.Fatalf("stdout %q\nstderr: %s", r.stdout, r.stderr)
 	}
@@ -212,12 +214,12 @@ func TestContinueCommand(t *testing.T) {
 func TestContinueCommandNoSession(t *testing.T) {
 	c := newFakeCLI(t, franceScript)
 	r := c.run("continue", "--id", "../x", "--output", "json", "more")
-	r.want(t, exitSetup)
+	r.want(t, exitcode.Setup)
 	if rep := r.report(t); rep["termination_reason"] != "setup_error" {
 		t.Fatalf("report: %v", rep)
 	}
 	r = c.run("continue", "more")
-	r.want(t, exitError)
+	r.want(t, exitcode.Error)
 	if !strings.Contains(r.stderr, "odek: continue: ") {
 		t.Fatalf("stderr: %s", r.stderr)
 	}
@@ -230,7 +232,7 @@ func TestContinueCommandNoSession(t *testing.T) {
 func TestSubagentCommand(t *testing.T) {
 	c := newFakeCLI(t, `{"turns": [{"match": "Count the files", "content": "There are 3 files."}]}`)
 	r := c.run("subagent", "--goal", "Count the files", "--quiet")
-	r.want(t, exitOK)
+	r.want(t, exitcode.OK)
 	var res struct {
 		Status, Summary string
 		Usage           map[string]any
@@ -250,7 +252,7 @@ func TestSubagentCommand(t *testing.T) {
 func TestSubagentCommandSetupError(t *testing.T) {
 	c := newFakeCLI(t, franceScript)
 	r := c.run("subagent", "--goal", "x", "stray")
-	r.want(t, exitSetup)
+	r.want(t, exitcode.Setup)
 	if !strings.Contains(r.stdout, `"status":"error"`) || !strings.Contains(r.stdout, `unexpected argument \"stray\"`) {
 		t.Fatalf("stdout: %s", r.stdout)
 	}

@@ -6,10 +6,11 @@ import (
 	"strings"
 
 	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/spf13/cobra"
 )
 
-func newCompletionCmd(ios *IOStreams) *cobra.Command {
+func newCompletionCmd(ios *iostreams.IOStreams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "completion bash|zsh|fish",
 		Short: "Print a shell completion script",
@@ -56,7 +57,7 @@ server that never started yet completes as "<server>__".`,
 }
 
 // registerValueCompletions makes the values of run's flags complete.
-func registerValueCompletions(cmd *cobra.Command, ios *IOStreams) {
+func registerValueCompletions(cmd *cobra.Command, ios *iostreams.IOStreams) {
 	fixed := func(vals ...string) cobra.CompletionFunc {
 		return cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp)
 	}
@@ -80,7 +81,7 @@ func registerValueCompletions(cmd *cobra.Command, ios *IOStreams) {
 // completionConfig loads the config as the command would, quietly (a
 // warning printed while the shell completes would garble the prompt), from
 // the directory -C names.
-func completionConfig(ios *IOStreams, cmd *cobra.Command) (*config.Config, bool) {
+func completionConfig(ios *iostreams.IOStreams, cmd *cobra.Command) (*config.Config, bool) {
 	home, err := odekHome(ios)
 	if err != nil {
 		return nil, false
@@ -101,7 +102,7 @@ func completionConfig(ios *IOStreams, cmd *cobra.Command) (*config.Config, bool)
 // completeToolNames offers the built-in tools and, per configured server,
 // the tools it listed when it last started, or "<server>__" when it never
 // has: no server is started to complete a flag.
-func completeToolNames(ios *IOStreams, cmd *cobra.Command) ([]cobra.Completion, cobra.ShellCompDirective) {
+func completeToolNames(ios *iostreams.IOStreams, cmd *cobra.Command) ([]cobra.Completion, cobra.ShellCompDirective) {
 	cfg, ok := completionConfig(ios, cmd)
 	if !ok {
 		return nil, cobra.ShellCompDirectiveNoFileComp
@@ -135,7 +136,7 @@ func completeToolNames(ios *IOStreams, cmd *cobra.Command) ([]cobra.Completion, 
 
 // completeModels offers the configured model and every model id the config
 // has prices or a context window for.
-func completeModels(ios *IOStreams, cmd *cobra.Command) ([]cobra.Completion, cobra.ShellCompDirective) {
+func completeModels(ios *iostreams.IOStreams, cmd *cobra.Command) ([]cobra.Completion, cobra.ShellCompDirective) {
 	cfg, ok := completionConfig(ios, cmd)
 	if !ok {
 		return nil, cobra.ShellCompDirectiveNoFileComp

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/odek-run/odek/internal/errclass"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/spf13/cobra"
 )
 
@@ -18,7 +19,7 @@ type continueOptions struct {
 	modelGiven bool   // --model was given: it beats the session's
 }
 
-func newContinueCmd(ios *IOStreams) *cobra.Command {
+func newContinueCmd(ios *iostreams.IOStreams) *cobra.Command {
 	var o continueOptions
 	cmd := &cobra.Command{
 		Use:   "continue [--id <id>] [flags] <task>|-",

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/redact"
 	"github.com/odek-run/odek/internal/subagent"
 	"github.com/odek-run/odek/internal/subagent/childside"
@@ -38,7 +39,7 @@ func processSemaphore(n int) *subagent.Semaphore {
 // delegateTool is delegate_tasks for this run: children are this binary, in
 // this working directory, with this run's events, budget and artifact store.
 // Nil when subagent.max_depth is 0 (no sub-agents).
-func (r *agentRun) delegateTool(ios *IOStreams) *subagent.Tool {
+func (r *agentRun) delegateTool(ios *iostreams.IOStreams) *subagent.Tool {
 	cfg := r.conf.cfg
 	sc := readSubagentConfig(cfg)
 	if sc.Settings.MaxDepth == 0 {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/odek-run/odek/internal/exitcode"
 )
 
 // maxToolsRSS is the peak resident memory `odek tools` may reach against a
@@ -50,8 +52,8 @@ func TestToolsDiscoveryMemoryBounded(t *testing.T) {
 	cmd.Stderr = &stderr
 	err := cmd.Run()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != exitSetup {
-		t.Errorf("odek tools: %v, want exit %d", err, exitSetup)
+	if !errors.As(err, &ee) || ee.ExitCode() != exitcode.Setup {
+		t.Errorf("odek tools: %v, want exit %d", err, exitcode.Setup)
 	}
 	want := `odek: mcp server "pager": mcpclient pager: tools/list: tools/list exceeds the discovery bound tools_list_bytes=4194304 (observed at least `
 	if !strings.Contains(stderr.String(), want) {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/odek-run/odek/internal/iostreams"
 )
 
 // CONFIG.md's layer 4 names the commands that take -c, and only those.
@@ -22,7 +24,7 @@ func TestConfigDocNamesTheCommandsWithC(t *testing.T) {
 	}
 	layer := strings.Join(strings.Fields(doc[start:start+end]), " ")
 	var with []string
-	for _, c := range newRootCmd(&IOStreams{}).Commands() {
+	for _, c := range newRootCmd(&iostreams.IOStreams{}).Commands() {
 		if c.Flags().Lookup("config") != nil {
 			with = append(with, c.Name())
 		}

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/odek-run/odek/internal/iostreams"
 )
 
 var (
@@ -28,7 +30,7 @@ var notCommands = map[string]bool{
 func TestDocsNameRealCommands(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
 	files = append(files, filepath.Join("..", "..", "README.md"))
-	root := newRootCmd(&IOStreams{})
+	root := newRootCmd(&iostreams.IOStreams{})
 	root.InitDefaultHelpCmd()
 	checked := 0
 	for _, f := range files {

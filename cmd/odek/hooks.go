@@ -11,6 +11,7 @@ import (
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/hooks"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/mcpclient"
 	"github.com/odek-run/odek/internal/redact"
@@ -32,7 +33,7 @@ type runHooks struct {
 // it (exit 3). A sub-agent never asks and never fails for it: its parent
 // settled the project's hooks, and one the parent's operator declined is
 // left out of the child too.
-func (r *agentRun) approveHooks(ctx context.Context, gateIOS *IOStreams, child bool) error {
+func (r *agentRun) approveHooks(ctx context.Context, gateIOS *iostreams.IOStreams, child bool) error {
 	cfg := r.conf.cfg
 	r.hooks = &runHooks{child: child}
 	if cfg.NoHooks || (cfg.Hooks.Empty() && cfg.ProjectHooks.Empty()) {
@@ -42,7 +43,7 @@ func (r *agentRun) approveHooks(ctx context.Context, gateIOS *IOStreams, child b
 	if cfg.ProjectHooks.Empty() {
 		return nil
 	}
-	o := approval.Options{Home: cfg.Home, ApproveHooks: gateIOS.env("ODEK_APPROVE_HOOKS") == "1"}
+	o := approval.Options{Home: cfg.Home, ApproveHooks: gateIOS.Env("ODEK_APPROVE_HOOKS") == "1"}
 	if gateIOS.StdinTTY && gateIOS.StderrTTY {
 		o.Confirmer = approval.NewPrompter(gateIOS.In, gateIOS.ErrOut)
 	}
@@ -71,7 +72,7 @@ func (r *agentRun) approveHooks(ctx context.Context, gateIOS *IOStreams, child b
 // startHooks builds the runner once the sinks, the view and the sandbox
 // are there: operator hooks with odek's environment (less its secrets),
 // project hooks with the shell's and under a project server's sandbox.
-func (r *agentRun) startHooks(ios *IOStreams) error {
+func (r *agentRun) startHooks(ios *iostreams.IOStreams) error {
 	h := r.hooks
 	if h == nil || (h.operator.Empty() && h.project.Empty()) {
 		return nil
@@ -119,7 +120,7 @@ func operatorHookEnv(environ []string, cfg *config.Config) []string {
 // permissionMode is permission_mode in Claude Code's words: odek asks at a
 // terminal (default), denies what it would ask without one (dontAsk), or
 // asks nothing (bypassPermissions: --full-auto, dangerous.action allow).
-func (r *agentRun) permissionMode(ios *IOStreams) string {
+func (r *agentRun) permissionMode(ios *iostreams.IOStreams) string {
 	switch {
 	case r.conf.fullAuto || r.conf.cfg.Dangerous.Action == "allow":
 		return "bypassPermissions"

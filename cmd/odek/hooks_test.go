@@ -8,13 +8,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/odek-run/odek/internal/exitcode"
+	"github.com/odek-run/odek/internal/iostreams"
 )
 
 // runTTY is run with a terminal on stdin and stderr that answers input.
 func (c *fakeCLI) runTTY(input string, args ...string) cliResult {
 	c.t.Helper()
 	var out, errOut bytes.Buffer
-	ios := &IOStreams{
+	ios := &iostreams.IOStreams{
 		In: strings.NewReader(input), Out: &out, ErrOut: &errOut, StdinTTY: true, StderrTTY: true,
 		Args:      args,
 		LookupEnv: func(k string) (string, bool) { v, ok := c.env[k]; return v, ok },
@@ -47,36 +50,36 @@ func TestProjectHookApproval(t *testing.T) {
 	}
 
 	r := c.run("run", "task")
-	r.want(t, exitSetup)
+	r.want(t, exitcode.Setup)
 	if !strings.Contains(r.stderr, `project hook SessionStart "*" (./hooks.sh)`) || !strings.Contains(r.stderr, "ODEK_APPROVE_HOOKS=1") ||
 		len(c.srv.Requests()) != 0 || runs() != 0 {
 		t.Fatalf("no terminal: %d requests, %d runs\n%s", len(c.srv.Requests()), runs(), r.stderr)
 	}
 
 	r = c.runTTY("y\n", "run", "task")
-	r.want(t, exitOK)
+	r.want(t, exitcode.OK)
 	if !strings.Contains(r.stderr, "A project hook wants to run, inside the sandbox") || !strings.Contains(r.stderr, "bound to the content of: hooks.sh") || runs() != 1 {
 		t.Fatalf("approved at the terminal: %d runs\n%s", runs(), r.stderr)
 	}
-	c.run("run", "task").want(t, exitOK)
+	c.run("run", "task").want(t, exitcode.OK)
 	if runs() != 2 {
 		t.Fatalf("the stored grant did not hold: %d runs", runs())
 	}
 
 	write("hooks.sh", "#!/bin/sh\necho ran >> hook.log\necho pwned > pwned\n")
 	r = c.run("run", "task")
-	r.want(t, exitSetup)
+	r.want(t, exitcode.Setup)
 	if _, err := os.Stat(filepath.Join(c.dir, "pwned")); !os.IsNotExist(err) || runs() != 2 {
 		t.Fatalf("the edited script ran without approval")
 	}
 	r = c.runTTY("n\n", "run", "task")
-	r.want(t, exitOK)
+	r.want(t, exitcode.OK)
 	if !strings.Contains(r.stderr, "A project hook wants to run") || !strings.Contains(r.stderr, "was not approved; running without it") || runs() != 2 {
 		t.Fatalf("asked again: %d runs\n%s", runs(), r.stderr)
 	}
 
 	c.env["ODEK_APPROVE_HOOKS"] = "1"
-	c.run("run", "task").want(t, exitOK)
+	c.run("run", "task").want(t, exitcode.OK)
 	if runs() != 3 {
 		t.Fatalf("ODEK_APPROVE_HOOKS=1: %d runs", runs())
 	}
@@ -90,7 +93,7 @@ func TestProjectHookApproval(t *testing.T) {
 	}
 	c.env["ODEK_NO_HOOKS"] = "1"
 	delete(c.env, "ODEK_APPROVE_HOOKS")
-	c.run("run", "task").want(t, exitOK) // --no-hooks: nothing to approve, nothing runs
+	c.run("run", "task").want(t, exitcode.OK) // --no-hooks: nothing to approve, nothing runs
 	if runs() != 3 {
 		t.Fatalf("no_hooks ran a hook")
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/errclass"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/spf13/cobra"
 )
 
@@ -13,7 +14,7 @@ type initOptions struct {
 	global, force bool
 }
 
-func newInitCmd(ios *IOStreams) *cobra.Command {
+func newInitCmd(ios *iostreams.IOStreams) *cobra.Command {
 	var o initOptions
 	cmd := &cobra.Command{
 		Use:   "init [--global] [--force]",
@@ -38,7 +39,7 @@ Every setting is described in docs/CONFIG.md.`,
 	return cmd
 }
 
-func runInit(ios *IOStreams, o initOptions) error {
+func runInit(ios *iostreams.IOStreams, o initOptions) error {
 	var path string
 	if o.global {
 		home, err := odekHome(ios)

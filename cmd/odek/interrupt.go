@@ -2,37 +2,17 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"sync"
 
+	"github.com/odek-run/odek/internal/exitcode"
 	procs "github.com/odek-run/odek/internal/proc"
 
 	"github.com/odek-run/odek/internal/mcpclient"
 )
-
-// errInterrupted is why the run's context ends on Ctrl-C or SIGTERM. It is
-// a context.Canceled (exit 130, error_class context_canceled) that says
-// what happened.
-var errInterrupted error = interruptError{}
-
-type interruptError struct{}
-
-func (interruptError) Error() string        { return "interrupted" }
-func (interruptError) Is(target error) bool { return target == context.Canceled }
-
-// interrupted is the error to show for err: "interrupted" when a signal
-// ended the run and err is that cancellation (whatever wrapped it, however
-// a library phrased it), else err.
-func interrupted(ctx context.Context, err error) error {
-	if err != nil && errors.Is(err, context.Canceled) && errors.Is(context.Cause(ctx), errInterrupted) {
-		return errInterrupted
-	}
-	return err
-}
 
 // killServers is what a second interrupt does to the MCP servers; a var so
 // tests can see it called.
@@ -82,5 +62,5 @@ func onInterrupt(sigs <-chan os.Signal, cancel context.CancelFunc, stderr io.Wri
 	}
 	fmt.Fprintln(stderr, msg)
 	killProcesses()
-	exit(exitInterrupted)
+	exit(exitcode.Interrupted)
 }

@@ -2,14 +2,13 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"errors"
-	"fmt"
 	"os"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/odek-run/odek/internal/exitcode"
 )
 
 // The first interrupt cancels the run; the second kills the MCP servers'
@@ -34,7 +33,7 @@ func TestOnInterrupt(t *testing.T) {
 		t.Fatal("the first interrupt killed servers or exited")
 	}
 	sigs <- syscall.SIGTERM
-	if code := <-exited; code != exitInterrupted {
+	if code := <-exited; code != exitcode.Interrupted {
 		t.Fatalf("exit %d", code)
 	}
 	<-done
@@ -89,28 +88,4 @@ func TestSecondInterruptOwnsTheExit(t *testing.T) {
 		t.Fatalf("stderr when exiting: %q, want %q", atExit, want)
 	}
 	<-reported // released once exit returned (only a test's exit does)
-}
-
-// A signal's cancellation reads "interrupted" however it was wrapped; it
-// is still a cancellation (exit 130), and other errors are left alone.
-func TestInterruptedText(t *testing.T) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	wrapped := fmt.Errorf("iteration 1: llm: %w", context.Canceled)
-	if got := interrupted(ctx, wrapped); got != wrapped {
-		t.Errorf("before any signal: %v", got)
-	}
-	cancel(errInterrupted)
-	if got := interrupted(ctx, wrapped); got == nil || got.Error() != "interrupted" || !errors.Is(got, context.Canceled) {
-		t.Errorf("after the signal: %v", got)
-	}
-	if code := exitCode(ctx, interrupted(ctx, wrapped)); code != exitInterrupted {
-		t.Errorf("exit code %d, want %d", code, exitInterrupted)
-	}
-	other := errors.New("tool failed")
-	if got := interrupted(ctx, other); got != other {
-		t.Errorf("a non-cancellation became %v", got)
-	}
-	if interrupted(ctx, nil) != nil {
-		t.Error("nil became an error")
-	}
 }

@@ -9,6 +9,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/odek-run/odek/internal/exitcode"
+	"github.com/odek-run/odek/internal/iostreams"
 	procs "github.com/odek-run/odek/internal/proc"
 	"github.com/odek-run/odek/internal/sandbox"
 )
@@ -22,7 +24,7 @@ func run() int {
 	if err := hardenProcess(); err != nil {
 		// Refuse to run with secrets readable by every child.
 		os.Stderr.WriteString("odek: cannot make the process non-dumpable: " + err.Error() + "\n")
-		return exitSetup
+		return exitcode.Setup
 	}
 	// The sandbox launcher is odek re-executed: it stays non-dumpable (set
 	// above), so the commands it confines cannot ptrace its other threads.
@@ -48,15 +50,15 @@ func run() int {
 	}()
 	procs.BeforeStart(func() { <-handled })
 	defer func() { <-handled; signal.Stop(sigs) }()
-	go onInterrupt(sigs, func() { cancel(errInterrupted) }, os.Stderr, os.Exit)
-	return execute(ctx, systemIO())
+	go onInterrupt(sigs, func() { cancel(exitcode.ErrInterrupted) }, os.Stderr, os.Exit)
+	return execute(ctx, iostreams.System())
 }
 
 // execute runs the command line of ios over its streams and returns the
 // exit code: the whole CLI short of the process (signals, the sandbox
 // launcher, orphans), which in-process tests drive with buffers.
-func execute(ctx context.Context, ios *IOStreams) int {
+func execute(ctx context.Context, ios *iostreams.IOStreams) int {
 	err := newRootCmd(ios).ExecuteContext(ctx)
-	reportError(ios, interrupted(ctx, err))
-	return exitCode(ctx, err)
+	reportError(ios, exitcode.Shown(ctx, err))
+	return exitcode.Of(ctx, err)
 }

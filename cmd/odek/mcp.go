@@ -9,6 +9,7 @@ import (
 	"github.com/odek-run/odek/internal/artifact"
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/liveness"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/mcpclient"
@@ -19,7 +20,7 @@ import (
 // returns their tools as loop tools.
 // sandboxFor gives each stdio server's policy; a server without a sandbox
 // setting gets its origin's default first (project: workspace-write).
-func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *artifact.Store, builtins []string, keep func(string) bool,
+func startMCP(ctx context.Context, ios *iostreams.IOStreams, cfg *config.Config, store *artifact.Store, builtins []string, keep func(string) bool,
 	serverLog io.Writer, cas *cassetteState, sandboxFor func(mcpclient.ServerConfig) (*sandbox.Policy, error), notices *mcpNotices) (*mcpclient.Set, error) {
 	if len(cfg.MCPServers) == 0 {
 		return nil, nil
@@ -31,7 +32,7 @@ func startMCP(ctx context.Context, ios *IOStreams, cfg *config.Config, store *ar
 			specs[i].Config.Sandbox = sandbox.ModeWorkspaceWrite
 		}
 	}
-	ao := approval.Options{Home: cfg.Home, ApproveAll: ios.env("ODEK_APPROVE_MCP") == "1"}
+	ao := approval.Options{Home: cfg.Home, ApproveAll: ios.Env("ODEK_APPROVE_MCP") == "1"}
 	if ios.StdinTTY && ios.StderrTTY {
 		ao.Confirmer = approval.NewPrompter(ios.In, ios.ErrOut)
 	}

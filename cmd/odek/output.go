@@ -8,6 +8,7 @@ import (
 
 	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/spf13/cobra"
 )
 
@@ -37,7 +38,7 @@ func reportsJSON(mode string) bool { return mode == outputJSON || mode == output
 // complete (a flag error, a bad argument, -C) when --output asks for one.
 // The output flag itself may not be parsed yet (pflag stops at the first bad
 // flag), so the arguments are read as well.
-func earlyReport(cmd *cobra.Command, ios *IOStreams, err error) {
+func earlyReport(cmd *cobra.Command, ios *iostreams.IOStreams, err error) {
 	f := cmd.Flags().Lookup("output")
 	if f == nil {
 		return
@@ -75,7 +76,7 @@ func outputArg(args []string) (string, bool) {
 
 // stdoutSink is the stream-json sink: every event as a line on stdout, made
 // safe for a terminal when stdout is one.
-func stdoutSink(ios *IOStreams) *events.JSONLSink {
+func stdoutSink(ios *iostreams.IOStreams) *events.JSONLSink {
 	var w io.Writer = ios.Out
 	if ios.StdoutTTY {
 		w = termWriter{ios.Out}

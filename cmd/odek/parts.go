@@ -11,6 +11,7 @@ import (
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/mcpclient"
 	"github.com/odek-run/odek/internal/redact"
@@ -35,9 +36,9 @@ type runConf struct {
 
 // newRunConf starts a run's identity and clock: the config is loaded next,
 // by the command (a sub-agent first reads its task).
-func newRunConf(ios *IOStreams) *runConf {
+func newRunConf(ios *iostreams.IOStreams) *runConf {
 	return &runConf{runID: events.NewRunID(), start: ios.Now(), now: ios.Now,
-		place: placement{depth: wire.ParseDepth(ios.env(wire.EnvDepth))}}
+		place: placement{depth: wire.ParseDepth(ios.Env(wire.EnvDepth))}}
 }
 
 // placement is a run's place in the delegation tree (docs/SUBAGENTS.md).
@@ -122,7 +123,7 @@ type runSinks struct {
 
 // openSinks opens the JSONL sink (a setup error if it cannot), the stdout
 // sink of stream-json, and the emitter.
-func openSinks(ctx context.Context, ios *IOStreams, runID, eventsPath, output string) (*runSinks, error) {
+func openSinks(ctx context.Context, ios *iostreams.IOStreams, runID, eventsPath, output string) (*runSinks, error) {
 	k := &runSinks{}
 	var sinks []events.Sink
 	if eventsPath != "" {
@@ -164,8 +165,8 @@ func dropWarning(n int64) string {
 }
 
 // startView starts the progress view and the warnings that keep clear of it.
-func (k *runSinks) startView(ios *IOStreams, noColor, quiet bool, start time.Time) {
-	k.view = newProgressView(ios, noColor || ios.env("NO_COLOR") != "", quiet, start)
+func (k *runSinks) startView(ios *iostreams.IOStreams, noColor, quiet bool, start time.Time) {
+	k.view = newProgressView(ios, noColor || ios.Env("NO_COLOR") != "", quiet, start)
 	k.notices.view.Store(k.view)
 	k.warn = func(msg string) {
 		if !k.view.warning(msg) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/odek-run/odek/internal/builtin"
 	"github.com/odek-run/odek/internal/errclass"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/policy"
 	"github.com/odek-run/odek/internal/sandbox"
 )
@@ -17,7 +18,7 @@ import (
 // the protected paths, but no private temp dir, since the shell then keeps
 // the operator's TMPDIR — or read-only, when that is what was asked. A
 // parent's sandbox narrows it as it narrows the shell's.
-func (s *sandboxState) toolAccess(ios *IOStreams, conf *runConf) (*sandbox.Access, error) {
+func (s *sandboxState) toolAccess(ios *iostreams.IOStreams, conf *runConf) (*sandbox.Access, error) {
 	if p := s.policy; p != nil && p.Sandboxed() {
 		return s.access(*p)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/msgkind"
@@ -58,7 +59,7 @@ func (f *sessionFlags) apply(command string, o *runOptions) error {
 
 // sessionStore is the store under the odek home, signing and verifying
 // with the install's key ($ODEK_HOME/session.key).
-func sessionStore(home string, ios *IOStreams) *session.Store {
+func sessionStore(home string, ios *iostreams.IOStreams) *session.Store {
 	return session.NewStore(session.Options{Dir: filepath.Join(home, "sessions"), Now: ios.Now, Redact: redact.String,
 		KeyPath: filepath.Join(home, session.KeyFile)})
 }
@@ -91,7 +92,7 @@ type runSession struct {
 }
 
 // newRunSession is the session part over the odek home's store.
-func (r *agentRun) newRunSession(ios *IOStreams, sess *session.Session) *runSession {
+func (r *agentRun) newRunSession(ios *iostreams.IOStreams, sess *session.Session) *runSession {
 	return &runSession{store: sessionStore(r.conf.cfg.Home, ios), sess: sess, em: r.sinks.emitter,
 		warn: r.sinks.warn, tainted: r.tainted.Load}
 }
@@ -99,7 +100,7 @@ func (r *agentRun) newRunSession(ios *IOStreams, sess *session.Session) *runSess
 // beginHistory is the history the loop starts from: the task alone, a new
 // session holding it (run --session), or a loaded session with the task
 // appended (continue).
-func (r *agentRun) beginHistory(ios *IOStreams, o runOptions, system string) (*loop.History, error) {
+func (r *agentRun) beginHistory(ios *iostreams.IOStreams, o runOptions, system string) (*loop.History, error) {
 	var msgs []llm.Message
 	if o.resume == nil {
 		if system != "" {
@@ -114,7 +115,7 @@ func (r *agentRun) beginHistory(ios *IOStreams, o runOptions, system string) (*l
 	return r.resumeSession(ios, o)
 }
 
-func (r *agentRun) createSession(ios *IOStreams, o runOptions, msgs []llm.Message) (*loop.History, error) {
+func (r *agentRun) createSession(ios *iostreams.IOStreams, o runOptions, msgs []llm.Message) (*loop.History, error) {
 	cfg := r.conf.cfg
 	rs := r.newRunSession(ios, nil)
 	sess, warns, err := rs.store.Create(session.New{Model: cfg.Model, Provider: providerOf(cfg.BaseURL), Task: o.task, Messages: msgs, Refs: o.refs, Dir: sessionDir(ios)})
@@ -128,7 +129,7 @@ func (r *agentRun) createSession(ios *IOStreams, o runOptions, msgs []llm.Messag
 	return loop.NewHistory(msgs...), nil
 }
 
-func (r *agentRun) resumeSession(ios *IOStreams, o runOptions) (*loop.History, error) {
+func (r *agentRun) resumeSession(ios *iostreams.IOStreams, o runOptions) (*loop.History, error) {
 	r.session = r.newRunSession(ios, o.resume)
 	sess := o.resume
 	if merged, added := session.MergeRefs(sess.ExternalRefs, o.refs, ios.Now()); added > 0 {
@@ -234,7 +235,7 @@ func (rs *runSession) end(res *loop.Result) {
 }
 
 // goOnNote tells how to go on.
-func (rs *runSession) goOnNote(ios *IOStreams, o runOptions) {
+func (rs *runSession) goOnNote(ios *iostreams.IOStreams, o runOptions) {
 	if rs != nil {
 		note(ios, o, "odek: session %s saved — continue with: odek continue --id %s \"...\"\n", rs.sess.ID, rs.sess.ID)
 	}
@@ -278,7 +279,7 @@ func contextWindow(cfg *config.Config) int {
 }
 
 // note prints a session line on stderr unless --quiet.
-func note(ios *IOStreams, o runOptions, format string, args ...any) {
+func note(ios *iostreams.IOStreams, o runOptions, format string, args ...any) {
 	if !o.quiet {
 		fmt.Fprintf(ios.ErrOut, format, args...)
 	}
@@ -286,7 +287,7 @@ func note(ios *IOStreams, o runOptions, format string, args ...any) {
 
 // loadForContinue finds the session `continue` resumes: --id (given, even
 // empty), else the newest. A malformed id is a usage error (exit 3).
-func loadForContinue(ios *IOStreams, id string, given, anyDir bool) (*session.Session, error) {
+func loadForContinue(ios *iostreams.IOStreams, id string, given, anyDir bool) (*session.Session, error) {
 	store, _, err := openSessions(ios)
 	if err != nil {
 		return nil, err
@@ -304,7 +305,7 @@ func loadForContinue(ios *IOStreams, id string, given, anyDir bool) (*session.Se
 // absolute with symlinks resolved (as the workspace tools see it), so a
 // path reached through a link finds the same sessions; "" when it cannot
 // be found.
-func sessionDir(ios *IOStreams) string {
+func sessionDir(ios *iostreams.IOStreams) string {
 	wd, err := ios.Getwd()
 	if err != nil {
 		return ""

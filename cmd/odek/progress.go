@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/loop"
 )
 
@@ -36,7 +37,7 @@ type progressView struct {
 	held   []string
 }
 
-func newProgressView(ios *IOStreams, noColor, quiet bool, start time.Time) *progressView {
+func newProgressView(ios *iostreams.IOStreams, noColor, quiet bool, start time.Time) *progressView {
 	if quiet {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/odek-run/odek/internal/budget"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/mcpclient"
 )
@@ -15,7 +16,7 @@ func testView(tty, noColor, quiet bool, width int) (*progressView, *bytes.Buffer
 	var buf bytes.Buffer
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := start
-	ios := &IOStreams{ErrOut: &buf, StderrTTY: tty, Width: func() int { return width },
+	ios := &iostreams.IOStreams{ErrOut: &buf, StderrTTY: tty, Width: func() int { return width },
 		Now: func() time.Time { now = now.Add(100 * time.Millisecond); return now }}
 	v := newProgressView(ios, noColor, quiet, start)
 	return v, &buf

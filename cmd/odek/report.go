@@ -9,7 +9,9 @@ import (
 
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/exitcode"
 	"github.com/odek-run/odek/internal/hooks"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/liveness"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/outschema"
@@ -70,7 +72,7 @@ type loopToolCounts struct {
 
 // outcome classifies how a run ended: status, termination reason, exit code.
 func outcome(ctx context.Context, res *loop.Result, err error) (status, reason string, code int) {
-	code = exitCode(ctx, err)
+	code = exitcode.Of(ctx, err)
 	var be *budget.Error
 	switch {
 	case err == nil && res.Stop == loop.StopMaxTokens:
@@ -99,9 +101,9 @@ func outcome(ctx context.Context, res *loop.Result, err error) (status, reason s
 		return "error", "policy_denied", code
 	case errors.As(err, new(*hooks.StoppedError)):
 		return "error", "hook_stopped", code
-	case code == exitInterrupted:
+	case code == exitcode.Interrupted:
 		return "interrupted", "interrupted", code
-	case code == exitSetup:
+	case code == exitcode.Setup:
 		return "error", "setup_error", code
 	default:
 		return "error", "error", code
@@ -114,7 +116,7 @@ const cutAnswerWarning = `the answer is cut off: the model stopped at its output
 
 // finish prints the answer (or the report) and returns the run's error for
 // the exit code.
-func (r *agentRun) finish(ctx context.Context, ios *IOStreams, o runOptions, res *loop.Result, runErr error) error {
+func (r *agentRun) finish(ctx context.Context, ios *iostreams.IOStreams, o runOptions, res *loop.Result, runErr error) error {
 	r.sinks.view.summary(res, runErr)
 	if res != nil && runErr == nil && res.Stop == loop.StopMaxTokens {
 		printWarnings(ios, []string{cutAnswerWarning})
@@ -142,7 +144,7 @@ func (r *agentRun) finish(ctx context.Context, ios *IOStreams, o runOptions, res
 	return runErr
 }
 
-func (r *agentRun) report(ctx context.Context, ios *IOStreams, res *loop.Result, runErr error) runReport {
+func (r *agentRun) report(ctx context.Context, ios *iostreams.IOStreams, res *loop.Result, runErr error) runReport {
 	status, reason, code := outcome(ctx, res, runErr)
 	rep := runReport{
 		Schema: "odek.run-report/v1", Status: status, TerminationReason: reason, ExitCode: code,
@@ -150,7 +152,7 @@ func (r *agentRun) report(ctx context.Context, ios *IOStreams, res *loop.Result,
 		DurationMS: ios.Now().Sub(r.conf.start).Milliseconds(), Sandbox: r.tools.sandbox.info,
 	}
 	if runErr != nil {
-		rep.Error = interrupted(ctx, runErr).Error()
+		rep.Error = exitcode.Shown(ctx, runErr).Error()
 	}
 	if r.schema != nil {
 		rep.OutputSchemaSHA = r.schema.sha256()
@@ -237,7 +239,7 @@ func reportBudgetStop(rep *runReport, err error) {
 // writeSetupReport prints the report of a run that never started; r is nil
 // when it failed before setting up (flags, arguments), else as far as its
 // setup got.
-func writeSetupReport(ctx context.Context, ios *IOStreams, r *agentRun, err error) {
+func writeSetupReport(ctx context.Context, ios *iostreams.IOStreams, r *agentRun, err error) {
 	status, reason, code := outcome(ctx, nil, err)
 	rep := runReport{
 		Schema: "odek.run-report/v1", Status: status, TerminationReason: reason, ExitCode: code,
@@ -258,14 +260,14 @@ func writeSetupReport(ctx context.Context, ios *IOStreams, r *agentRun, err erro
 // writeAnswer prints the final answer: byte for byte when stdout is a pipe
 // or file, made safe for a terminal when it is one (the model may have been
 // steered into writing escape sequences).
-func writeAnswer(ios *IOStreams, answer string) {
+func writeAnswer(ios *iostreams.IOStreams, answer string) {
 	if ios.StdoutTTY {
 		answer = termText(answer)
 	}
 	fmt.Fprintln(ios.Out, answer)
 }
 
-func writeJSON(ios *IOStreams, v any) {
+func writeJSON(ios *iostreams.IOStreams, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		fmt.Fprintf(ios.ErrOut, "odek: encoding the run report: %v\n", err)

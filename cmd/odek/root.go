@@ -6,10 +6,11 @@ import (
 	"os"
 
 	"github.com/odek-run/odek/internal/errclass"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/spf13/cobra"
 )
 
-func newRootCmd(ios *IOStreams) *cobra.Command {
+func newRootCmd(ios *iostreams.IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "odek",
 		Short: "Run an LLM agent over workspace and MCP tools, with hard budgets and a versioned event stream",
@@ -88,7 +89,7 @@ stdout, progress to stderr, and the exit code says how the run ended:
 // subcommands are odek's commands, in the order help lists them.
 var subcommands = []struct {
 	name  string
-	build func(*IOStreams) *cobra.Command
+	build func(*iostreams.IOStreams) *cobra.Command
 }{
 	{"run", newRunCmd}, {"init", newInitCmd}, {"version", newVersionCmd}, {"completion", newCompletionCmd},
 	{"tools", newToolsCmd}, {"approvals", newApprovalsCmd}, {"continue", newContinueCmd},
@@ -100,7 +101,7 @@ var subcommands = []struct {
 // commands it never runs (a run, each sub-agent); a line that begins with
 // anything else (a flag, help, a typo, completion) gets all, for help's
 // listing and the did-you-mean suggestions.
-func commandsFor(ios *IOStreams) []*cobra.Command {
+func commandsFor(ios *iostreams.IOStreams) []*cobra.Command {
 	args := ios.Args
 	if args == nil {
 		args = os.Args[1:]
@@ -120,7 +121,7 @@ func commandsFor(ios *IOStreams) []*cobra.Command {
 }
 
 // changeDir is -C: a missing or unusable DIR is a setup error.
-func changeDir(ios *IOStreams, dir string) error {
+func changeDir(ios *iostreams.IOStreams, dir string) error {
 	if dir == "" {
 		return nil
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"slices"
 	"testing"
+
+	"github.com/odek-run/odek/internal/iostreams"
 )
 
 // TestCommandsFor: a command line that names a command first builds that
@@ -27,7 +29,7 @@ func TestCommandsFor(t *testing.T) {
 		{[]string{}, all},
 	} {
 		var got []string
-		for _, c := range commandsFor(&IOStreams{Args: tc.args}) {
+		for _, c := range commandsFor(&iostreams.IOStreams{Args: tc.args}) {
 			got = append(got, c.Name())
 		}
 		if !slices.Equal(got, tc.want) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/session"
 	"github.com/spf13/cobra"
@@ -15,7 +16,7 @@ import (
 // them; runAgent, which both end in, reads the task and the session from
 // them.
 type runOptions struct {
-	io       *IOStreams
+	io       *iostreams.IOStreams
 	args     []string     // the command line's arguments: the task, or "-"
 	sessFlag sessionFlags // --external-ref, --no-planning, --no-compaction
 
@@ -37,7 +38,7 @@ type runOptions struct {
 	resume  *session.Session      // continue: the session to carry on
 }
 
-func newRunCmd(ios *IOStreams) *cobra.Command {
+func newRunCmd(ios *iostreams.IOStreams) *cobra.Command {
 	var o runOptions
 	cmd := &cobra.Command{
 		Use:   "run [flags] <task>|-",
@@ -115,7 +116,7 @@ departs from its cassette), 4 budget exhausted, 130 interrupted.`,
 
 // registerTaskFlags are the flags that say where the task comes from, and
 // the value completions of run's flags; run and continue share them.
-func registerTaskFlags(cmd *cobra.Command, ios *IOStreams, o *runOptions) {
+func registerTaskFlags(cmd *cobra.Command, ios *iostreams.IOStreams, o *runOptions) {
 	cmd.Flags().StringVar(&o.taskFile, "task-file", "", `read the task from this file ("-" = stdin)`)
 	registerValueCompletions(cmd, ios)
 }

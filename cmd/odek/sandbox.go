@@ -14,6 +14,7 @@ import (
 
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/errclass"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/mcpclient"
 	procs "github.com/odek-run/odek/internal/proc"
 	"github.com/odek-run/odek/internal/sandbox"
@@ -66,7 +67,7 @@ type sandboxPlan struct {
 // hold makes, before any server starts; build then makes the shell's
 // policy. It returns no plan when there is none to build (no launcher, or
 // sandbox.mode off).
-func (s *sandboxState) check(ios *IOStreams, conf *runConf, workDir string) (*sandboxPlan, error) {
+func (s *sandboxState) check(ios *iostreams.IOStreams, conf *runConf, workDir string) (*sandboxPlan, error) {
 	s.cfg, s.fullAuto, s.workDir, s.odekHome = conf.cfg.Sandbox, conf.fullAuto, workDir, conf.cfg.Home
 	limit := conf.place.sandboxLimit
 	c := s.cfg
@@ -105,7 +106,7 @@ func (s *sandboxState) check(ios *IOStreams, conf *runConf, workDir string) (*sa
 // MCP servers start: it writes only policy, held and info, which their
 // policies do not read, and shares the private temp dir through
 // privateTmp.
-func (s *sandboxState) build(ios *IOStreams, plan *sandboxPlan) error {
+func (s *sandboxState) build(ios *iostreams.IOStreams, plan *sandboxPlan) error {
 	p, err := s.basePolicy(ios, plan.mode, plan.network, plan.support.LandlockABI > 0)
 	if err != nil {
 		return errclass.Wrap(errclass.SetupError, err)
@@ -177,7 +178,7 @@ func requiredNote(required, fullAuto bool) string {
 // basePolicy is the policy before per-call changes: the workspace, a fresh
 // private temp dir, the configured writable, readable and protected paths
 // ("~/" expanded; missing writable trees created).
-func (s *sandboxState) basePolicy(ios *IOStreams, mode string, network, landlock bool) (*sandbox.Policy, error) {
+func (s *sandboxState) basePolicy(ios *iostreams.IOStreams, mode string, network, landlock bool) (*sandbox.Policy, error) {
 	tmp, err := s.privateTmp()
 	if err != nil {
 		return nil, err
@@ -186,8 +187,8 @@ func (s *sandboxState) basePolicy(ios *IOStreams, mode string, network, landlock
 }
 
 // configuredPolicy is basePolicy with the temp dir given ("" for none).
-func (s *sandboxState) configuredPolicy(ios *IOStreams, mode string, network, landlock bool, tmp string) (*sandbox.Policy, error) {
-	home := ios.env("HOME")
+func (s *sandboxState) configuredPolicy(ios *iostreams.IOStreams, mode string, network, landlock bool, tmp string) (*sandbox.Policy, error) {
+	home := ios.Env("HOME")
 	p := &sandbox.Policy{Mode: mode, Network: network, Workspace: s.workDir, TempDir: tmp, Landlock: landlock}
 	for _, w := range s.cfg.Writable {
 		path, err := expandHome(w, home)
@@ -341,7 +342,7 @@ func sandboxLimitOf(t *wire.TaskSandbox) *sandbox.Policy {
 // Sandbox): its sandbox setting (resolved by origin: project servers
 // workspace-write, global ones off), the network on, its artifact roots
 // writable, narrowed by a parent's sandbox. nil runs it unconfined.
-func (s *sandboxState) serverPolicy(ios *IOStreams) func(mcpclient.ServerConfig) (*sandbox.Policy, error) {
+func (s *sandboxState) serverPolicy(ios *iostreams.IOStreams) func(mcpclient.ServerConfig) (*sandbox.Policy, error) {
 	return func(cfg mcpclient.ServerConfig) (*sandbox.Policy, error) {
 		if cfg.Sandbox == "" || cfg.Sandbox == sandbox.ModeOff || procs.Launcher() == "" {
 			if s.limit == nil || s.limit.Mode == sandbox.ModeOff {

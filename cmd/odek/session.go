@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/odek-run/odek/internal/errclass"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/session"
 	"github.com/odek-run/odek/internal/untrusted"
 	"github.com/spf13/cobra"
@@ -19,7 +20,7 @@ import (
 // listCap is how many sessions `session list` shows (docs/SESSIONS.md).
 const listCap = 20
 
-func newSessionCmd(ios *IOStreams) *cobra.Command {
+func newSessionCmd(ios *iostreams.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "session <list|show|delete|trim|cleanup>",
 		Short: "List, show, trim and delete saved sessions",
@@ -65,7 +66,7 @@ else is refused before it comes near a path (exit 3).`,
 }
 
 // openSessions is the store of the odek home.
-func openSessions(ios *IOStreams) (*session.Store, string, error) {
+func openSessions(ios *iostreams.IOStreams) (*session.Store, string, error) {
 	home, err := odekHome(ios)
 	if err != nil {
 		return nil, "", err
@@ -86,7 +87,7 @@ func loadSession(store *session.Store, args []string) (*session.Session, error) 
 	return store.Load(id)
 }
 
-func sessionList(ios *IOStreams, asJSON bool) error {
+func sessionList(ios *iostreams.IOStreams, asJSON bool) error {
 	store, _, err := openSessions(ios)
 	if err != nil {
 		return err
@@ -111,7 +112,7 @@ func sessionList(ios *IOStreams, asJSON bool) error {
 	}
 	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tUPDATED\tTURNS\tDIR\tTITLE")
-	home := ios.env("HOME")
+	home := ios.Env("HOME")
 	for _, s := range list {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), s.Turns,
 			shortDir(s.Dir, home), termLine(s.Title))
@@ -133,13 +134,13 @@ func shortDir(dir, home string) string {
 	return termLine(dir)
 }
 
-func writeIndented(ios *IOStreams, v any) error {
+func writeIndented(ios *iostreams.IOStreams, v any) error {
 	enc := json.NewEncoder(ios.Out)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
 
-func sessionShow(ios *IOStreams, args []string, asJSON bool) error {
+func sessionShow(ios *iostreams.IOStreams, args []string, asJSON bool) error {
 	store, _, err := openSessions(ios)
 	if err != nil {
 		return err
@@ -193,7 +194,7 @@ func sessionShow(ios *IOStreams, args []string, asJSON bool) error {
 	return nil
 }
 
-func sessionDelete(ios *IOStreams, id string) error {
+func sessionDelete(ios *iostreams.IOStreams, id string) error {
 	store, home, err := openSessions(ios)
 	if err != nil {
 		return err
@@ -215,7 +216,7 @@ func removeSessionArtifacts(home, id string) {
 	_ = os.RemoveAll(filepath.Join(home, "artifacts", id))
 }
 
-func sessionTrim(ios *IOStreams, id, nArg string) error {
+func sessionTrim(ios *iostreams.IOStreams, id, nArg string) error {
 	n, err := strconv.Atoi(nArg)
 	if err != nil || n < 0 {
 		return errclass.Wrap(errclass.SetupError, fmt.Errorf("session trim: <n> is the number of newest messages to keep, a whole number ≥ 0; got %q", nArg))
@@ -245,7 +246,7 @@ func sessionTrim(ios *IOStreams, id, nArg string) error {
 	return nil
 }
 
-func sessionCleanup(ios *IOStreams, daysArg string) error {
+func sessionCleanup(ios *iostreams.IOStreams, daysArg string) error {
 	days, err := strconv.Atoi(daysArg)
 	if err != nil || days < 1 {
 		return errclass.Wrap(errclass.SetupError, fmt.Errorf("session cleanup: <days> is a whole number of days ≥ 1; got %q", daysArg))

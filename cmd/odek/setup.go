@@ -10,6 +10,7 @@ import (
 
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/errclass"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/mcpclient"
@@ -38,12 +39,12 @@ type agentRun struct {
 }
 
 // odekHome is $ODEK_HOME, else ~/.odek. Its error is a setup error.
-func odekHome(ios *IOStreams) (string, error) {
-	if h := ios.env("ODEK_HOME"); h != "" {
+func odekHome(ios *iostreams.IOStreams) (string, error) {
+	if h := ios.Env("ODEK_HOME"); h != "" {
 		abs, err := filepath.Abs(h)
 		return abs, errclass.Wrap(errclass.SetupError, err)
 	}
-	home := ios.env("HOME")
+	home := ios.Env("HOME")
 	if home == "" {
 		return "", errclass.Wrap(errclass.SetupError, fmt.Errorf("cannot find the odek home: set ODEK_HOME or HOME"))
 	}
@@ -51,7 +52,7 @@ func odekHome(ios *IOStreams) (string, error) {
 }
 
 // loadConfig resolves the layered config and prints its warnings.
-func loadConfig(ios *IOStreams, flags config.Overrides) (*config.Config, error) {
+func loadConfig(ios *iostreams.IOStreams, flags config.Overrides) (*config.Config, error) {
 	home, err := odekHome(ios)
 	if err != nil {
 		return nil, err
@@ -69,7 +70,7 @@ func loadConfig(ios *IOStreams, flags config.Overrides) (*config.Config, error) 
 	return cfg, nil
 }
 
-func printWarnings(ios *IOStreams, warnings []string) {
+func printWarnings(ios *iostreams.IOStreams, warnings []string) {
 	for _, w := range warnings {
 		fmt.Fprintf(ios.ErrOut, "odek: warning: %s\n", termText(w))
 	}
@@ -78,7 +79,7 @@ func printWarnings(ios *IOStreams, warnings []string) {
 // setUpRun builds the run of odek run and continue, part by part. On
 // error, whatever was started is released and the partial run is returned
 // for the setup report.
-func setUpRun(ctx context.Context, ios *IOStreams, o runOptions) (runCtx context.Context, r *agentRun, err error) {
+func setUpRun(ctx context.Context, ios *iostreams.IOStreams, o runOptions) (runCtx context.Context, r *agentRun, err error) {
 	r = &agentRun{conf: newRunConf(ios), limits: &runLimits{}}
 	defer func() {
 		if err != nil {
@@ -131,7 +132,7 @@ func checkRunnable(cfg *config.Config, replaying bool) error {
 
 // serverLog is where the MCP servers' own stderr lines go: nowhere with
 // --quiet (their tail still reaches error messages).
-func serverLog(ios *IOStreams, quiet bool) io.Writer {
+func serverLog(ios *iostreams.IOStreams, quiet bool) io.Writer {
 	if quiet {
 		return nil
 	}
@@ -141,7 +142,7 @@ func serverLog(ios *IOStreams, quiet bool) io.Writer {
 // startModel builds, once the tools are there, the progress view and the
 // warnings above it, the risk gate (asking on gateIOS) and the model client
 // with its reasoning effort.
-func (r *agentRun) startModel(ios, gateIOS *IOStreams, quiet bool) (err error) {
+func (r *agentRun) startModel(ios, gateIOS *iostreams.IOStreams, quiet bool) (err error) {
 	cfg := r.conf.cfg
 	r.sinks.startView(ios, cfg.NoColor, quiet, r.conf.start)
 	if r.tools.gate, err = newGate(gateIOS, r.gateOptions()); err != nil {

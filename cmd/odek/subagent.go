@@ -9,6 +9,7 @@ import (
 
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/errclass"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/subagent/wire"
 	"github.com/spf13/cobra"
 )
@@ -16,7 +17,7 @@ import (
 // subagentOptions are what `odek subagent` is asked to do: RunE only
 // fills them (streams, arguments, flags) and hands them to runSubagent.
 type subagentOptions struct {
-	io                      *IOStreams
+	io                      *iostreams.IOStreams
 	args                    []string // none are taken: the task goes in --goal or --task
 	goal, taskFile, context string
 	// overrides holds -c and --timeout/--max-iter, which set
@@ -29,7 +30,7 @@ type subagentOptions struct {
 	cassette               cassetteFlags
 }
 
-func newSubagentCmd(ios *IOStreams) *cobra.Command {
+func newSubagentCmd(ios *iostreams.IOStreams) *cobra.Command {
 	var o subagentOptions
 	cmd := &cobra.Command{
 		Use:   "subagent (--goal <text> | --task <file>) [flags]",
@@ -101,12 +102,12 @@ func flagError(err error) error {
 // childSetupError prints the setup error as the result object
 // {"status":"error","error":…} on stdout, so a parent always gets JSON, and
 // returns it as a setup error (exit 3).
-func childSetupError(ios *IOStreams, err error) error {
+func childSetupError(ios *iostreams.IOStreams, err error) error {
 	writeChildResult(ios, &wire.Result{Status: wire.StatusError, Error: err.Error(), Usage: &wire.Usage{}})
 	return errclass.Wrap(errclass.SetupError, err)
 }
 
-func writeChildResult(ios *IOStreams, r *wire.Result) {
+func writeChildResult(ios *iostreams.IOStreams, r *wire.Result) {
 	b, _ := json.Marshal(r)
 	fmt.Fprintf(ios.Out, "%s\n", b)
 }

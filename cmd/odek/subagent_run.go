@@ -9,6 +9,7 @@ import (
 
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/errclass"
+	"github.com/odek-run/odek/internal/exitcode"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/prompt"
@@ -177,9 +178,9 @@ func (c *child) exitError(sig context.Context, r *wire.Result, err error) error 
 	}
 	code := r.ExitCode(errors.Is(err, errHardDeadline))
 	switch code {
-	case exitOK:
+	case exitcode.OK:
 		return nil
-	case exitTimeout:
+	case exitcode.Timeout:
 		if err == nil {
 			err = errors.New("stopped at the soft deadline with a partial summary")
 		}
@@ -187,5 +188,5 @@ func (c *child) exitError(sig context.Context, r *wire.Result, err error) error 
 	if err == nil {
 		err = errors.New(r.Error)
 	}
-	return &codeError{code: code, err: err}
+	return &exitcode.CodeError{Code: code, Err: err}
 }

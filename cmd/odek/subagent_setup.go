@@ -12,6 +12,7 @@ import (
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/redact"
 	"github.com/odek-run/odek/internal/subagent"
 	"github.com/odek-run/odek/internal/subagent/childside"
@@ -34,7 +35,7 @@ type child struct {
 
 // setUpChild builds the child run, part by part. The returned child is
 // usable for failSetup even when err is set.
-func setUpChild(ctx context.Context, ios *IOStreams, o subagentOptions) (runCtx context.Context, c *child, err error) {
+func setUpChild(ctx context.Context, ios *iostreams.IOStreams, o subagentOptions) (runCtx context.Context, c *child, err error) {
 	c = &child{o: o, r: &agentRun{conf: newRunConf(ios), limits: &runLimits{}}}
 	r := c.r
 	defer func() {
@@ -110,7 +111,7 @@ func loadTask(o subagentOptions) (*wire.Task, error) {
 // childkey's init, before anything else ran) the ODEK_API_KEY of this
 // process's config, without putting it into any environment: what this
 // child starts gets its own handover, or nothing.
-func withHandedKey(ios *IOStreams) (*IOStreams, error) {
+func withHandedKey(ios *iostreams.IOStreams) (*iostreams.IOStreams, error) {
 	key, handed, err := childkey.Key()
 	if !handed {
 		return ios, nil
@@ -206,7 +207,7 @@ func (c *child) applyPolicy() error {
 
 // noTerminal is ios as a sub-agent must see it: nobody to ask, whatever its
 // file descriptors are.
-func noTerminal(ios *IOStreams) *IOStreams {
+func noTerminal(ios *iostreams.IOStreams) *iostreams.IOStreams {
 	c := *ios
 	c.StdinTTY, c.StderrTTY = false, false
 	return &c
@@ -215,7 +216,7 @@ func noTerminal(ios *IOStreams) *IOStreams {
 // openChildEvents builds the child's sinks: its events carry its parent's
 // run id and its task id and, when the parent asked, are relayed as stream
 // lines.
-func (c *child) openChildEvents(ios *IOStreams) *runSinks {
+func (c *child) openChildEvents(ios *iostreams.IOStreams) *runSinks {
 	k := &runSinks{}
 	var sinks []events.Sink
 	if c.task.Events && c.out.Streaming() {
@@ -232,7 +233,7 @@ func (c *child) openChildEvents(ios *IOStreams) *runSinks {
 
 // failSetup prints the setup failure as the result: budget_exhausted (exit
 // 4) for an exhausted shared budget, else error (exit 3).
-func (c *child) failSetup(ios *IOStreams, err error) error {
+func (c *child) failSetup(ios *iostreams.IOStreams, err error) error {
 	// Nothing was spent before the first model call: the zero usage tells
 	// the parent so (a result without usage is charged its reservation).
 	r := &wire.Result{Status: wire.StatusError, Error: redact.String(err.Error()), Usage: &wire.Usage{}}

@@ -5,6 +5,7 @@ import (
 	"runtime"
 
 	"github.com/odek-run/odek/internal/budget"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/prompt"
 )
@@ -49,7 +50,7 @@ func toolNames(r *loop.Registry) []string {
 
 // printSystem is run --print-system: the system prompt the run would send
 // first, output-schema instruction included, on stdout.
-func printSystem(ios *IOStreams, r *agentRun) error {
+func printSystem(ios *iostreams.IOStreams, r *agentRun) error {
 	_, err := fmt.Fprintln(ios.Out, r.schema.system(r.systemPrompt()))
 	return err
 }

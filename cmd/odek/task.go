@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/odek-run/odek/internal/errclass"
+	"github.com/odek-run/odek/internal/iostreams"
 )
 
 // maxTaskBytes caps a task read from stdin or --task-file, and the context
@@ -44,7 +45,7 @@ type taskInput struct {
 // from the command line (a file, stdin: anyone could have written it), which
 // taints the run like a tool result (docs/SUBAGENTS.md). Every error is a setup
 // error (exit 3).
-func readTask(ctx context.Context, ios *IOStreams, in taskInput) (task string, untrusted bool, err error) {
+func readTask(ctx context.Context, ios *iostreams.IOStreams, in taskInput) (task string, untrusted bool, err error) {
 	task, fromStdin, err := mainTask(ctx, ios, in)
 	if err != nil {
 		return "", false, errclass.Wrap(errclass.SetupError, err)
@@ -68,7 +69,7 @@ func readTask(ctx context.Context, ios *IOStreams, in taskInput) (task string, u
 }
 
 // mainTask reads the task itself; fromStdin says stdin was used up for it.
-func mainTask(ctx context.Context, ios *IOStreams, in taskInput) (task string, fromStdin bool, err error) {
+func mainTask(ctx context.Context, ios *iostreams.IOStreams, in taskInput) (task string, fromStdin bool, err error) {
 	dash := len(in.args) == 1 && in.args[0] == "-"
 	switch {
 	case in.file != "" && len(in.args) > 0:
@@ -103,7 +104,7 @@ func usageLine(cmd string) string {
 	return "odek run [flags] <task>"
 }
 
-func stdinTask(ctx context.Context, ios *IOStreams, cmd string) (string, error) {
+func stdinTask(ctx context.Context, ios *iostreams.IOStreams, cmd string) (string, error) {
 	if ios.StdinTTY || ios.In == nil {
 		return "", fmt.Errorf(`%s: "-" reads the task from stdin, but stdin is a terminal; pipe the task in or give it as an argument`, cmd)
 	}
@@ -118,7 +119,7 @@ func stdinTask(ctx context.Context, ios *IOStreams, cmd string) (string, error) 
 	return strings.TrimSpace(t), nil
 }
 
-func fileTask(ctx context.Context, ios *IOStreams, cmd, path string) (string, error) {
+func fileTask(ctx context.Context, ios *iostreams.IOStreams, cmd, path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", fmt.Errorf("%s: --task-file: %w", cmd, err)
@@ -144,7 +145,7 @@ var errTooLarge = fmt.Errorf("it is over the %d MiB limit; put large inputs in a
 // readLimited reads r to EOF, at most maxTaskBytes, giving up when ctx ends
 // (Ctrl-C while a pipe stays open). With notice, a read that takes long is
 // explained on stderr.
-func readLimited(ctx context.Context, ios *IOStreams, r io.Reader, notice bool) ([]byte, error) {
+func readLimited(ctx context.Context, ios *iostreams.IOStreams, r io.Reader, notice bool) ([]byte, error) {
 	type result struct {
 		b   []byte
 		err error

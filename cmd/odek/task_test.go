@@ -11,6 +11,7 @@ import (
 
 	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/events"
+	"github.com/odek-run/odek/internal/iostreams"
 )
 
 func TestCheckTaskText(t *testing.T) {
@@ -68,13 +69,13 @@ func FuzzCheckTaskText(f *testing.F) {
 	})
 }
 
-func taskIO(stdin string, tty bool) (*IOStreams, *bytes.Buffer) {
+func taskIO(stdin string, tty bool) (*iostreams.IOStreams, *bytes.Buffer) {
 	var errOut bytes.Buffer
 	var in io.Reader
 	if !tty {
 		in = strings.NewReader(stdin)
 	}
-	return &IOStreams{In: in, ErrOut: &errOut, StdinTTY: tty}, &errOut
+	return &iostreams.IOStreams{In: in, ErrOut: &errOut, StdinTTY: tty}, &errOut
 }
 
 func TestReadTask(t *testing.T) {
@@ -126,7 +127,7 @@ func TestReadTaskInterrupted(t *testing.T) {
 	r, w := io.Pipe()
 	defer w.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	ios := &IOStreams{In: r, ErrOut: io.Discard}
+	ios := &iostreams.IOStreams{In: r, ErrOut: io.Discard}
 	done := make(chan error, 1)
 	go func() {
 		_, _, err := readTask(ctx, ios, taskInput{cmd: "run", args: []string{"review"}, quiet: true})

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/loop"
 )
 
@@ -44,7 +45,7 @@ func TestProgressSanitisesUntrusted(t *testing.T) {
 
 func TestReportErrorAndWarningsSanitised(t *testing.T) {
 	var buf bytes.Buffer
-	ios := &IOStreams{ErrOut: &buf}
+	ios := &iostreams.IOStreams{ErrOut: &buf}
 	reportError(ios, errors.New("llm: http 400: "+hostile))
 	printWarnings(ios, []string{"server says " + hostile})
 	out := buf.String()
@@ -58,7 +59,7 @@ func TestReportErrorAndWarningsSanitised(t *testing.T) {
 func TestWriteAnswer(t *testing.T) {
 	for _, tty := range []bool{false, true} {
 		var buf bytes.Buffer
-		writeAnswer(&IOStreams{Out: &buf, StdoutTTY: tty}, "answer "+hostile+"\nline 2")
+		writeAnswer(&iostreams.IOStreams{Out: &buf, StdoutTTY: tty}, "answer "+hostile+"\nline 2")
 		want := "answer " + hostile + "\nline 2\n"
 		if tty {
 			want = "answer " + wantVisible + "\nline 2\n"
@@ -73,7 +74,7 @@ func TestWriteAnswer(t *testing.T) {
 // strings, its controls escaped.
 func TestWriteJSONOnTerminal(t *testing.T) {
 	var buf bytes.Buffer
-	writeJSON(&IOStreams{Out: &buf, StdoutTTY: true}, map[string]string{"answer": "a\u009b31m\u202eb\x7f"})
+	writeJSON(&iostreams.IOStreams{Out: &buf, StdoutTTY: true}, map[string]string{"answer": "a\u009b31m\u202eb\x7f"})
 	var got map[string]string
 	if err := json.Unmarshal(buf.Bytes(), &got); err != nil || got["answer"] != "a\u009b31m\u202eb\x7f" {
 		t.Fatalf("report %q: %v", buf.String(), err)

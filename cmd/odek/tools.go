@@ -14,6 +14,7 @@ import (
 	"github.com/odek-run/odek/internal/builtin"
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/errclass"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/mcpclient"
 	"github.com/odek-run/odek/internal/plan"
@@ -56,14 +57,14 @@ func newToolset(conf *runConf, sinks *runSinks) *toolset {
 // them only when one of them can produce an artifact. serverLog receives
 // the servers' own stderr lines (nil drops them; the tail still reaches
 // error messages). It fills r.tools and r.servers.
-func (r *agentRun) buildTools(ctx context.Context, ios *IOStreams, serverLog io.Writer) error {
+func (r *agentRun) buildTools(ctx context.Context, ios *iostreams.IOStreams, serverLog io.Writer) error {
 	ts, cfg := r.tools, r.conf.cfg
 	reader := artifact.NewReadTool(ts.store)
 	wp, err := ts.planWorkspace(ios, r.conf)
 	if err != nil {
 		return err
 	}
-	builtins, err := r.startServersBeside(ctx, ios, serverLog, func(wios *IOStreams) ([]loop.Tool, error) {
+	builtins, err := r.startServersBeside(ctx, ios, serverLog, func(wios *iostreams.IOStreams) ([]loop.Tool, error) {
 		return ts.workspaceTools(wios, r.conf, wp, func(msg string) { r.sinks.warn(msg) })
 	})
 	if err != nil {
@@ -100,8 +101,8 @@ func (r *agentRun) buildTools(ctx context.Context, ios *IOStreams, serverLog io.
 // stderr lines are held until the servers are up, so they never cut into
 // a server's approval prompt. An error of build comes first, as it did
 // when it ran before the servers; the caller closes what started.
-func (r *agentRun) startServersBeside(ctx context.Context, ios *IOStreams, serverLog io.Writer,
-	build func(*IOStreams) ([]loop.Tool, error)) ([]loop.Tool, error) {
+func (r *agentRun) startServersBeside(ctx context.Context, ios *iostreams.IOStreams, serverLog io.Writer,
+	build func(*iostreams.IOStreams) ([]loop.Tool, error)) ([]loop.Tool, error) {
 	r.servers = &runServers{errOut: ios.ErrOut}
 	var held bytes.Buffer
 	wios := *ios
@@ -175,7 +176,7 @@ type toolsOptions struct {
 	overrides config.Overrides
 }
 
-func newToolsCmd(ios *IOStreams) *cobra.Command {
+func newToolsCmd(ios *iostreams.IOStreams) *cobra.Command {
 	var o toolsOptions
 	cmd := &cobra.Command{
 		Use:   "tools [--json|--long]",
@@ -208,7 +209,7 @@ can be diffed or checked in (docs/schema/tools.schema.json).`,
 	return cmd
 }
 
-func runTools(ctx context.Context, ios *IOStreams, o toolsOptions) error {
+func runTools(ctx context.Context, ios *iostreams.IOStreams, o toolsOptions) error {
 	cfg, err := loadConfig(ios, o.overrides)
 	if err != nil {
 		return err
@@ -236,7 +237,7 @@ func runTools(ctx context.Context, ios *IOStreams, o toolsOptions) error {
 // writeToolsText lists one tool a line, name then the description's first
 // line; on a terminal each line is cut to its width. long shows every line
 // of each description, indented under its name, uncut.
-func writeToolsText(ios *IOStreams, listing []listedTool, long bool) error {
+func writeToolsText(ios *iostreams.IOStreams, listing []listedTool, long bool) error {
 	nameWidth := 0
 	for _, t := range listing {
 		nameWidth = max(nameWidth, len([]rune(termLine(t.Name))))
@@ -325,7 +326,7 @@ func toolListing(reg *loop.Registry) []listedTool {
 	return out
 }
 
-func writeToolsJSON(ios *IOStreams, listing []listedTool) error {
+func writeToolsJSON(ios *iostreams.IOStreams, listing []listedTool) error {
 	b, err := json.MarshalIndent(listing, "", "  ")
 	if err != nil {
 		return err

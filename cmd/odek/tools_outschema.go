@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/odek-run/odek/internal/errclass"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/mcpclient"
 )
@@ -30,7 +31,7 @@ func checkOutputSchemas(reg *loop.Registry, listing []listedTool) {
 
 // refusedOutputSchemas warns about each tool checkOutputSchemas found
 // broken and fails the preflight (exit 3) naming them all; nil when none.
-func refusedOutputSchemas(ios *IOStreams, listing []listedTool) error {
+func refusedOutputSchemas(ios *iostreams.IOStreams, listing []listedTool) error {
 	var names, warns []string
 	for _, t := range listing {
 		if t.OutputSchemaError != "" {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/odek-run/odek/internal/iostreams"
 )
 
 // odek tools on a terminal: one line per tool, cut to the width; into a
@@ -15,7 +17,7 @@ func TestToolsText(t *testing.T) {
 	}
 	run := func(tty, long bool) string {
 		var out bytes.Buffer
-		ios := &IOStreams{Out: &out, StdoutTTY: tty, OutWidth: func() int { return 40 }}
+		ios := &iostreams.IOStreams{Out: &out, StdoutTTY: tty, OutWidth: func() int { return 40 }}
 		if err := writeToolsText(ios, listing, long); err != nil {
 			t.Fatal(err)
 		}

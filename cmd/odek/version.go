@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/spf13/cobra"
 )
 
@@ -24,7 +25,7 @@ func versionText() string {
 	return fmt.Sprintf("odek %s\ncommit: %s\ngo: %s\nplatform: %s/%s", version, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
-func newVersionCmd(ios *IOStreams) *cobra.Command {
+func newVersionCmd(ios *iostreams.IOStreams) *cobra.Command {
 	return &cobra.Command{
 		Use:     "version",
 		Short:   "Print the version block",

@@ -8,6 +8,7 @@ import (
 	"github.com/odek-run/odek/internal/builtin"
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/errclass"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/policy"
 	"github.com/odek-run/odek/internal/risk"
@@ -24,12 +25,12 @@ type workspacePlan struct {
 // planWorkspace settles the workspace and checks the sandbox its shell
 // commands run in: everything the MCP servers' policies need, and every
 // error of the sandbox, before a server starts.
-func (ts *toolset) planWorkspace(ios *IOStreams, conf *runConf) (*workspacePlan, error) {
+func (ts *toolset) planWorkspace(ios *iostreams.IOStreams, conf *runConf) (*workspacePlan, error) {
 	wd, err := ios.Getwd()
 	if err != nil {
 		return nil, errclass.Wrap(errclass.SetupError, err)
 	}
-	cls, err := risk.New(risk.Options{Dir: wd, Home: ios.env("HOME")})
+	cls, err := risk.New(risk.Options{Dir: wd, Home: ios.Env("HOME")})
 	if err != nil {
 		return nil, errclass.Wrap(errclass.SetupError, fmt.Errorf("working directory: %w", err))
 	}
@@ -44,7 +45,7 @@ func (ts *toolset) planWorkspace(ios *IOStreams, conf *runConf) (*workspacePlan,
 // workspaceTools are the built-in tools over the working directory, with
 // the shell's sandbox policy built from the plan. It runs while the MCP
 // servers start (buildTools).
-func (ts *toolset) workspaceTools(ios *IOStreams, conf *runConf, plan *workspacePlan, warn func(string)) ([]loop.Tool, error) {
+func (ts *toolset) workspaceTools(ios *iostreams.IOStreams, conf *runConf, plan *workspacePlan, warn func(string)) ([]loop.Tool, error) {
 	var env []string
 	if ios.Environ != nil {
 		env = shellEnv(ios.Environ(), conf.cfg)
@@ -102,7 +103,7 @@ type gateOptions struct {
 // asks on the terminal only when stdin and stderr are one; otherwise a
 // prompt resolves by dangerous.non_interactive and never waits. Denials are
 // shown on stderr.
-func newGate(ios *IOStreams, g gateOptions) (loop.Gate, error) {
+func newGate(ios *iostreams.IOStreams, g gateOptions) (loop.Gate, error) {
 	d := g.dangerous
 	o := policy.Options{
 		Config: policy.Config{Action: d.Action, NonInteractive: d.NonInteractive, Classes: d.Classes, Defaulted: g.defaulted,

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/policy"
 	"github.com/odek-run/odek/internal/risk"
@@ -23,7 +24,7 @@ func gateCall(cmd string, c risk.Class) loop.GateCall {
 // rest of the run. Without one it never asks and denies, saying why.
 func TestGateWiring(t *testing.T) {
 	errOut := &syncbuf.Buffer{}
-	ios := &IOStreams{In: strings.NewReader("t\n"), ErrOut: errOut, StdinTTY: true, StderrTTY: true}
+	ios := &iostreams.IOStreams{In: strings.NewReader("t\n"), ErrOut: errOut, StdinTTY: true, StderrTTY: true}
 	o := gateOptions{warn: func(m string) { fmt.Fprintf(errOut, "odek: warning: %s\n", m) }}
 	g, err := newGate(ios, o)
 	if err != nil {
@@ -40,7 +41,7 @@ func TestGateWiring(t *testing.T) {
 	}
 
 	errOut = &syncbuf.Buffer{}
-	ios = &IOStreams{In: strings.NewReader(""), ErrOut: errOut}
+	ios = &iostreams.IOStreams{In: strings.NewReader(""), ErrOut: errOut}
 	if g, err = newGate(ios, o); err != nil {
 		t.Fatal(err)
 	}
