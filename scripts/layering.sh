@@ -43,6 +43,7 @@ declare -A allowed=(
   [subagent/childside]="subagent/wire artifact budget events untrusted safepath"
   [iostreams]="untrusted"
   [exitcode]="budget errclass events"
+  [runview]="artifact budget errclass events exitcode hooks iostreams liveness llm loop mcpclient outschema policy prompt subagent/wire untrusted"
 )
 # entry is the allowed[] key of an internal package: its own, else its top
 # directory's.

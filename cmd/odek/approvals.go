@@ -13,7 +13,9 @@ import (
 	"github.com/odek-run/odek/internal/approval"
 	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/iostreams"
+	"github.com/odek-run/odek/internal/runview"
 	"github.com/odek-run/odek/internal/suggest"
+	"github.com/odek-run/odek/internal/untrusted"
 	"github.com/spf13/cobra"
 )
 
@@ -121,11 +123,11 @@ func runApprovalsList(ios *iostreams.IOStreams, asJSON bool) error {
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(ios.Out, "%s\n", termTextIfTTY(ios, string(b)))
+		_, err = fmt.Fprintf(ios.Out, "%s\n", runview.StdoutText(ios, string(b)))
 		return err
 	}
 	if len(rows) == 0 {
-		fmt.Fprintf(ios.Out, "no stored MCP approvals in %s\n", termLine(filepath.Dir(paths[0])))
+		fmt.Fprintf(ios.Out, "no stored MCP approvals in %s\n", untrusted.TerminalLine(filepath.Dir(paths[0])))
 		return nil
 	}
 	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
@@ -139,8 +141,8 @@ func runApprovalsList(ios *iostreams.IOStreams, asJSON bool) error {
 		if r.Kind == "hook" {
 			name, tool = r.Hook, strconv.Quote(r.Matcher)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termLine(r.Kind), termLine(name), dash(termLine(tool)),
-			r.GrantedAt.Format("2006-01-02 15:04 UTC"), dash(termLine(r.Dir)), termLine(r.Command)+boundFiles(r.Files))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", untrusted.TerminalLine(r.Kind), untrusted.TerminalLine(name), dash(untrusted.TerminalLine(tool)),
+			r.GrantedAt.Format("2006-01-02 15:04 UTC"), dash(untrusted.TerminalLine(r.Dir)), untrusted.TerminalLine(r.Command)+boundFiles(r.Files))
 	}
 	return tw.Flush()
 }
@@ -159,17 +161,10 @@ func boundFiles(files map[string]string) string {
 	}
 	names := make([]string, 0, len(files))
 	for f := range files {
-		names = append(names, termLine(f))
+		names = append(names, untrusted.TerminalLine(f))
 	}
 	slices.Sort(names)
 	return " (bound to the content of " + strings.Join(names, ", ") + ")"
-}
-
-func termTextIfTTY(ios *iostreams.IOStreams, s string) string {
-	if ios.StdoutTTY {
-		return termText(s)
-	}
-	return s
 }
 
 func runApprovalsRevoke(ios *iostreams.IOStreams, server string) error {
@@ -226,5 +221,5 @@ func noApprovalsError(server string, stores [3]*approval.Store) error {
 	if near := suggest.Nearest(server, known); near != "" {
 		hint = fmt.Sprintf("; did you mean %q?", near)
 	}
-	return fmt.Errorf("approvals: no stored approvals for server %q%s", termLine(server), hint)
+	return fmt.Errorf("approvals: no stored approvals for server %q%s", untrusted.TerminalLine(server), hint)
 }

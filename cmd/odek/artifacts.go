@@ -10,29 +10,6 @@ import (
 	"github.com/odek-run/odek/internal/artifact"
 )
 
-// reportArtifact is one run artifact in the run report. The path is for the
-// operator (a CI job may upload it); the model only ever sees the id.
-type reportArtifact struct {
-	ID        string `json:"id"`
-	MediaType string `json:"media_type"`
-	SizeBytes int64  `json:"size_bytes"`
-	SHA256    string `json:"sha256,omitempty"`
-	Path      string `json:"path"`
-}
-
-func reportArtifacts(s *artifact.Store) []reportArtifact {
-	if s == nil {
-		return nil
-	}
-	var out []reportArtifact
-	for _, id := range s.IDs() {
-		if e, ok := s.Lookup(id); ok {
-			out = append(out, reportArtifact{ID: e.ID, MediaType: e.MediaType, SizeBytes: e.Size, SHA256: e.SHA256, Path: e.Path})
-		}
-	}
-	return out
-}
-
 // capWarning is what the operator is told of a cut result the run's
 // artifact cap kept from being saved (the model gets the notice of
 // artifact.NotSavedNotice in the tool result).

@@ -7,6 +7,7 @@ import (
 
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/iostreams"
+	"github.com/odek-run/odek/internal/runview"
 	"github.com/spf13/cobra"
 )
 
@@ -61,7 +62,7 @@ func registerValueCompletions(cmd *cobra.Command, ios *iostreams.IOStreams) {
 	fixed := func(vals ...string) cobra.CompletionFunc {
 		return cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp)
 	}
-	_ = cmd.RegisterFlagCompletionFunc("output", fixed(outputModes...))
+	_ = cmd.RegisterFlagCompletionFunc("output", fixed(runview.Modes...))
 	tools := func(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return completeToolNames(ios, cmd)
 	}

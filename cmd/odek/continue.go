@@ -6,6 +6,7 @@ import (
 
 	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/iostreams"
+	"github.com/odek-run/odek/internal/runview"
 	"github.com/spf13/cobra"
 )
 
@@ -66,7 +67,7 @@ Exit codes: as odek run; an invalid --id exits 3.`,
 // task, the session to carry on (its model unless --model says otherwise),
 // then the run.
 func runContinue(ctx context.Context, o *continueOptions) error {
-	if err := checkOutputMode("continue", o.output); err != nil {
+	if err := runview.CheckMode("continue", o.output); err != nil {
 		return err
 	}
 	if err := o.readInputs(ctx, "continue"); err != nil {

@@ -84,7 +84,7 @@ func (r *agentRun) delegateTool(ios *iostreams.IOStreams) *subagent.Tool {
 		LLM:          llmSettings(cfg),
 		// Children relay their events only when this run writes them somewhere.
 		ForwardEvents: r.sinks.forwarding(),
-		OnLine:        func(task int, l *wire.Line) { r.sinks.view.subagentLine(task, l) },
+		OnLine:        func(task int, l *wire.Line) { r.sinks.view.SubagentLine(task, l) },
 		ChildArgs:     r.childArgs,
 		Hooks:         lateHooks{r},
 	})

@@ -5,6 +5,7 @@ import (
 
 	"github.com/odek-run/odek/internal/exitcode"
 	"github.com/odek-run/odek/internal/iostreams"
+	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // reportError prints err as "odek: <err>" on stderr. Error text carries
@@ -14,5 +15,5 @@ func reportError(ios *iostreams.IOStreams, err error) {
 	if err == nil || exitcode.Silent(err) {
 		return
 	}
-	fmt.Fprintf(ios.ErrOut, "odek: %s\n", termText(err.Error()))
+	fmt.Fprintf(ios.ErrOut, "odek: %s\n", untrusted.Terminal(err.Error()))
 }

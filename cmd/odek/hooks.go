@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/mcpclient"
 	"github.com/odek-run/odek/internal/redact"
+	"github.com/odek-run/odek/internal/runview"
 	"github.com/odek-run/odek/internal/sandbox"
 )
 
@@ -57,10 +57,10 @@ func (r *agentRun) approveHooks(ctx context.Context, gateIOS *iostreams.IOStream
 			return false
 		}
 		ok, warns, err := gate.Hook(ctx, s)
-		printWarnings(gateIOS, warns)
+		runview.PrintWarnings(gateIOS, warns)
 		switch {
 		case err != nil && child && errors.Is(err, approval.ErrNotApproved):
-			printWarnings(gateIOS, []string{"project hook " + s.Name() + " was not approved for this run; the sub-agent runs without it"})
+			runview.PrintWarnings(gateIOS, []string{"project hook " + s.Name() + " was not approved for this run; the sub-agent runs without it"})
 		case err != nil:
 			firstErr = err
 		}
@@ -183,10 +183,4 @@ func (r *agentRun) childArgs(goal string) []string {
 		args = append(args, "-c", "no_hooks=true")
 	}
 	return args
-}
-
-// stopCapWarning follows an answer a Stop hook still did not accept when
-// max_stop_continuations ran out: the run ends with it (exit 0, partial).
-func stopCapWarning(n int) string {
-	return fmt.Sprintf("a Stop hook still did not accept the answer after %d continuation(s) (max_stop_continuations); the run ends with it", n)
 }

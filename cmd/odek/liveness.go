@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/odek-run/odek/internal/liveness"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/subagent/wire"
 )
@@ -11,7 +10,7 @@ import (
 // notices), the heartbeat, the stall timeout and the loop breaker.
 func (r *agentRun) livenessOptions(opts *loop.Options) {
 	cfg := r.conf.cfg
-	opts.Liveness = r.sinks.notices.monitor()
+	opts.Liveness = r.sinks.notices.Monitor()
 	opts.Heartbeat, opts.StallTimeout = cfg.Heartbeat, cfg.StallTimeout
 	opts.Loops = loop.LoopLimits{HintAfter: offIsNegative(cfg.LoopBreaker.HintAfter),
 		StopAfter: offIsNegative(cfg.LoopBreaker.StopAfter), Exempt: cfg.LoopBreaker.Exempt}
@@ -23,15 +22,6 @@ func offIsNegative(n int) int {
 		return -1
 	}
 	return n
-}
-
-// monitor is the run's progress clock, made on first use.
-func (n *mcpNotices) monitor() *liveness.Monitor {
-	if m := n.live.Load(); m != nil {
-		return m
-	}
-	n.live.CompareAndSwap(nil, liveness.New(nil))
-	return n.live.Load()
 }
 
 // heartbeatLine tells a sub-agent's parent that the child progressed since

@@ -96,17 +96,3 @@ func (o *outputSchema) sha256() string {
 	}
 	return o.guard.Schema().SHA256()
 }
-
-// responseFormatWarning is printed once when an endpoint rejects
-// response_format.
-const responseFormatWarning = "the endpoint rejected response_format (HTTP 400); " +
-	"continuing without it for the rest of the run (the output schema is still enforced)"
-
-// fallbackWarning words a field the endpoint refused (llm.Fallback);
-// response_format's warning adds that the output schema still holds.
-func fallbackWarning(f llm.Fallback) string {
-	if f.Field == llm.FieldResponseFormat {
-		return responseFormatWarning
-	}
-	return f.Warning()
-}

@@ -15,8 +15,10 @@ import (
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/mcpclient"
 	"github.com/odek-run/odek/internal/redact"
+	"github.com/odek-run/odek/internal/runview"
 	"github.com/odek-run/odek/internal/sandbox"
 	"github.com/odek-run/odek/internal/subagent/wire"
+	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // The typed parts a run is assembled from (agentRun): each command builds
@@ -115,10 +117,10 @@ type runSinks struct {
 	jsonl    *events.JSONLSink // --events-jsonl
 	stream   *events.JSONLSink // --output stream-json: stdout
 	relay    bool              // a sub-agent's events are relayed to its parent
-	view     *progressView
-	warn     func(string) // prints a warning, above the status line on a TTY
-	notices  *mcpNotices  // MCP progress and input requests → events, view
-	streamer *streamer    // --output stream-json's text and tool_result lines; nil otherwise
+	view     *runview.Progress
+	warn     func(string)      // prints a warning, above the status line on a TTY
+	notices  *runview.Notices  // MCP progress and input requests → events, view
+	streamer *runview.Streamer // --output stream-json's text and tool_result lines; nil otherwise
 }
 
 // openSinks opens the JSONL sink (a setup error if it cannot), the stdout
@@ -132,11 +134,11 @@ func openSinks(ctx context.Context, ios *iostreams.IOStreams, runID, eventsPath,
 			return k, errclass.Wrap(errclass.SetupError, err)
 		}
 		k.jsonl = sink
-		sinks = append(sinks, eventsOnly{sink})
+		sinks = append(sinks, runview.EventsOnly{Sink: sink})
 	}
-	if output == outputStreamJSON {
-		k.stream = stdoutSink(ios)
-		sinks = append(sinks, streamSink{k.stream})
+	if output == runview.StreamJSON {
+		k.stream = runview.StdoutSink(ios)
+		sinks = append(sinks, runview.StreamSink{JSONLSink: k.stream})
 	}
 	for i := range sinks {
 		sinks[i] = wrapEventSink(sinks[i])
@@ -144,11 +146,11 @@ func openSinks(ctx context.Context, ios *iostreams.IOStreams, runID, eventsPath,
 	k.emitter = events.NewEmitter(events.Options{
 		RunID: runID, Sinks: sinks, Now: ios.Now, Redact: redact.String, Buffer: eventBuffer,
 		OnSinkError: func(err error) {
-			fmt.Fprintf(ios.ErrOut, "odek: events-jsonl write failed: %v\n", termText(err.Error()))
+			fmt.Fprintf(ios.ErrOut, "odek: events-jsonl write failed: %v\n", untrusted.Terminal(err.Error()))
 		},
-		OnDrop: func(n int64) { fmt.Fprintf(ios.ErrOut, "odek: warning: %s\n", dropWarning(n)) },
+		OnDrop: func(n int64) { fmt.Fprintf(ios.ErrOut, "odek: warning: %s\n", runview.DropWarning(n)) },
 	})
-	k.notices = &mcpNotices{em: k.emitter}
+	k.notices = runview.NewNotices(k.emitter)
 	return k, nil
 }
 
@@ -159,18 +161,13 @@ var (
 	wrapEventSink = func(s events.Sink) events.Sink { return s }
 )
 
-// dropWarning is the one warning a run gives when events are lost.
-func dropWarning(n int64) string {
-	return fmt.Sprintf("events: %d event(s) dropped so far: the event sinks cannot keep up (the final events are still delivered); the run report counts every one as events_dropped", n)
-}
-
 // startView starts the progress view and the warnings that keep clear of it.
 func (k *runSinks) startView(ios *iostreams.IOStreams, noColor, quiet bool, start time.Time) {
-	k.view = newProgressView(ios, noColor || ios.Env("NO_COLOR") != "", quiet, start)
-	k.notices.view.Store(k.view)
+	k.view = runview.NewProgress(ios, noColor || ios.Env("NO_COLOR") != "", quiet, start)
+	k.notices.SetView(k.view)
 	k.warn = func(msg string) {
-		if !k.view.warning(msg) {
-			printWarnings(ios, []string{msg})
+		if !k.view.Warning(msg) {
+			runview.PrintWarnings(ios, []string{msg})
 		}
 	}
 }

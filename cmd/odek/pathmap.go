@@ -8,6 +8,7 @@ import (
 	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/policy"
+	"github.com/odek-run/odek/internal/runview"
 	"github.com/odek-run/odek/internal/sandbox"
 )
 
@@ -56,9 +57,9 @@ func (s *sandboxState) access(p sandbox.Policy) (*sandbox.Access, error) {
 // are counted (the report's denials, --fail-on-denial) and says so on
 // stderr through warn, on one line of at most maxMapWarning runes; its
 // other control characters are stderr's filter's to render.
-func (d *denials) mapDenial(warn func(string)) func(builtin.Denial) {
+func mapDenial(d *runview.Denials, warn func(string)) func(builtin.Denial) {
 	return func(den builtin.Denial) {
-		d.add(policy.Outcome{Call: policy.Call{Tool: den.Tool}, Class: den.Class, Why: den.Reason})
+		d.Add(policy.Outcome{Call: policy.Call{Tool: den.Tool}, Class: den.Class, Why: den.Reason})
 		msg := strings.ReplaceAll(den.Message, "\n", `\n`)
 		if r := []rune(msg); len(r) > maxMapWarning {
 			msg = string(r[:maxMapWarning]) + "…"

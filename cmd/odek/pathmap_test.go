@@ -6,6 +6,7 @@ import (
 
 	"github.com/odek-run/odek/internal/builtin"
 	"github.com/odek-run/odek/internal/risk"
+	"github.com/odek-run/odek/internal/runview"
 )
 
 // A refusal of the sandbox's map joins the report's denials like the
@@ -13,16 +14,16 @@ import (
 // model's path.
 func TestMapDenialCountsAndWarnsOnOneLine(t *testing.T) {
 	t.Parallel()
-	var d denials
+	var d runview.Denials
 	var warned []string
-	hear := d.mapDenial(func(s string) { warned = append(warned, s) })
+	hear := mapDenial(&d, func(s string) { warned = append(warned, s) })
 	long := strings.Repeat("a", 5000)
 	hear(builtin.Denial{Tool: "read_file", What: "x\nodek: done", Class: risk.SystemWrite,
 		Reason: "sandbox: protected path: /h/.ssh/x", Message: "read_file \"x odek: done\": denied by the sandbox: /w/x\nodek: done" + long})
-	if got := d.all(); len(got) != 1 || got[0].Tool != "read_file" || got[0].Class != "system_write" || got[0].Reason != "sandbox: protected path: /h/.ssh/x" {
+	if got := d.All(); len(got) != 1 || got[0].Tool != "read_file" || got[0].Class != "system_write" || got[0].Reason != "sandbox: protected path: /h/.ssh/x" {
 		t.Errorf("denials: %+v", got)
 	}
-	if d.failRun(true, nil) == nil {
+	if d.FailRun(true, nil) == nil {
 		t.Error("--fail-on-denial does not fail a run the map refused a call of")
 	}
 	if len(warned) != 1 || strings.Contains(warned[0], "\n") || !strings.Contains(warned[0], `/w/x\nodek: done`) || len([]rune(warned[0])) > maxMapWarning+1 {

@@ -15,6 +15,7 @@ import (
 	"github.com/odek-run/odek/internal/msgkind"
 	"github.com/odek-run/odek/internal/plan"
 	"github.com/odek-run/odek/internal/redact"
+	"github.com/odek-run/odek/internal/runview"
 	"github.com/odek-run/odek/internal/session"
 	"github.com/spf13/cobra"
 )
@@ -119,7 +120,7 @@ func (r *agentRun) createSession(ios *iostreams.IOStreams, o runOptions, msgs []
 	cfg := r.conf.cfg
 	rs := r.newRunSession(ios, nil)
 	sess, warns, err := rs.store.Create(session.New{Model: cfg.Model, Provider: providerOf(cfg.BaseURL), Task: o.task, Messages: msgs, Refs: o.refs, Dir: sessionDir(ios)})
-	printWarnings(ios, warns)
+	runview.PrintWarnings(ios, warns)
 	if err != nil {
 		return nil, errclass.Wrap(errclass.SetupError, err)
 	}
@@ -135,7 +136,7 @@ func (r *agentRun) resumeSession(ios *iostreams.IOStreams, o runOptions) (*loop.
 	if merged, added := session.MergeRefs(sess.ExternalRefs, o.refs, ios.Now()); added > 0 {
 		sess.ExternalRefs = merged
 		warns, err := r.session.store.Save(sess) // new refs are kept even if the run fails
-		printWarnings(ios, warns)
+		runview.PrintWarnings(ios, warns)
 		if err != nil {
 			return nil, err
 		}
@@ -143,7 +144,7 @@ func (r *agentRun) resumeSession(ios *iostreams.IOStreams, o runOptions) (*loop.
 	r.sinks.emitter.SetSessionID(sess.ID)
 	note(ios, o, "odek: continuing session %s (turn %d → %d)\n", sess.ID, sess.Turns, sess.Turns+1)
 	if sess.Unverified() {
-		printWarnings(ios, []string{fmt.Sprintf("session %s has no MAC (it was saved by an older odek), so it cannot be told unchanged: continuing it as untrusted content (sub-agents get no trust)", sess.ID)})
+		runview.PrintWarnings(ios, []string{fmt.Sprintf("session %s has no MAC (it was saved by an older odek), so it cannot be told unchanged: continuing it as untrusted content (sub-agents get no trust)", sess.ID)})
 	}
 	if sess.Tainted || session.Trimmed(sess.Messages) || heldStdin(sess.Messages) {
 		r.taint() // untrusted before, unverifiable, piped in, or what was removed cannot be told trusted: fail closed

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/odek-run/odek/internal/fakellm"
+	"github.com/odek-run/odek/internal/runview"
 	"github.com/odek-run/odek/internal/syncbuf"
 	"golang.org/x/sys/unix"
 )
@@ -117,7 +118,7 @@ func TestPromptNotOverwritten(t *testing.T) {
 	// The question is open: nothing may be drawn over it. Asserting an
 	// absence needs a window; it is four ticks of the status line, which
 	// without the pause repaints within one.
-	time.Sleep(4 * statusTick)
+	time.Sleep(4 * runview.StatusTick)
 	if after := out.String()[asked:]; after != "" {
 		t.Fatalf("the terminal was written while the prompt was open: %q", after)
 	}

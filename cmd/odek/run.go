@@ -7,6 +7,7 @@ import (
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/loop"
+	"github.com/odek-run/odek/internal/runview"
 	"github.com/odek-run/odek/internal/session"
 	"github.com/spf13/cobra"
 )
@@ -127,7 +128,7 @@ func registerRunOutputFlags(cmd *cobra.Command, o *runOptions) {
 	fl := cmd.Flags()
 	fl.StringVar(&o.eventsPath, "events-jsonl", "", "append odek.event/v1 events to this file (0600; parent dir must exist), or write them to an existing FIFO")
 	fl.BoolVar(&o.eventsIncludeArgs, "events-include-args", false, "include raw (redacted) tool arguments in tool_call_started events")
-	fl.StringVar(&o.output, "output", outputText, "stdout format: text (the bare answer), json (an odek.run-report/v1 object) or stream-json (events live, then the report)")
+	fl.StringVar(&o.output, "output", runview.Text, "stdout format: text (the bare answer), json (an odek.run-report/v1 object) or stream-json (events live, then the report)")
 	fl.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing on stderr but errors and warnings")
 	o.cassette.register(cmd)
 	fl.BoolVar(&o.failOnDenial, "fail-on-denial", false, "exit 1 when the risk policy denied any tool call, even if the run otherwise succeeded")
@@ -136,7 +137,7 @@ func registerRunOutputFlags(cmd *cobra.Command, o *runOptions) {
 // runRun is `odek run` from its options: the checks and inputs no flag
 // parser makes (output mode, session flags, the task), then the run.
 func runRun(ctx context.Context, o *runOptions) error {
-	if err := checkOutputMode("run", o.output); err != nil {
+	if err := runview.CheckMode("run", o.output); err != nil {
 		return err
 	}
 	if o.printSystem {
@@ -168,7 +169,7 @@ func (o *runOptions) readInputs(ctx context.Context, command string) error {
 // earlyFailure is a failure before setup: with --output json or
 // stream-json it is still reported on stdout.
 func (o *runOptions) earlyFailure(ctx context.Context, err error) error {
-	if reportsJSON(o.output) {
+	if runview.ReportsJSON(o.output) {
 		writeSetupReport(ctx, o.io, nil, err)
 	}
 	return err
@@ -192,7 +193,7 @@ func runAgent(ctx context.Context, o *runOptions) error {
 	ios := o.io
 	runCtx, r, err := setUpRun(ctx, ios, *o)
 	if err != nil {
-		if reportsJSON(o.output) {
+		if runview.ReportsJSON(o.output) {
 			writeSetupReport(ctx, ios, r, err)
 		}
 		return err
@@ -204,7 +205,7 @@ func runAgent(ctx context.Context, o *runOptions) error {
 	opts := r.loopOptions(*o)
 	h, err := r.beginHistory(ios, *o, opts.System) // the task, a new session, or the one continued
 	if err != nil {
-		if reportsJSON(o.output) {
+		if runview.ReportsJSON(o.output) {
 			r.sinks.closeEvents() // stream-json: nothing may follow the report
 			writeSetupReport(ctx, ios, r, err)
 		}
@@ -214,10 +215,10 @@ func runAgent(ctx context.Context, o *runOptions) error {
 	r.livenessOptions(&opts)
 	r.streamOptions(*o, &opts)
 	res, runErr := loop.Continue(runCtx, opts, h)
-	r.sinks.streamer.answer(res)
+	r.sinks.streamer.Answer(res)
 	runErr = r.cas.finish(ctx, runErr)
-	runErr = r.tools.denied.failRun(o.failOnDenial, runErr)
-	r.sinks.view.stop()
+	runErr = r.tools.denied.FailRun(o.failOnDenial, runErr)
+	r.sinks.view.Stop()
 	r.session.end(res)
 	err = r.finish(ctx, ios, *o, res, runErr)
 	r.session.goOnNote(ios, *o)

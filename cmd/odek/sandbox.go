@@ -17,6 +17,7 @@ import (
 	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/mcpclient"
 	procs "github.com/odek-run/odek/internal/proc"
+	"github.com/odek-run/odek/internal/runview"
 	"github.com/odek-run/odek/internal/sandbox"
 	"github.com/odek-run/odek/internal/subagent/wire"
 )
@@ -96,7 +97,7 @@ func (s *sandboxState) check(ios *iostreams.IOStreams, conf *runConf, workDir st
 		mode = sandbox.ModeWorkspaceWrite
 	}
 	if len(missing) > 0 {
-		printWarnings(ios, []string{"sandbox: " + strings.Join(missing, "; ") + " missing: shell commands run with the classifier's policy " +
+		runview.PrintWarnings(ios, []string{"sandbox: " + strings.Join(missing, "; ") + " missing: shell commands run with the classifier's policy " +
 			"and whatever the kernel offers (set sandbox.required to refuse to run like this)"})
 	}
 	return &sandboxPlan{mode: mode, network: network, missing: missing, support: support, limit: limit}, nil
@@ -112,7 +113,7 @@ func (s *sandboxState) build(ios *iostreams.IOStreams, plan *sandboxPlan) error 
 		return errclass.Wrap(errclass.SetupError, err)
 	}
 	if inside := p.ProtectedInWorkspace(); len(inside) > 0 {
-		printWarnings(ios, []string{fmt.Sprintf("sandbox: the workspace %s holds protected paths (%s): commands may read and write them "+
+		runview.PrintWarnings(ios, []string{fmt.Sprintf("sandbox: the workspace %s holds protected paths (%s): commands may read and write them "+
 			"like any workspace file; run odek in a project directory", s.workDir, strings.Join(inside, ", "))})
 	}
 	if plan.limit != nil {
@@ -128,7 +129,7 @@ func (s *sandboxState) build(ios *iostreams.IOStreams, plan *sandboxPlan) error 
 	// walked by the first shell command, not before the first model
 	// call: a run may never need it.
 	warns, err := p.PrepareLazily()
-	printWarnings(ios, warns)
+	runview.PrintWarnings(ios, warns)
 	if err != nil {
 		return errclass.Wrap(errclass.SetupError, err)
 	}
@@ -367,7 +368,7 @@ func (s *sandboxState) serverPolicy(ios *iostreams.IOStreams) func(mcpclient.Ser
 			return nil, err
 		}
 		warns, err := p.Prepare()
-		printWarnings(ios, warns)
+		runview.PrintWarnings(ios, warns)
 		return p, err
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/iostreams"
+	"github.com/odek-run/odek/internal/runview"
 	"github.com/odek-run/odek/internal/session"
 	"github.com/odek-run/odek/internal/untrusted"
 	"github.com/spf13/cobra"
@@ -93,7 +94,7 @@ func sessionList(ios *iostreams.IOStreams, asJSON bool) error {
 		return err
 	}
 	list, warns, err := store.List()
-	printWarnings(ios, warns)
+	runview.PrintWarnings(ios, warns)
 	if err != nil {
 		return err
 	}
@@ -115,7 +116,7 @@ func sessionList(ios *iostreams.IOStreams, asJSON bool) error {
 	home := ios.Env("HOME")
 	for _, s := range list {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), s.Turns,
-			shortDir(s.Dir, home), termLine(s.Title))
+			shortDir(s.Dir, home), untrusted.TerminalLine(s.Title))
 	}
 	return tw.Flush()
 }
@@ -131,7 +132,7 @@ func shortDir(dir, home string) string {
 	case home != "" && strings.HasPrefix(dir, strings.TrimSuffix(home, "/")+"/"):
 		dir = "~" + dir[len(strings.TrimSuffix(home, "/")):]
 	}
-	return termLine(dir)
+	return untrusted.TerminalLine(dir)
 }
 
 func writeIndented(ios *iostreams.IOStreams, v any) error {
@@ -170,7 +171,7 @@ func sessionShow(ios *iostreams.IOStreams, args []string, asJSON bool) error {
 		fmt.Fprintf(w, "provider:  %s\n", sess.Provider)
 	}
 	if sess.Dir != "" {
-		fmt.Fprintf(w, "dir:       %s\n", termLine(sess.Dir))
+		fmt.Fprintf(w, "dir:       %s\n", untrusted.TerminalLine(sess.Dir))
 	}
 	fmt.Fprintf(w, "turns:     %d\nmessages:  %d\ntask:      %s\n", sess.Turns, len(sess.Messages), session.Title(sess.Task))
 	if len(sess.ExternalRefs) > 0 {
@@ -238,7 +239,7 @@ func sessionTrim(ios *iostreams.IOStreams, id, nArg string) error {
 		return nil
 	}
 	warns, err := store.Save(sess)
-	printWarnings(ios, warns)
+	runview.PrintWarnings(ios, warns)
 	if err != nil {
 		return err
 	}

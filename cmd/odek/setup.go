@@ -15,6 +15,7 @@ import (
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/mcpclient"
 	"github.com/odek-run/odek/internal/redact"
+	"github.com/odek-run/odek/internal/runview"
 )
 
 // agentRun is one run assembled from its typed parts; each command
@@ -62,18 +63,12 @@ func loadConfig(ios *iostreams.IOStreams, flags config.Overrides) (*config.Confi
 		return nil, errclass.Wrap(errclass.SetupError, err)
 	}
 	cfg, warnings, err := config.Load(config.LoadOptions{Home: home, Dir: wd, LookupEnv: ios.LookupEnv, Flags: flags})
-	printWarnings(ios, warnings)
+	runview.PrintWarnings(ios, warnings)
 	if err != nil {
 		return nil, err
 	}
 	redact.Register(cfg.SecretValues()...)
 	return cfg, nil
-}
-
-func printWarnings(ios *iostreams.IOStreams, warnings []string) {
-	for _, w := range warnings {
-		fmt.Fprintf(ios.ErrOut, "odek: warning: %s\n", termText(w))
-	}
 }
 
 // setUpRun builds the run of odek run and continue, part by part. On
@@ -156,13 +151,13 @@ func (r *agentRun) startModel(ios, gateIOS *iostreams.IOStreams, quiet bool) (er
 	r.model.client = llm.New(llm.Options{
 		BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, KeySource: cfg.APIKeySource, Stream: cfg.Stream,
 		WireAPI: cfg.LLM.WireAPI, PromptCacheKey: r.promptCacheKey(),
-		Timeouts: llmTimeouts(cfg.LLM), OnRetry: view.retry, HTTPClient: hc,
-		OnFallback: func(f llm.Fallback) { r.sinks.warn(fallbackWarning(f)) },
+		Timeouts: llmTimeouts(cfg.LLM), OnRetry: view.Retry, HTTPClient: hc,
+		OnFallback: func(f llm.Fallback) { r.sinks.warn(runview.FallbackWarning(f)) },
 		Sleep:      r.cas.retryWait(),
 	})
 	var warns []string
 	r.model.effort, warns = llm.ReasoningEffort(cfg.Model, cfg.Thinking, cfg.ReasoningEffort)
-	printWarnings(ios, warns)
+	runview.PrintWarnings(ios, warns)
 	return nil
 }
 
@@ -210,7 +205,7 @@ func (r *agentRun) loopOptions(o runOptions) loop.Options {
 		StartedData:   startedData(r.servers.set),
 		MaxIterations: cfg.MaxIterations, MaxToolParallel: cfg.MaxToolParallel,
 		Budget: r.limits.tracker, Events: r.sinks.emitter, IncludeArgs: o.eventsIncludeArgs, Gate: r.tools.gate,
-		Progress: r.sinks.view.update, ReasoningEffort: r.model.effort, OnUntrusted: r.taint,
+		Progress: r.sinks.view.Update, ReasoningEffort: r.model.effort, OnUntrusted: r.taint,
 		Sandbox: r.tools.sandbox.info,
 	}
 	r.hookOptions(&lo)

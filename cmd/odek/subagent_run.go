@@ -85,7 +85,7 @@ func (c *child) childLoopOptions() loop.Options {
 
 // progress feeds the terminal view and the stream.
 func (c *child) progress(p loop.Progress) {
-	c.r.sinks.view.update(p)
+	c.r.sinks.view.Update(p)
 	switch p.Kind {
 	case loop.ProgressToolStart:
 		c.out.Send(wire.Line{Type: wire.LineToolCall, Name: p.Tool})

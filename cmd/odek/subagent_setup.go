@@ -14,6 +14,7 @@ import (
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/redact"
+	"github.com/odek-run/odek/internal/runview"
 	"github.com/odek-run/odek/internal/subagent"
 	"github.com/odek-run/odek/internal/subagent/childside"
 	"github.com/odek-run/odek/internal/subagent/wire"
@@ -227,7 +228,7 @@ func (c *child) openChildEvents(ios *iostreams.IOStreams) *runSinks {
 		RunID: c.r.conf.runID, ParentRunID: c.task.ParentRunID, TaskID: c.task.TaskID,
 		Sinks: sinks, Now: ios.Now, Redact: redact.String,
 	})
-	k.notices = &mcpNotices{em: k.emitter}
+	k.notices = runview.NewNotices(k.emitter)
 	return k
 }
 

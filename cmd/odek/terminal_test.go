@@ -2,14 +2,12 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/odek-run/odek/internal/iostreams"
-	"github.com/odek-run/odek/internal/loop"
+	"github.com/odek-run/odek/internal/runview"
 )
 
 const hostile = "\x1b]52;c;cHduZWQ=\x07\x1b[2J\u202eX"
@@ -24,62 +22,14 @@ func assertNoControls(t *testing.T, what, out string) {
 	}
 }
 
-// Tool names come from the model; retry errors carry LLM error bodies.
-func TestProgressSanitisesUntrusted(t *testing.T) {
-	for _, tty := range []bool{false, true} {
-		v, buf := testView(tty, true, false, 400)
-		v.update(loop.Progress{Kind: loop.ProgressToolStart, Iteration: 1, Tool: "fs__" + hostile})
-		v.update(loop.Progress{Kind: loop.ProgressToolDone, Iteration: 1, Tool: "fs__" + hostile, Failed: true})
-		v.retry(1, time.Second, errors.New("http 500: "+hostile+"\nsecond line"))
-		v.stop()
-		out := strings.ReplaceAll(buf.String(), "\r\x1b[K", "") // the view's own status-line control
-		assertNoControls(t, "progress", out)
-		if !strings.Contains(out, "✗ fs__"+wantVisible+" failed") || !strings.Contains(out, "http 500: "+wantVisible+" second line; retrying") {
-			t.Errorf("tty=%v: progress lacks the escaped text: %q", tty, out)
-		}
-		if tty && !strings.Contains(out, "running fs__"+wantVisible) {
-			t.Errorf("status line lacks the escaped running tool: %q", out)
-		}
-	}
-}
-
 func TestReportErrorAndWarningsSanitised(t *testing.T) {
 	var buf bytes.Buffer
 	ios := &iostreams.IOStreams{ErrOut: &buf}
 	reportError(ios, errors.New("llm: http 400: "+hostile))
-	printWarnings(ios, []string{"server says " + hostile})
+	runview.PrintWarnings(ios, []string{"server says " + hostile})
 	out := buf.String()
 	assertNoControls(t, "errors and warnings", out)
 	if out != "odek: llm: http 400: "+wantVisible+"\nodek: warning: server says "+wantVisible+"\n" {
 		t.Errorf("got %q", out)
-	}
-}
-
-// The answer is byte-exact into a pipe or file, escaped on a terminal.
-func TestWriteAnswer(t *testing.T) {
-	for _, tty := range []bool{false, true} {
-		var buf bytes.Buffer
-		writeAnswer(&iostreams.IOStreams{Out: &buf, StdoutTTY: tty}, "answer "+hostile+"\nline 2")
-		want := "answer " + hostile + "\nline 2\n"
-		if tty {
-			want = "answer " + wantVisible + "\nline 2\n"
-		}
-		if buf.String() != want {
-			t.Errorf("tty=%v: got %q, want %q", tty, buf.String(), want)
-		}
-	}
-}
-
-// The --output json report on a terminal keeps valid JSON with the same
-// strings, its controls escaped.
-func TestWriteJSONOnTerminal(t *testing.T) {
-	var buf bytes.Buffer
-	writeJSON(&iostreams.IOStreams{Out: &buf, StdoutTTY: true}, map[string]string{"answer": "a\u009b31m\u202eb\x7f"})
-	var got map[string]string
-	if err := json.Unmarshal(buf.Bytes(), &got); err != nil || got["answer"] != "a\u009b31m\u202eb\x7f" {
-		t.Fatalf("report %q: %v", buf.String(), err)
-	}
-	if strings.ContainsAny(buf.String(), "\u009b\u202e\x7f") {
-		t.Fatalf("raw controls on the terminal: %q", buf.String())
 	}
 }

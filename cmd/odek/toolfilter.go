@@ -9,6 +9,7 @@ import (
 	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/mcpclient"
 	"github.com/odek-run/odek/internal/suggest"
+	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // checkToolFilters makes --tool and --no-tool (and -c tools.enabled or
@@ -53,5 +54,5 @@ func unknownToolError(origin, name string, known []string) error {
 		more = fmt.Sprintf(" and %d more (odek tools lists them all)", len(names)-maxListedTools)
 		names = names[:maxListedTools]
 	}
-	return fmt.Errorf("%s %q: no such tool; the tools are (closest first): %s%s", origin, termLine(name), strings.Join(names, ", "), more)
+	return fmt.Errorf("%s %q: no such tool; the tools are (closest first): %s%s", origin, untrusted.TerminalLine(name), strings.Join(names, ", "), more)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/mcpclient"
+	"github.com/odek-run/odek/internal/runview"
 )
 
 // checkOutputSchemas compiles every listed MCP tool's outputSchema now
@@ -15,7 +16,7 @@ import (
 // and records why odek refuses one in the listing, so that the preflight
 // reports a tool every call of which would fail (docs/MCP.md, "CI:
 // preflight with odek tools").
-func checkOutputSchemas(reg *loop.Registry, listing []listedTool) {
+func checkOutputSchemas(reg *loop.Registry, listing []runview.ListedTool) {
 	for i := range listing {
 		t, ok := reg.Lookup(listing[i].Name)
 		if !ok {
@@ -31,7 +32,7 @@ func checkOutputSchemas(reg *loop.Registry, listing []listedTool) {
 
 // refusedOutputSchemas warns about each tool checkOutputSchemas found
 // broken and fails the preflight (exit 3) naming them all; nil when none.
-func refusedOutputSchemas(ios *iostreams.IOStreams, listing []listedTool) error {
+func refusedOutputSchemas(ios *iostreams.IOStreams, listing []runview.ListedTool) error {
 	var names, warns []string
 	for _, t := range listing {
 		if t.OutputSchemaError != "" {
@@ -42,7 +43,7 @@ func refusedOutputSchemas(ios *iostreams.IOStreams, listing []listedTool) error 
 	if len(names) == 0 {
 		return nil
 	}
-	printWarnings(ios, warns)
+	runview.PrintWarnings(ios, warns)
 	return errclass.Wrap(errclass.SetupError, fmt.Errorf("outputSchema refused for %s: fix the server, or switch the tool off (--no-tool, tools.disabled)",
 		strings.Join(names, ", ")))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/policy"
 	"github.com/odek-run/odek/internal/risk"
+	"github.com/odek-run/odek/internal/runview"
 	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
@@ -67,7 +68,7 @@ func (ts *toolset) workspaceTools(ios *iostreams.IOStreams, conf *runConf, plan 
 	}
 	var tools []loop.Tool
 	for _, t := range builtin.New(builtin.Options{Classifier: plan.cls, Store: ts.store, Env: env, Sandbox: ts.sandbox.policy,
-		Access: access, OnDeny: ts.denied.mapDenial(warn)}) {
+		Access: access, OnDeny: mapDenial(&ts.denied, warn)}) {
 		tools = append(tools, t)
 	}
 	return tools, nil
@@ -89,14 +90,14 @@ func shellEnv(environ []string, cfg *config.Config) []string {
 // gateOptions are what the risk gate is built from.
 type gateOptions struct {
 	dangerous config.Dangerous
-	defaulted []string         // the classes no setting named (--full-auto may relax them)
-	dir       string           // the workspace, symlinks resolved
-	contained policy.Contained // the classes the sandbox makes safe
-	parent    *wire.Policy     // a sub-agent's parent's policy; nil at top level
-	denied    *denials         // collects the refused calls; nil drops them
-	view      *progressView    // paused while a question is open
-	warn      func(string)     // says what was denied
-	notify    func(string)     // Notification hooks: a prompt asked or refused; nil = none
+	defaulted []string          // the classes no setting named (--full-auto may relax them)
+	dir       string            // the workspace, symlinks resolved
+	contained policy.Contained  // the classes the sandbox makes safe
+	parent    *wire.Policy      // a sub-agent's parent's policy; nil at top level
+	denied    *runview.Denials  // collects the refused calls; nil drops them
+	view      *runview.Progress // paused while a question is open
+	warn      func(string)      // says what was denied
+	notify    func(string)      // Notification hooks: a prompt asked or refused; nil = none
 }
 
 // newGate is the risk policy of docs/TOOLS.md over the dangerous settings. It
@@ -112,7 +113,7 @@ func newGate(ios *iostreams.IOStreams, g gateOptions) (loop.Gate, error) {
 		Contained: g.contained,
 		OnDeny: func(oc policy.Outcome) {
 			if g.denied != nil {
-				g.denied.add(oc)
+				g.denied.Add(oc)
 			}
 			e := policy.DeniedError{Tool: oc.Call.Tool, What: oc.Call.Risk.What, Class: oc.Class, ByOperator: oc.ByOperator}
 			msg := strings.TrimPrefix(e.Error(), "operation ") + ": " + oc.Why
@@ -140,7 +141,7 @@ func newGate(ios *iostreams.IOStreams, g gateOptions) (loop.Gate, error) {
 // question is open, so no repaint lands on it or on the key typed.
 type pausingAsker struct {
 	a      policy.Asker
-	view   *progressView
+	view   *runview.Progress
 	notify func(string) // Notification hooks; nil = none
 }
 
@@ -148,8 +149,8 @@ func (p pausingAsker) Ask(ctx context.Context, q policy.Question) (policy.Answer
 	if p.notify != nil {
 		p.notify(fmt.Sprintf("odek needs your permission to run %s: %s", q.Tool, q.What))
 	}
-	p.view.pause()
-	defer p.view.resume()
+	p.view.Pause()
+	defer p.view.Resume()
 	return p.a.Ask(ctx, q)
 }
 

@@ -71,3 +71,8 @@ func needsEscape(r rune, size int) bool {
 	}
 	return false
 }
+
+// TerminalLine is Terminal for text shown on one line of a terminal (a tool
+// name, a one-line description, an error inside a progress line): escaped,
+// then every line break and other control made a space by OneLine.
+func TerminalLine(s string) string { return OneLine(Terminal(s), 0) }

@@ -50,3 +50,11 @@ func FuzzTerminal(f *testing.F) {
 		}
 	})
 }
+
+// TerminalLine escapes what Terminal escapes and keeps the text on one line.
+func TestTerminalLine(t *testing.T) {
+	got := TerminalLine("fs__\x1b[2J\nsecond\tline")
+	if want := `fs__\u001b[2J second line`; got != want {
+		t.Errorf("TerminalLine = %q, want %q", got, want)
+	}
+}

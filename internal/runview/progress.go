@@ -1,4 +1,4 @@
-package main
+package runview
 
 import (
 	"fmt"
@@ -9,13 +9,15 @@ import (
 
 	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/loop"
+	"github.com/odek-run/odek/internal/subagent/wire"
+	"github.com/odek-run/odek/internal/untrusted"
 )
 
-// progressView shows a run's progress on stderr: a live status line on a TTY,
+// Progress shows a run's progress on stderr: a live status line on a TTY,
 // one plain line per step otherwise, nothing with --quiet. Its methods are
 // safe for concurrent use (tool calls report from their own goroutines) and
 // on a nil view.
-type progressView struct {
+type Progress struct {
 	mu      sync.Mutex
 	out     io.Writer
 	tty     bool
@@ -37,11 +39,13 @@ type progressView struct {
 	held   []string
 }
 
-func newProgressView(ios *iostreams.IOStreams, noColor, quiet bool, start time.Time) *progressView {
+// NewProgress is the view of a run started at start: nil with quiet (a
+// nil view shows nothing), colour only on a terminal and without noColor.
+func NewProgress(ios *iostreams.IOStreams, noColor, quiet bool, start time.Time) *Progress {
 	if quiet {
 		return nil
 	}
-	v := &progressView{out: ios.ErrOut, tty: ios.StderrTTY, color: ios.StderrTTY && !noColor, now: ios.Now, width: ios.Width, start: start}
+	v := &Progress{out: ios.ErrOut, tty: ios.StderrTTY, color: ios.StderrTTY && !noColor, now: ios.Now, width: ios.Width, start: start}
 	if v.tty {
 		v.done = make(chan struct{})
 		go v.tick(v.done)
@@ -49,12 +53,12 @@ func newProgressView(ios *iostreams.IOStreams, noColor, quiet bool, start time.T
 	return v
 }
 
-// statusTick is how often the status line is redrawn.
-const statusTick = 200 * time.Millisecond
+// StatusTick is how often the status line is redrawn.
+const StatusTick = 200 * time.Millisecond
 
 // tick redraws the status line so elapsed time moves while the model thinks.
-func (v *progressView) tick(done <-chan struct{}) {
-	t := time.NewTicker(statusTick)
+func (v *Progress) tick(done <-chan struct{}) {
+	t := time.NewTicker(StatusTick)
 	defer t.Stop()
 	for {
 		select {
@@ -68,7 +72,8 @@ func (v *progressView) tick(done <-chan struct{}) {
 	}
 }
 
-func (v *progressView) update(p loop.Progress) {
+// Update shows the loop's progress (loop.Options.Progress).
+func (v *Progress) Update(p loop.Progress) {
 	if v == nil {
 		return
 	}
@@ -85,12 +90,12 @@ func (v *progressView) update(p loop.Progress) {
 	case loop.ProgressReAsk:
 		v.line(fmt.Sprintf("[%d] %s the final answer does not match the output schema; asking again", p.Iteration, v.paint("33", "!")))
 	case loop.ProgressToolStart:
-		v.running = append(v.running, termLine(p.Tool))
+		v.running = append(v.running, untrusted.TerminalLine(p.Tool))
 		if !v.tty {
 			v.line(fmt.Sprintf("[%d] → %s", p.Iteration, callText(p)))
 		}
 	case loop.ProgressToolDone:
-		v.removeRunning(termLine(p.Tool))
+		v.removeRunning(untrusted.TerminalLine(p.Tool))
 		mark, word := v.doneMark(p)
 		v.line(fmt.Sprintf("[%d] %s %s %s (%s)", p.Iteration, mark, callText(p), word, roundDur(p.Duration)))
 	case loop.ProgressHeartbeat:
@@ -101,8 +106,8 @@ func (v *progressView) update(p loop.Progress) {
 	v.drawStatus()
 }
 
-// toolProgress records an MCP tool's reported progress for the status line.
-func (v *progressView) toolProgress(tool, progress string) {
+// ToolProgress records an MCP tool's reported progress for the status line.
+func (v *Progress) ToolProgress(tool, progress string) {
 	if v == nil || !v.tty {
 		return
 	}
@@ -111,10 +116,10 @@ func (v *progressView) toolProgress(tool, progress string) {
 	if v.toolPos == nil {
 		v.toolPos = map[string]string{}
 	}
-	v.toolPos[termLine(tool)] = progress
+	v.toolPos[untrusted.TerminalLine(tool)] = progress
 }
 
-func (v *progressView) removeRunning(tool string) {
+func (v *Progress) removeRunning(tool string) {
 	delete(v.toolPos, tool)
 	for i, t := range v.running {
 		if t == tool {
@@ -126,12 +131,12 @@ func (v *progressView) removeRunning(tool string) {
 
 // line prints a permanent line, above the status line on a TTY; while a
 // prompt is open it is held until the prompt closes.
-func (v *progressView) line(s string) {
+func (v *Progress) line(s string) {
 	v.emit(fmt.Sprintf("%s %s\n", v.paint("2", fmt.Sprintf("%6s", roundDur(v.now().Sub(v.start)))), s))
 }
 
 // emit writes text that ends with a newline, or holds it during a prompt.
-func (v *progressView) emit(text string) {
+func (v *Progress) emit(text string) {
 	if v.paused > 0 {
 		v.held = append(v.held, text)
 		return
@@ -140,9 +145,9 @@ func (v *progressView) emit(text string) {
 	fmt.Fprint(v.out, text)
 }
 
-// pause takes the status line off the terminal while a prompt is open;
-// every pause is ended by one resume.
-func (v *progressView) pause() {
+// Pause takes the status line off the terminal while a prompt is open;
+// every Pause is ended by one Resume.
+func (v *Progress) Pause() {
 	if v == nil {
 		return
 	}
@@ -152,9 +157,9 @@ func (v *progressView) pause() {
 	v.paused++
 }
 
-// resume ends a pause: the lines held meanwhile are printed and, once no
+// Resume ends a pause: the lines held meanwhile are printed and, once no
 // prompt is open, the status line is back.
-func (v *progressView) resume() {
+func (v *Progress) Resume() {
 	if v == nil {
 		return
 	}
@@ -173,7 +178,7 @@ func (v *progressView) resume() {
 	v.drawStatus()
 }
 
-func (v *progressView) drawStatus() {
+func (v *Progress) drawStatus() {
 	if !v.tty || v.paused > 0 {
 		return
 	}
@@ -183,7 +188,7 @@ func (v *progressView) drawStatus() {
 		for i, t := range v.running {
 			shown[i] = t
 			if p, ok := v.toolPos[t]; ok {
-				shown[i] += " (" + termLine(p) + ")"
+				shown[i] += " (" + untrusted.TerminalLine(p) + ")"
 			}
 		}
 		s += " · running " + strings.Join(shown, ", ")
@@ -195,35 +200,35 @@ func (v *progressView) drawStatus() {
 	v.status = true
 }
 
-func (v *progressView) clearStatus() {
+func (v *Progress) clearStatus() {
 	if v.status {
 		fmt.Fprint(v.out, "\r\x1b[K")
 		v.status = false
 	}
 }
 
-func (v *progressView) paint(code, s string) string {
+func (v *Progress) paint(code, s string) string {
 	if !v.color {
 		return s
 	}
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
 }
 
-// retry says that a model call failed and will be retried, so a user
+// Retry says that a model call failed and will be retried, so a user
 // watching a silent terminal knows why.
-func (v *progressView) retry(attempt int, wait time.Duration, err error) {
+func (v *Progress) Retry(attempt int, wait time.Duration, err error) {
 	if v == nil {
 		return
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.line(fmt.Sprintf("[%d] %s model call failed (attempt %d): %s; retrying in %s", v.iter, v.paint("33", "!"), attempt, termLine(err.Error()), roundDur(wait)))
+	v.line(fmt.Sprintf("[%d] %s model call failed (attempt %d): %s; retrying in %s", v.iter, v.paint("33", "!"), attempt, untrusted.TerminalLine(err.Error()), roundDur(wait)))
 	v.drawStatus()
 }
 
-// warning prints "odek: warning: msg" above the status line; false on a nil
+// Warning prints "odek: warning: msg" above the status line; false on a nil
 // view (--quiet), whose caller prints it itself.
-func (v *progressView) warning(msg string) bool {
+func (v *Progress) Warning(msg string) bool {
 	if v == nil {
 		return false
 	}
@@ -234,8 +239,8 @@ func (v *progressView) warning(msg string) bool {
 	return true
 }
 
-// stop removes the status line; the view prints nothing live afterwards.
-func (v *progressView) stop() {
+// Stop removes the status line; the view prints nothing live afterwards.
+func (v *Progress) Stop() {
 	if v == nil {
 		return
 	}
@@ -253,8 +258,8 @@ func (v *progressView) stop() {
 	v.tty = false
 }
 
-// summary prints one closing line: how the run went and what it spent.
-func (v *progressView) summary(res *loop.Result, err error) {
+// Summary prints one closing line: how the run went and what it spent.
+func (v *Progress) Summary(res *loop.Result, err error) {
 	if v == nil || res == nil {
 		return
 	}
@@ -292,4 +297,28 @@ func kilo(n int64) string {
 		return fmt.Sprint(n)
 	}
 	return fmt.Sprintf("%.1fk", float64(n)/1000)
+}
+
+// SubagentLine shows what a sub-agent reports while it runs: its start, the
+// tools it calls and how it finished. The names come from the child, so they
+// are shown on one bounded line.
+func (v *Progress) SubagentLine(task int, l *wire.Line) {
+	if v == nil {
+		return
+	}
+	var s string
+	switch l.Type {
+	case wire.LineStarted:
+		s = fmt.Sprintf("started (pid %d, depth %d)", l.PID, l.Depth)
+	case wire.LineToolCall:
+		s = "→ " + untrusted.OneLine(l.Name, 64)
+	case wire.LineFinished:
+		s = fmt.Sprintf("finished: %s · %d iteration(s) · %.1fs", untrusted.OneLine(l.Status, 32), l.Iterations, l.DurationS)
+	default:
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.line(fmt.Sprintf("  ↳ task %d %s", task+1, s))
+	v.drawStatus()
 }

@@ -1,4 +1,4 @@
-package main
+package runview
 
 import (
 	"bytes"
@@ -12,23 +12,23 @@ import (
 	"github.com/odek-run/odek/internal/mcpclient"
 )
 
-func testView(tty, noColor, quiet bool, width int) (*progressView, *bytes.Buffer) {
+func testView(tty, noColor, quiet bool, width int) (*Progress, *bytes.Buffer) {
 	var buf bytes.Buffer
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := start
 	ios := &iostreams.IOStreams{ErrOut: &buf, StderrTTY: tty, Width: func() int { return width },
 		Now: func() time.Time { now = now.Add(100 * time.Millisecond); return now }}
-	v := newProgressView(ios, noColor, quiet, start)
+	v := NewProgress(ios, noColor, quiet, start)
 	return v, &buf
 }
 
-func feed(v *progressView) {
+func feed(v *Progress) {
 	u := budget.Usage{InputTokens: 1500, OutputTokens: 20}
-	v.update(loop.Progress{Kind: loop.ProgressThinking, Iteration: 1})
-	v.update(loop.Progress{Kind: loop.ProgressToolStart, Iteration: 1, Tool: "fs__read", Usage: u})
-	v.update(loop.Progress{Kind: loop.ProgressToolDone, Iteration: 1, Tool: "fs__read", Duration: 12 * time.Millisecond, Usage: u})
-	v.update(loop.Progress{Kind: loop.ProgressToolDone, Iteration: 1, Tool: "x", Failed: true, Duration: 3 * time.Millisecond, Usage: u})
-	v.stop()
+	v.Update(loop.Progress{Kind: loop.ProgressThinking, Iteration: 1})
+	v.Update(loop.Progress{Kind: loop.ProgressToolStart, Iteration: 1, Tool: "fs__read", Usage: u})
+	v.Update(loop.Progress{Kind: loop.ProgressToolDone, Iteration: 1, Tool: "fs__read", Duration: 12 * time.Millisecond, Usage: u})
+	v.Update(loop.Progress{Kind: loop.ProgressToolDone, Iteration: 1, Tool: "x", Failed: true, Duration: 3 * time.Millisecond, Usage: u})
+	v.Stop()
 }
 
 func TestProgressPlain(t *testing.T) {
@@ -88,7 +88,7 @@ func TestProgressNoColorAndQuiet(t *testing.T) {
 		t.Fatal("quiet view is not nil")
 	}
 	feed(q) // nil view: no panic, no output
-	q.summary(&loop.Result{}, nil)
+	q.Summary(&loop.Result{}, nil)
 	if qbuf.Len() != 0 {
 		t.Errorf("quiet view wrote %q", qbuf.String())
 	}
@@ -99,17 +99,17 @@ func TestProgressNoColorAndQuiet(t *testing.T) {
 // out, in order, when the last prompt closes.
 func TestProgressPausesForPrompts(t *testing.T) {
 	v, buf := testView(true, true, false, 200)
-	v.update(loop.Progress{Kind: loop.ProgressThinking, Iteration: 1})
-	v.pause()
-	v.pause() // a second prompt queued behind the first
+	v.Update(loop.Progress{Kind: loop.ProgressThinking, Iteration: 1})
+	v.Pause()
+	v.Pause() // a second prompt queued behind the first
 	v.mu.Lock()
 	paused := buf.Len()
 	if !strings.HasSuffix(buf.String(), "\r\x1b[K") {
 		t.Errorf("pause left the status line on screen: %q", buf.String())
 	}
 	v.mu.Unlock()
-	v.update(loop.Progress{Kind: loop.ProgressToolDone, Iteration: 1, Tool: "shell", Denied: true})
-	v.warning("first held")
+	v.Update(loop.Progress{Kind: loop.ProgressToolDone, Iteration: 1, Tool: "shell", Denied: true})
+	v.Warning("first held")
 	v.mu.Lock()
 	v.drawStatus() // what the ticker does
 	n := buf.Len()
@@ -117,15 +117,15 @@ func TestProgressPausesForPrompts(t *testing.T) {
 	if n != paused {
 		t.Fatalf("the view wrote during a prompt: %q", buf.String()[paused:])
 	}
-	v.resume()
+	v.Resume()
 	v.mu.Lock()
 	n = buf.Len()
 	v.mu.Unlock()
 	if n != paused {
 		t.Fatalf("the view wrote while a second prompt was still open")
 	}
-	v.resume()
-	v.stop()
+	v.Resume()
+	v.Stop()
 	out := buf.String()[paused:]
 	denied, warned := strings.Index(out, "⊘ shell denied"), strings.Index(out, "odek: warning: first held")
 	if denied < 0 || warned < denied || !strings.Contains(out[warned:], "odek · iteration 1") {
@@ -136,9 +136,9 @@ func TestProgressPausesForPrompts(t *testing.T) {
 // A run that ends inside a prompt (Ctrl-C) still prints what was held.
 func TestProgressStopFlushesHeld(t *testing.T) {
 	v, buf := testView(true, true, false, 200)
-	v.pause()
-	v.warning("held at stop")
-	v.stop()
+	v.Pause()
+	v.Warning("held at stop")
+	v.Stop()
 	if !strings.Contains(buf.String(), "odek: warning: held at stop\n") {
 		t.Errorf("stop lost a held line: %q", buf.String())
 	}
@@ -148,10 +148,10 @@ func TestProgressStopFlushesHeld(t *testing.T) {
 // goes with it when the call ends.
 func TestProgressTTYShowsMCPProgress(t *testing.T) {
 	v, buf := testView(true, true, false, 200)
-	n := &mcpNotices{}
-	n.view.Store(v)
-	v.update(loop.Progress{Kind: loop.ProgressToolStart, Iteration: 1, Tool: "fx__build"})
-	n.handle(mcpclient.Notice{Kind: mcpclient.NoticeProgress, Server: "fx", Tool: "build", Progress: 3, Total: 10})
+	n := NewNotices(nil)
+	n.SetView(v)
+	v.Update(loop.Progress{Kind: loop.ProgressToolStart, Iteration: 1, Tool: "fx__build"})
+	n.Handle(mcpclient.Notice{Kind: mcpclient.NoticeProgress, Server: "fx", Tool: "build", Progress: 3, Total: 10})
 	draw := func() string {
 		v.mu.Lock()
 		defer v.mu.Unlock()
@@ -162,9 +162,9 @@ func TestProgressTTYShowsMCPProgress(t *testing.T) {
 	if out := draw(); !strings.Contains(out, "running fx__build (3/10)") {
 		t.Errorf("status line %q lacks the tool's progress", out)
 	}
-	v.update(loop.Progress{Kind: loop.ProgressToolDone, Iteration: 1, Tool: "fx__build"})
+	v.Update(loop.Progress{Kind: loop.ProgressToolDone, Iteration: 1, Tool: "fx__build"})
 	if out := draw(); strings.Contains(out, "3/10") {
 		t.Errorf("progress outlived the call: %q", out)
 	}
-	v.stop()
+	v.Stop()
 }

@@ -1,4 +1,4 @@
-package main
+package runview
 
 import (
 	"bytes"
@@ -11,14 +11,14 @@ import (
 // odek tools on a terminal: one line per tool, cut to the width; into a
 // pipe the first lines whole; --long every line of every description.
 func TestToolsText(t *testing.T) {
-	listing := []listedTool{
+	listing := []ListedTool{
 		{Name: "read_file", Description: "Read a file of the workspace, with line numbers, a window at a time.\nSecond line."},
 		{Name: "fs__x", Description: "Short.\x1b[2J"},
 	}
 	run := func(tty, long bool) string {
 		var out bytes.Buffer
 		ios := &iostreams.IOStreams{Out: &out, StdoutTTY: tty, OutWidth: func() int { return 40 }}
-		if err := writeToolsText(ios, listing, long); err != nil {
+		if err := WriteToolsText(ios, listing, long); err != nil {
 			t.Fatal(err)
 		}
 		return out.String()

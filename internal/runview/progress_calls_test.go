@@ -1,4 +1,4 @@
-package main
+package runview
 
 import (
 	"strings"
@@ -15,13 +15,13 @@ import (
 func TestProgressSaysWhatWasDone(t *testing.T) {
 	v, buf := testView(false, true, false, 0)
 	at := time.Date(2026, 1, 1, 0, 2, 0, 0, time.UTC)
-	v.update(loop.Progress{Kind: loop.ProgressToolStart, Iteration: 2, Tool: "shell", Detail: "go test ./..."})
-	v.update(loop.Progress{Kind: loop.ProgressHeartbeat, Iteration: 2, Live: &liveness.Status{At: at, SinceProgress: 45 * time.Second,
+	v.Update(loop.Progress{Kind: loop.ProgressToolStart, Iteration: 2, Tool: "shell", Detail: "go test ./..."})
+	v.Update(loop.Progress{Kind: loop.ProgressHeartbeat, Iteration: 2, Live: &liveness.Status{At: at, SinceProgress: 45 * time.Second,
 		Running: []liveness.Activity{{Phase: liveness.PhaseTool, Tool: "shell", CallID: "call_1", Detail: "go test ./...", Started: at.Add(-2 * time.Minute)}}}})
-	v.update(loop.Progress{Kind: loop.ProgressToolDone, Iteration: 2, Tool: "shell", Detail: "go test ./...", HasExit: true, ExitCode: 1, Duration: 4200 * time.Millisecond})
-	v.update(loop.Progress{Kind: loop.ProgressToolDone, Iteration: 2, Tool: "shell", Detail: "go vet ./...", HasExit: true, Duration: time.Second})
-	v.update(loop.Progress{Kind: loop.ProgressToolDone, Iteration: 2, Tool: "read_file", Detail: "a.go", Failed: true, Error: "open a.go: no such file", Duration: time.Millisecond})
-	v.stop()
+	v.Update(loop.Progress{Kind: loop.ProgressToolDone, Iteration: 2, Tool: "shell", Detail: "go test ./...", HasExit: true, ExitCode: 1, Duration: 4200 * time.Millisecond})
+	v.Update(loop.Progress{Kind: loop.ProgressToolDone, Iteration: 2, Tool: "shell", Detail: "go vet ./...", HasExit: true, Duration: time.Second})
+	v.Update(loop.Progress{Kind: loop.ProgressToolDone, Iteration: 2, Tool: "read_file", Detail: "a.go", Failed: true, Error: "open a.go: no such file", Duration: time.Millisecond})
+	v.Stop()
 	out := buf.String()
 	for _, want := range []string{
 		`[2] → shell "go test ./..."` + "\n",

@@ -1,4 +1,4 @@
-package main
+package runview
 
 import (
 	"strings"
@@ -10,10 +10,10 @@ import (
 // TestFallbackWarning: a refused response_format keeps its own wording (the
 // schema still holds); other fields take the client's.
 func TestFallbackWarning(t *testing.T) {
-	if got := fallbackWarning(llm.Fallback{Field: llm.FieldResponseFormat, Status: 400}); got != responseFormatWarning {
+	if got := FallbackWarning(llm.Fallback{Field: llm.FieldResponseFormat, Status: 400}); got != responseFormatWarning {
 		t.Errorf("response_format: %q", got)
 	}
-	got := fallbackWarning(llm.Fallback{Field: llm.FieldTools, Model: "gemma3:4b", Status: 400,
+	got := FallbackWarning(llm.Fallback{Field: llm.FieldTools, Model: "gemma3:4b", Status: 400,
 		Message: "registry.ollama.ai/library/gemma3:4b does not support tools"})
 	if !strings.Contains(got, `model "gemma3:4b" cannot use tools`) || !strings.Contains(got, "does not support tools") {
 		t.Errorf("tools: %q", got)

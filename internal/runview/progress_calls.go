@@ -1,4 +1,4 @@
-package main
+package runview
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/odek-run/odek/internal/liveness"
 	"github.com/odek-run/odek/internal/loop"
+	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // callText is a call as a progress line shows it: the tool, and what it
@@ -13,19 +14,19 @@ import (
 // redacted and cut the detail; it is made safe for the terminal here.
 func callText(p loop.Progress) string {
 	if p.Detail == "" {
-		return termLine(p.Tool)
+		return untrusted.TerminalLine(p.Tool)
 	}
-	return termLine(p.Tool) + ` "` + termLine(p.Detail) + `"`
+	return untrusted.TerminalLine(p.Tool) + ` "` + untrusted.TerminalLine(p.Detail) + `"`
 }
 
 // doneMark is how a finished call went: ✓ ok, ✗ failed (with its error),
 // ⊘ denied; a command that exited non-zero is ✗ with its exit code.
-func (v *progressView) doneMark(p loop.Progress) (mark, word string) {
+func (v *Progress) doneMark(p loop.Progress) (mark, word string) {
 	switch {
 	case p.Denied:
 		return v.paint("33", "⊘"), "denied"
 	case p.Failed && p.Error != "":
-		return v.paint("31", "✗"), "failed: " + termLine(p.Error)
+		return v.paint("31", "✗"), "failed: " + untrusted.TerminalLine(p.Error)
 	case p.Failed:
 		return v.paint("31", "✗"), "failed"
 	case p.HasExit && p.ExitCode != 0:
@@ -41,7 +42,7 @@ func (v *progressView) doneMark(p loop.Progress) (mark, word string) {
 func liveText(st *liveness.Status) string {
 	var what []string
 	for _, a := range st.Running {
-		what = append(what, fmt.Sprintf("%s for %s", termLine(a.String()), roundDur(st.At.Sub(a.Started))))
+		what = append(what, fmt.Sprintf("%s for %s", untrusted.TerminalLine(a.String()), roundDur(st.At.Sub(a.Started))))
 	}
 	s := "running " + strings.Join(what, ", ")
 	switch {

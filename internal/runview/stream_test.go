@@ -1,4 +1,4 @@
-package main
+package runview
 
 import (
 	"bytes"
@@ -17,9 +17,9 @@ import (
 func TestStreamLines(t *testing.T) {
 	var out, file bytes.Buffer
 	em := events.NewEmitter(events.Options{Redact: redact.String, Sinks: []events.Sink{
-		streamSink{events.NewStreamSink(&out)}, eventsOnly{events.NewStreamSink(&file)},
+		StreamSink{events.NewStreamSink(&out)}, EventsOnly{events.NewStreamSink(&file)},
 	}})
-	st := &streamer{em: em}
+	st := &Streamer{em: em}
 	long := strings.Repeat("é", streamResultChars+10)
 	reply := llm.Message{Role: llm.RoleAssistant, Content: "Reading.", ToolCalls: []llm.ToolCall{
 		{ID: "a", Function: llm.FunctionCall{Name: "read_file"}}, {ID: "b", Function: llm.FunctionCall{Name: "shell"}},
