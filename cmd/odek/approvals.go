@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/odek-run/odek/internal/agentrun"
 	"github.com/odek-run/odek/internal/approval"
 	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/iostreams"
@@ -82,7 +83,7 @@ by older odek versions included.`,
 // approvalStores opens the stores under the odek home: spawn, tool, hook.
 func approvalStores(ios *iostreams.IOStreams) ([3]*approval.Store, [3]string, error) {
 	var stores [3]*approval.Store
-	home, err := odekHome(ios)
+	home, err := agentrun.Home(ios)
 	if err != nil {
 		return stores, [3]string{}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/odek-run/odek/internal/agentrun"
 	"github.com/odek-run/odek/internal/artifact"
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/errclass"
@@ -41,7 +42,7 @@ maintenance.artifacts_max_age_hours (24) on its way out; cleanup does it now.`,
 // or than the config's maintenance.artifacts_max_age_hours, and lists them
 // with what they held.
 func artifactsCleanup(ios *iostreams.IOStreams, args []string) error {
-	cfg, err := loadConfig(ios, config.Overrides{})
+	cfg, err := agentrun.LoadConfig(ios, config.Overrides{})
 	if err != nil {
 		return err
 	}
@@ -51,11 +52,11 @@ func artifactsCleanup(ios *iostreams.IOStreams, args []string) error {
 			return errclass.Wrap(errclass.SetupError, fmt.Errorf("artifacts cleanup: [hours] is a whole number of hours ≥ 0; got %q", args[0]))
 		}
 	}
-	removed := sweepArtifacts(cfg.Home, time.Duration(hours)*time.Hour, ios.Now(), "")
+	removed := agentrun.SweepArtifacts(cfg.Home, time.Duration(hours)*time.Hour, ios.Now(), "")
 	var total int64
 	for _, d := range removed {
-		total += d.bytes
-		fmt.Fprintf(ios.Out, "deleted artifacts/%s (%s)\n", d.name, artifact.FormatBytes(d.bytes))
+		total += d.Bytes
+		fmt.Fprintf(ios.Out, "deleted artifacts/%s (%s)\n", d.Name, artifact.FormatBytes(d.Bytes))
 	}
 	if len(removed) == 0 {
 		fmt.Fprintf(ios.Out, "no artifact folder is older than %d hour(s)\n", hours)

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/odek-run/odek/internal/agentrun"
 	"github.com/odek-run/odek/internal/fakellm"
 	"github.com/odek-run/odek/internal/iostreams"
 )
@@ -211,9 +212,9 @@ func runInProcess(b *testing.B, home, wire string) {
 		ios := &iostreams.IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard,
 			LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
 			Getwd:     func() (string, error) { return home, nil }, Now: time.Now, Width: func() int { return 0 }}
-		o := runOptions{io: ios, task: "task", output: "text", quiet: true, cassette: cassetteFlags{mode: replayStrict}}
+		o := runOptions{io: ios, run: agentrun.Options{Task: "task", Output: "text", Quiet: true, Cassette: agentrun.Cassette{Mode: agentrun.ReplayStrict}}}
 		if os.Getenv("ODEK_BENCH_EVENTS") != "" { // profile --events-jsonl too
-			o.eventsPath = filepath.Join(b.TempDir(), "ev.jsonl")
+			o.run.EventsPath = filepath.Join(b.TempDir(), "ev.jsonl")
 		}
 		err := runAgent(context.Background(), &o)
 		srv.Close()

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/odek-run/odek/internal/agentrun"
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/runview"
@@ -83,7 +84,7 @@ func registerValueCompletions(cmd *cobra.Command, ios *iostreams.IOStreams) {
 // warning printed while the shell completes would garble the prompt), from
 // the directory -C names.
 func completionConfig(ios *iostreams.IOStreams, cmd *cobra.Command) (*config.Config, bool) {
-	home, err := odekHome(ios)
+	home, err := agentrun.Home(ios)
 	if err != nil {
 		return nil, false
 	}
@@ -108,11 +109,11 @@ func completeToolNames(ios *iostreams.IOStreams, cmd *cobra.Command) ([]cobra.Co
 	if !ok {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	names := builtinToolNames()
-	cache := readToolCache(cfg.Home)
+	names := agentrun.BuiltinToolNames()
+	cache := agentrun.ReadToolCache(cfg.Home)
 	nospace := false
 	for _, sv := range cfg.MCPServers {
-		if sv.Config.Enabled != nil && !*sv.Config.Enabled || !completable(sv.Name) {
+		if sv.Config.Enabled != nil && !*sv.Config.Enabled || !agentrun.Completable(sv.Name) {
 			continue
 		}
 		tools := cache.Servers[sv.Name]
@@ -122,7 +123,7 @@ func completeToolNames(ios *iostreams.IOStreams, cmd *cobra.Command) ([]cobra.Co
 			continue
 		}
 		for _, t := range tools {
-			if completable(t) {
+			if agentrun.Completable(t) {
 				names = append(names, sv.Name+"__"+t)
 			}
 		}

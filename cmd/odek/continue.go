@@ -55,7 +55,7 @@ Exit codes: as odek run; an invalid --id exits 3.`,
 	fl := cmd.Flags()
 	fl.StringVar(&o.id, "id", "", "the session to continue (default: the most recently updated of this directory)")
 	fl.BoolVar(&o.anyDir, "any-dir", false, "without --id: continue the most recently updated session of any directory")
-	registerRunFlags(cmd, &o.overrides)
+	registerRunFlags(cmd, &o.run.Overrides)
 	registerRunOutputFlags(cmd, &o.runOptions)
 	registerTaskFlags(cmd, ios, &o.runOptions)
 	o.sessFlag.register(cmd)
@@ -67,7 +67,7 @@ Exit codes: as odek run; an invalid --id exits 3.`,
 // task, the session to carry on (its model unless --model says otherwise),
 // then the run.
 func runContinue(ctx context.Context, o *continueOptions) error {
-	if err := runview.CheckMode("continue", o.output); err != nil {
+	if err := runview.CheckMode("continue", o.run.Output); err != nil {
 		return err
 	}
 	if err := o.readInputs(ctx, "continue"); err != nil {
@@ -77,9 +77,9 @@ func runContinue(ctx context.Context, o *continueOptions) error {
 	if err != nil {
 		return o.earlyFailure(ctx, fmt.Errorf("continue: %w", err))
 	}
-	o.resume, o.session = sess, true
+	o.run.Resume, o.run.Session = sess, true
 	if !o.modelGiven && sess.Model != "" {
-		if err := o.overrides.Set("model", sess.Model, "the session"); err != nil {
+		if err := o.run.Overrides.Set("model", sess.Model, "the session"); err != nil {
 			return errclass.Wrap(errclass.SetupError, err)
 		}
 	}

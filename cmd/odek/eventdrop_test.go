@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/odek-run/odek/internal/agentrun"
 	"github.com/odek-run/odek/internal/events"
 )
 
@@ -13,11 +14,11 @@ import (
 // (ODEK_TEST_EVENT_SINK_DELAY_MS per event), to make the emitter drop.
 func eventTestHooks() {
 	if n, err := strconv.Atoi(os.Getenv("ODEK_TEST_EVENT_BUFFER")); err == nil {
-		eventBuffer = n
+		agentrun.Seams.EventBuffer = n
 	}
 	if ms, err := strconv.Atoi(os.Getenv("ODEK_TEST_EVENT_SINK_DELAY_MS")); err == nil {
 		delay := time.Duration(ms) * time.Millisecond
-		wrapEventSink = func(s events.Sink) events.Sink { return slowSink{s, delay} }
+		agentrun.Seams.WrapEventSink = func(s events.Sink) events.Sink { return slowSink{s, delay} }
 	}
 }
 

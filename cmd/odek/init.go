@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/odek-run/odek/internal/agentrun"
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/iostreams"
@@ -42,7 +43,7 @@ Every setting is described in docs/CONFIG.md.`,
 func runInit(ios *iostreams.IOStreams, o initOptions) error {
 	var path string
 	if o.global {
-		home, err := odekHome(ios)
+		home, err := agentrun.Home(ios)
 		if err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/odek-run/odek/internal/agentrun"
 	"github.com/odek-run/odek/internal/exitcode"
 	"github.com/odek-run/odek/internal/iostreams"
 	procs "github.com/odek-run/odek/internal/proc"
@@ -50,7 +51,7 @@ func run() int {
 	}()
 	procs.BeforeStart(func() { <-handled })
 	defer func() { <-handled; signal.Stop(sigs) }()
-	go onInterrupt(sigs, func() { cancel(exitcode.ErrInterrupted) }, os.Stderr, os.Exit)
+	go agentrun.OnInterrupt(sigs, func() { cancel(exitcode.ErrInterrupted) }, os.Stderr, os.Exit)
 	return execute(ctx, iostreams.System())
 }
 

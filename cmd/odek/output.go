@@ -29,7 +29,7 @@ func earlyReport(cmd *cobra.Command, ios *iostreams.IOStreams, err error) {
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		writeSetupReport(ctx, ios, nil, err)
+		runview.WriteSetupReport(ctx, ios, nil, err)
 	}
 }
 

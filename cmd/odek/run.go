@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/odek-run/odek/internal/config"
+	"github.com/odek-run/odek/internal/agentrun"
 	"github.com/odek-run/odek/internal/iostreams"
-	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/runview"
-	"github.com/odek-run/odek/internal/session"
 	"github.com/spf13/cobra"
 )
 
@@ -20,23 +18,10 @@ type runOptions struct {
 	io       *iostreams.IOStreams
 	args     []string     // the command line's arguments: the task, or "-"
 	sessFlag sessionFlags // --external-ref, --no-planning, --no-compaction
-
-	task              string
-	taskFile          string // --task-file
-	untrustedTask     bool   // the task holds stdin or file text: the run starts tainted
-	overrides         config.Overrides
-	eventsPath        string
-	eventsIncludeArgs bool
-	output            string
-	quiet             bool
-	cassette          cassetteFlags // --record, --replay, --replay-mode
-	printSystem       bool          // --print-system: show the system prompt, run nothing
-	failOnDenial      bool          // --fail-on-denial: a denied call fails the run (exit 1)
-	fullAuto          bool          // --full-auto
-
-	session bool                  // run --session: persist the conversation
-	refs    []session.ExternalRef // --external-ref
-	resume  *session.Session      // continue: the session to carry on
+	taskFile string       // --task-file
+	// run is what the run is set up with: the flags, then the task and
+	// the session the checks read.
+	run agentrun.Options
 }
 
 func newRunCmd(ios *iostreams.IOStreams) *cobra.Command {
@@ -104,13 +89,13 @@ departs from its cassette), 4 budget exhausted, 130 interrupted.`,
 		},
 	}
 	fl := cmd.Flags()
-	registerRunFlags(cmd, &o.overrides)
+	registerRunFlags(cmd, &o.run.Overrides)
 	registerRunOutputFlags(cmd, &o)
 	registerTaskFlags(cmd, ios, &o)
 	o.sessFlag.register(cmd)
-	fl.BoolVar(&o.printSystem, "print-system", false, "print the system prompt this run would send (after --system, --append-system and --output-schema) and exit; no task, no model call")
-	fl.BoolVar(&o.session, "session", false, "save the conversation as a session that odek continue can carry on")
-	fl.BoolVar(&o.fullAuto, "full-auto", false, "for CI: sandbox workspace-write with the network off, and every risk class the sandbox contains allowed without a prompt (exit 3 where the kernel cannot hold the sandbox)")
+	fl.BoolVar(&o.run.PrintSystem, "print-system", false, "print the system prompt this run would send (after --system, --append-system and --output-schema) and exit; no task, no model call")
+	fl.BoolVar(&o.run.Session, "session", false, "save the conversation as a session that odek continue can carry on")
+	fl.BoolVar(&o.run.FullAuto, "full-auto", false, "for CI: sandbox workspace-write with the network off, and every risk class the sandbox contains allowed without a prompt (exit 3 where the kernel cannot hold the sandbox)")
 	fl.SetInterspersed(true)
 	return cmd
 }
@@ -126,27 +111,27 @@ func registerTaskFlags(cmd *cobra.Command, ios *iostreams.IOStreams, o *runOptio
 // continue shares (DECISION 3).
 func registerRunOutputFlags(cmd *cobra.Command, o *runOptions) {
 	fl := cmd.Flags()
-	fl.StringVar(&o.eventsPath, "events-jsonl", "", "append odek.event/v1 events to this file (0600; parent dir must exist), or write them to an existing FIFO")
-	fl.BoolVar(&o.eventsIncludeArgs, "events-include-args", false, "include raw (redacted) tool arguments in tool_call_started events")
-	fl.StringVar(&o.output, "output", runview.Text, "stdout format: text (the bare answer), json (an odek.run-report/v1 object) or stream-json (events live, then the report)")
-	fl.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing on stderr but errors and warnings")
-	o.cassette.register(cmd)
-	fl.BoolVar(&o.failOnDenial, "fail-on-denial", false, "exit 1 when the risk policy denied any tool call, even if the run otherwise succeeded")
+	fl.StringVar(&o.run.EventsPath, "events-jsonl", "", "append odek.event/v1 events to this file (0600; parent dir must exist), or write them to an existing FIFO")
+	fl.BoolVar(&o.run.EventsIncludeArgs, "events-include-args", false, "include raw (redacted) tool arguments in tool_call_started events")
+	fl.StringVar(&o.run.Output, "output", runview.Text, "stdout format: text (the bare answer), json (an odek.run-report/v1 object) or stream-json (events live, then the report)")
+	fl.BoolVarP(&o.run.Quiet, "quiet", "q", false, "print nothing on stderr but errors and warnings")
+	registerCassetteFlags(cmd, &o.run.Cassette)
+	fl.BoolVar(&o.run.FailOnDenial, "fail-on-denial", false, "exit 1 when the risk policy denied any tool call, even if the run otherwise succeeded")
 }
 
 // runRun is `odek run` from its options: the checks and inputs no flag
 // parser makes (output mode, session flags, the task), then the run.
 func runRun(ctx context.Context, o *runOptions) error {
-	if err := runview.CheckMode("run", o.output); err != nil {
+	if err := runview.CheckMode("run", o.run.Output); err != nil {
 		return err
 	}
-	if o.printSystem {
+	if o.run.PrintSystem {
 		return runPrintSystem(ctx, o)
 	}
 	if err := o.readInputs(ctx, "run"); err != nil {
 		return o.earlyFailure(ctx, err)
 	}
-	if len(o.refs) > 0 && !o.session {
+	if len(o.run.Refs) > 0 && !o.run.Session {
 		fmt.Fprintln(o.io.ErrOut, "odek: warning: --external-ref given without --session — refs will not be persisted")
 	}
 	return runAgent(ctx, o)
@@ -158,19 +143,19 @@ func (o *runOptions) readInputs(ctx context.Context, command string) error {
 	if err := o.sessFlag.apply(command, o); err != nil {
 		return err
 	}
-	task, untrusted, err := readTask(ctx, o.io, taskInput{cmd: command, args: o.args, file: o.taskFile, quiet: o.quiet})
+	task, untrusted, err := readTask(ctx, o.io, taskInput{cmd: command, args: o.args, file: o.taskFile, quiet: o.run.Quiet})
 	if err != nil {
 		return err
 	}
-	o.task, o.untrustedTask = task, untrusted
+	o.run.Task, o.run.UntrustedTask = task, untrusted
 	return nil
 }
 
 // earlyFailure is a failure before setup: with --output json or
 // stream-json it is still reported on stdout.
 func (o *runOptions) earlyFailure(ctx context.Context, err error) error {
-	if runview.ReportsJSON(o.output) {
-		writeSetupReport(ctx, o.io, nil, err)
+	if runview.ReportsJSON(o.run.Output) {
+		runview.WriteSetupReport(ctx, o.io, nil, err)
 	}
 	return err
 }
@@ -178,49 +163,30 @@ func (o *runOptions) earlyFailure(ctx context.Context, err error) error {
 // runPrintSystem sets the run up as it would start (tools, MCP servers,
 // schema) and prints its system prompt instead of running it.
 func runPrintSystem(ctx context.Context, o *runOptions) error {
-	o.quiet = true
-	runCtx, r, err := setUpRun(ctx, o.io, *o)
+	o.run.Quiet = true
+	runCtx, r, err := agentrun.Setup(ctx, o.setupOptions())
 	if err != nil {
-		return err
+		return r.FailSetup(ctx, err)
 	}
-	defer r.close(runCtx)
-	return printSystem(o.io, r)
+	defer r.Close(runCtx)
+	_, err = fmt.Fprintln(o.io.Out, r.SystemPrompt())
+	return err
 }
 
 // runAgent is the run that odek run and continue share: set up, run the
 // loop, report.
 func runAgent(ctx context.Context, o *runOptions) error {
-	ios := o.io
-	runCtx, r, err := setUpRun(ctx, ios, *o)
+	runCtx, r, err := agentrun.Setup(ctx, o.setupOptions())
 	if err != nil {
-		if runview.ReportsJSON(o.output) {
-			writeSetupReport(ctx, ios, r, err)
-		}
-		return err
+		return r.FailSetup(ctx, err)
 	}
-	defer r.close(runCtx)
-	if o.untrustedTask {
-		r.taint() // stdin and files are anyone's text, not the operator's
-	}
-	opts := r.loopOptions(*o)
-	h, err := r.beginHistory(ios, *o, opts.System) // the task, a new session, or the one continued
-	if err != nil {
-		if runview.ReportsJSON(o.output) {
-			r.sinks.closeEvents() // stream-json: nothing may follow the report
-			writeSetupReport(ctx, ios, r, err)
-		}
-		return err
-	}
-	r.sessionOptions(&opts)
-	r.livenessOptions(&opts)
-	r.streamOptions(*o, &opts)
-	res, runErr := loop.Continue(runCtx, opts, h)
-	r.sinks.streamer.Answer(res)
-	runErr = r.cas.finish(ctx, runErr)
-	runErr = r.tools.denied.FailRun(o.failOnDenial, runErr)
-	r.sinks.view.Stop()
-	r.session.end(res)
-	err = r.finish(ctx, ios, *o, res, runErr)
-	r.session.goOnNote(ios, *o)
-	return err
+	defer r.Close(runCtx)
+	return r.Execute(ctx, runCtx)
+}
+
+// setupOptions are the run's options with the streams and the version.
+func (o *runOptions) setupOptions() agentrun.Options {
+	so := o.run
+	so.IO, so.Version = o.io, version
+	return so
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/odek-run/odek/internal/agentrun"
 	"github.com/odek-run/odek/internal/config"
 	"github.com/spf13/cobra"
 )
@@ -42,11 +43,8 @@ func (v *noToolsFlag) Set(text string) error {
 		return fmt.Errorf("cannot be combined with --tool %s", strings.Join(names, ","))
 	}
 	v.on = true
-	return v.o.Set("tools.enabled", "", noToolsOrigin)
+	return v.o.Set("tools.enabled", "", agentrun.NoToolsOrigin)
 }
-
-// noToolsOrigin is the origin --no-tools records for tools.enabled.
-const noToolsOrigin = "--no-tools"
 
 // registerSettingFlags adds the generated flag of every supported setting
 // keep accepts.

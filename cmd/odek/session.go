@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/odek-run/odek/internal/agentrun"
 	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/runview"
@@ -68,11 +69,11 @@ else is refused before it comes near a path (exit 3).`,
 
 // openSessions is the store of the odek home.
 func openSessions(ios *iostreams.IOStreams) (*session.Store, string, error) {
-	home, err := odekHome(ios)
+	home, err := agentrun.Home(ios)
 	if err != nil {
 		return nil, "", err
 	}
-	return sessionStore(home, ios), home, nil
+	return agentrun.SessionStore(home, ios), home, nil
 }
 
 // loadSession loads the session named by args, the newest when there is

@@ -2,14 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/odek-run/odek/internal/agentrun"
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/iostreams"
+	"github.com/odek-run/odek/internal/runview"
 	"github.com/odek-run/odek/internal/subagent/wire"
 	"github.com/spf13/cobra"
 )
@@ -17,17 +18,15 @@ import (
 // subagentOptions are what `odek subagent` is asked to do: RunE only
 // fills them (streams, arguments, flags) and hands them to runSubagent.
 type subagentOptions struct {
-	io                      *iostreams.IOStreams
-	args                    []string // none are taken: the task goes in --goal or --task
-	goal, taskFile, context string
+	io    *iostreams.IOStreams
+	args  []string // none are taken: the task goes in --goal or --task
+	child agentrun.Child
 	// overrides holds -c and --timeout/--max-iter, which set
 	// subagent.timeout_seconds and subagent.max_iterations by the settings
 	// table's rules, as run's flags do (durations, bounds).
-	overrides              config.Overrides
-	quiet, stream          bool
-	parentSession, profile string
-	outputSchema           string // --output-schema: a JSON Schema file
-	cassette               cassetteFlags
+	overrides config.Overrides
+	quiet     bool
+	cassette  agentrun.Cassette
 }
 
 func newSubagentCmd(ios *iostreams.IOStreams) *cobra.Command {
@@ -64,20 +63,20 @@ file, config, profile), 4 execution budget exhausted, 130 interrupted.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.goal, "goal", "", "the task to do (untrusted: fenced in the prompt)")
-	fl.StringVar(&o.taskFile, "task", "", "a protocol-2 task file written by delegate_tasks")
-	fl.StringVar(&o.context, "context", "", "facts the task needs (with --goal)")
+	fl.StringVar(&o.child.Goal, "goal", "", "the task to do (untrusted: fenced in the prompt)")
+	fl.StringVar(&o.child.TaskFile, "task", "", "a protocol-2 task file written by delegate_tasks")
+	fl.StringVar(&o.child.Context, "context", "", "facts the task needs (with --goal)")
 	fl.Var(&settingFlag{key: "subagent.timeout_seconds", name: "--timeout", kind: config.Seconds, o: &o.overrides},
 		"timeout", "time before the hard stop: 90, 90s, 2m, 1h (default subagent.timeout_seconds, 1800; at most 1800)")
 	fl.Var(&settingFlag{key: "subagent.max_iterations", name: "--max-iter", kind: config.Int, o: &o.overrides},
 		"max-iter", "model turns, as run's --max-iter counts them (default subagent.max_iterations, 15; at most 100)")
 	registerConfigFlag(cmd, &o.overrides)
 	fl.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
-	fl.BoolVar(&o.stream, "stream", false, "typed progress lines on stdout before the result (protocol 2)")
-	fl.StringVar(&o.parentSession, "parent-session", "", "the parent's session id, echoed in the result")
-	fl.StringVar(&o.profile, "profile", "", "sub-agent profile (overrides the task file's and subagent.default_profile)")
-	fl.StringVar(&o.outputSchema, "output-schema", "", "JSON Schema file the final answer must match; the result carries the value as output (overrides the task file's)")
-	o.cassette.registerChild(cmd)
+	fl.BoolVar(&o.child.Stream, "stream", false, "typed progress lines on stdout before the result (protocol 2)")
+	fl.StringVar(&o.child.ParentSession, "parent-session", "", "the parent's session id, echoed in the result")
+	fl.StringVar(&o.child.Profile, "profile", "", "sub-agent profile (overrides the task file's and subagent.default_profile)")
+	fl.StringVar(&o.child.OutputSchema, "output-schema", "", "JSON Schema file the final answer must match; the result carries the value as output (overrides the task file's)")
+	registerChildCassetteFlags(cmd, &o.cassette)
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return childSetupError(ios, flagError(err))
 	})
@@ -103,23 +102,19 @@ func flagError(err error) error {
 // {"status":"error","error":…} on stdout, so a parent always gets JSON, and
 // returns it as a setup error (exit 3).
 func childSetupError(ios *iostreams.IOStreams, err error) error {
-	writeChildResult(ios, &wire.Result{Status: wire.StatusError, Error: err.Error(), Usage: &wire.Usage{}})
+	runview.WriteChildResult(ios, &wire.Result{Status: wire.StatusError, Error: err.Error(), Usage: &wire.Usage{}})
 	return errclass.Wrap(errclass.SetupError, err)
-}
-
-func writeChildResult(ios *iostreams.IOStreams, r *wire.Result) {
-	b, _ := json.Marshal(r)
-	fmt.Fprintf(ios.Out, "%s\n", b)
 }
 
 // validate checks the flags that need no config.
 func (o *subagentOptions) validate() error {
+	c := o.child
 	switch {
-	case o.goal != "" && o.taskFile != "":
+	case c.Goal != "" && c.TaskFile != "":
 		return errors.New("--goal and --task are mutually exclusive")
-	case strings.TrimSpace(o.goal) == "" && o.taskFile == "":
+	case strings.TrimSpace(c.Goal) == "" && c.TaskFile == "":
 		return errors.New("either --goal or --task is required")
-	case o.context != "" && o.taskFile != "":
+	case c.Context != "" && c.TaskFile != "":
 		return errors.New("--context goes with --goal (a task file carries its own context)")
 	}
 	return nil
@@ -135,14 +130,11 @@ func runSubagent(ctx context.Context, o *subagentOptions) error {
 	if err := o.validate(); err != nil {
 		return childSetupError(ios, err)
 	}
-	runCtx, c, err := setUpChild(ctx, ios, *o)
+	runCtx, r, err := agentrun.Setup(ctx, agentrun.Options{IO: ios, Version: version, Overrides: o.overrides,
+		Quiet: o.quiet, Cassette: o.cassette, Child: &o.child})
 	if err != nil {
-		return c.failSetup(ios, err)
+		return r.FailSetup(ctx, err)
 	}
-	res, runErr := c.run(ctx, runCtx)
-	c.r.close(runCtx) // drains the relayed events before the result line
-	c.out.Send(wire.Line{Type: wire.LineFinished, Status: res.Status, Iterations: res.Iterations,
-		DurationS: res.DurationSeconds, TokensUsed: res.TokensUsed, CostUSD: res.CostUSD, Artifacts: len(res.Artifacts)})
-	c.out.Result(res)
-	return runErr
+	defer r.Close(runCtx) // the result line goes last, after the relayed events
+	return r.Execute(ctx, runCtx)
 }

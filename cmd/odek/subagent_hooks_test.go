@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/odek-run/odek/internal/agentrun"
 	"github.com/odek-run/odek/internal/sandbox"
 
 	"github.com/odek-run/odek/internal/subagent/childside"
@@ -45,20 +46,20 @@ func testOdek() {
 func testHooks() {
 	eventTestHooks()
 	if ms, err := strconv.Atoi(os.Getenv("ODEK_TEST_WAIT_NOTICE_MS")); err == nil {
-		waitNotice = time.Duration(ms) * time.Millisecond
+		agentrun.Seams.WaitNotice = time.Duration(ms) * time.Millisecond
 	}
 	if ms, err := strconv.ParseInt(os.Getenv("ODEK_TEST_SOFT_DEADLINE_MS"), 10, 64); err == nil {
-		softDeadline = func(secs int) (int64, int64) {
+		agentrun.Seams.SoftDeadline = func(secs int) (int64, int64) {
 			_, hard := childside.SoftDeadline(secs)
 			return min(ms, hard), hard
 		}
 	}
 	if abi, err := strconv.Atoi(os.Getenv("ODEK_TEST_LANDLOCK_ABI")); err == nil {
 		// Pretend the kernel offers only this Landlock ABI (0 = none).
-		probeSandbox = func() sandbox.Support { s := sandbox.Probe(); s.LandlockABI = min(abi, s.LandlockABI); return s }
+		agentrun.Seams.ProbeSandbox = func() sandbox.Support { s := sandbox.Probe(); s.LandlockABI = min(abi, s.LandlockABI); return s }
 	}
 	if ms, err := strconv.Atoi(os.Getenv("ODEK_TEST_MCP_INTERRUPT_GRACE_MS")); err == nil {
-		mcpInterruptGrace = time.Duration(ms) * time.Millisecond
+		agentrun.Seams.MCPInterruptGrace = time.Duration(ms) * time.Millisecond
 	}
 	child := len(os.Args) > 3 && os.Args[1] == "subagent" && os.Args[2] == "--task"
 	if dir := os.Getenv("ODEK_TEST_PARK_DIR"); dir != "" && child {

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/odek-run/odek/internal/agentrun"
 	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/iostreams"
 )
@@ -23,12 +24,6 @@ const maxTaskBytes = 1 << 20
 // odek says on stderr what it is waiting for (a parent that spawned it with
 // a pipe and never closes it would otherwise see a silent hang).
 const stdinNoticeAfter = 3 * time.Second
-
-// The delimiter around stdin piped in beside a task argument.
-const (
-	stdinOpen  = "--- stdin ---"
-	stdinClose = "--- end stdin ---"
-)
 
 // taskInput is where odek run may find its task.
 type taskInput struct {
@@ -65,7 +60,7 @@ func readTask(ctx context.Context, ios *iostreams.IOStreams, in taskInput) (task
 	if err != nil {
 		return "", false, errclass.Wrap(errclass.SetupError, fmt.Errorf("%s: the context on stdin %w", in.cmd, err))
 	}
-	return task + "\n\n" + stdinOpen + "\n" + text + "\n" + stdinClose, true, nil
+	return task + "\n\n" + agentrun.StdinOpen + "\n" + text + "\n" + agentrun.StdinClose, true, nil
 }
 
 // mainTask reads the task itself; fromStdin says stdin was used up for it.

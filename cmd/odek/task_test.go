@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/odek-run/odek/internal/agentrun"
 	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/iostreams"
@@ -115,7 +116,7 @@ func TestReadTask(t *testing.T) {
 			}
 			// Only the command line is the operator's: a task or context
 			// read from stdin or a file taints the run (issue 18).
-			if want := tc.in.file != "" || len(tc.in.args) == 0 || tc.in.args[0] == "-" || strings.Contains(got, stdinOpen); untrusted != want {
+			if want := tc.in.file != "" || len(tc.in.args) == 0 || tc.in.args[0] == "-" || strings.Contains(got, agentrun.StdinOpen); untrusted != want {
 				t.Fatalf("untrusted = %v, want %v", untrusted, want)
 			}
 		})
@@ -154,24 +155,6 @@ func TestOutputArg(t *testing.T) {
 	for _, tc := range tests {
 		if got, ok := outputArg(tc.args); got != tc.want || ok != tc.ok {
 			t.Errorf("outputArg(%q) = %q, %v; want %q, %v", tc.args, got, ok, tc.want, tc.ok)
-		}
-	}
-}
-
-func TestCutQualified(t *testing.T) {
-	for _, tc := range []struct {
-		in, server, tool string
-		ok               bool
-	}{
-		{"wc__word_count", "wc", "word_count", true},
-		{"a__b__c", "a", "b__c", true},
-		{"__x", "", "x", false},
-		{"x__", "x", "", false},
-		{"plain", "", "", false},
-	} {
-		s, tl, ok := cutQualified(tc.in)
-		if s != tc.server || tl != tc.tool || ok != tc.ok {
-			t.Errorf("cutQualified(%q) = %q, %q, %v", tc.in, s, tl, ok)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/odek-run/odek/internal/liveness"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/outschema"
+	"github.com/odek-run/odek/internal/subagent/wire"
 	"github.com/odek-run/odek/internal/untrusted"
 )
 
@@ -259,4 +260,11 @@ func WriteJSON(ios *iostreams.IOStreams, v any) {
 	// controls encoding/json leaves raw (DEL, C1, bidi) become \uXXXX, which
 	// are valid JSON escapes of the same strings.
 	io.WriteString(ios.Out, StdoutText(ios, string(b))+"\n")
+}
+
+// WriteChildResult prints a sub-agent's result object as the one line on
+// stdout a parent reads when nothing else was written (a setup failure).
+func WriteChildResult(ios *iostreams.IOStreams, r *wire.Result) {
+	b, _ := json.Marshal(r)
+	fmt.Fprintf(ios.Out, "%s\n", b)
 }
