@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/odek-run/odek/internal/testbin"
 )
 
 // Peer names, as used in skip/fail messages.
@@ -41,12 +43,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	tmp, err := os.MkdirTemp("", "odek-interop-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "interop:", err)
-		os.Exit(1)
-	}
-	locatePeers(tmp)
+	locatePeers()
 	code := m.Run()
 	if code == 0 {
 		// Every test closes its clients; anything still alive is a leak.
@@ -55,7 +52,7 @@ func TestMain(m *testing.M) {
 			code = 1
 		}
 	}
-	os.RemoveAll(tmp)
+	testbin.Cleanup()
 	os.Exit(code)
 }
 
@@ -67,22 +64,16 @@ func repoRoot() string {
 }
 
 // locatePeers builds the Go SDK peer once and finds the npm servers' bins.
-func locatePeers(tmp string) {
+func locatePeers() {
 	root := repoRoot()
-	bin := filepath.Join(tmp, "gopeer")
-	cmd := exec.Command("go", "build", "-C", filepath.Join(root, "interop", "gopeers"), "-o", bin, ".")
 	// The peer is its own module; a workspace file must not pull it into odek's.
-	cmd.Env = append(os.Environ(), "GOWORK=off")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		missing[peerGo] = fmt.Sprintf("building it failed: %v\n%s", err, out)
+	if bin, err := testbin.Program("gopeer", []string{"GOWORK=off"}, "build", "-C", "interop/gopeers", "-o", "{out}", "."); err != nil {
+		missing[peerGo] = fmt.Sprintf("building it failed: %v", err)
 	} else {
 		peers[peerGo] = bin
 	}
-	odek := filepath.Join(tmp, "odek")
-	cmd = exec.Command("go", "build", "-o", odek, "./cmd/odek")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		missing[peerOdek] = fmt.Sprintf("building it failed: %v\n%s", err, out)
+	if odek, err := testbin.Program("odek", nil, "build", "-o", "{out}", "./cmd/odek"); err != nil {
+		missing[peerOdek] = fmt.Sprintf("building it failed: %v", err)
 	} else {
 		peers[peerOdek] = odek
 	}

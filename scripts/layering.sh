@@ -45,6 +45,7 @@ declare -A allowed=(
   [exitcode]="budget errclass events"
   [runview]="artifact budget errclass events exitcode hooks iostreams liveness llm loop mcpclient outschema policy prompt subagent/wire untrusted"
   [agentrun]="approval artifact atomicfile budget builtin cassette childkey config errclass events exitcode hooks iostreams liveness llm loop mcpclient msgkind outschema plan policy proc prompt redact risk runview sandbox session subagent subagent/childside subagent/wire suggest untrusted"
+  [testbin]=""
 )
 # entry is the allowed[] key of an internal package: its own, else its top
 # directory's.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/odek-run/odek/internal/exitcode"
 	"github.com/odek-run/odek/internal/iostreams"
+	"github.com/odek-run/odek/internal/testbin"
 )
 
 // approvalIOS is a terminal session in dir whose operator types answers.
@@ -27,7 +28,7 @@ func approvalIOS(dir, answers string, tty bool) (*iostreams.IOStreams, *bytes.Bu
 // with nobody to ask, the same missing approval fails closed (exit 3).
 func TestDeclinedProjectServerRunsWithout(t *testing.T) {
 	dir := t.TempDir()
-	fixture := buildTestBinary(t, "mcpfixture", "./internal/mcpclient/testdata/artifact_server.go")
+	fixture := testbin.Build(t, "mcpfixture", "./internal/mcpclient/testdata/artifact_server.go")
 	cfg := fmt.Sprintf(`{"mcp_servers": {"proj": {"command": %q, "args": ["-root", %q]}}}`, fixture, dir)
 	if err := os.WriteFile(filepath.Join(dir, "odek.json"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/odek-run/odek/internal/fakellm"
+	"github.com/odek-run/odek/internal/testbin"
 )
 
 // BenchmarkSandboxRun is the sandbox's cost on a 20-iteration run with one
@@ -15,7 +16,7 @@ import (
 // that a busy machine slows both alike; ms/iter-without-llm excludes the
 // fake LLM's own time.
 func BenchmarkSandboxRun(b *testing.B) {
-	odek := buildBinary(b, "./cmd/odek", "odek")
+	odek := testbin.Release(b, "odek", "./cmd/odek")
 	home := b.TempDir()
 	var off, on time.Duration
 	for b.Loop() {

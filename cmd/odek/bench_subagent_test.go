@@ -15,6 +15,7 @@ import (
 
 	"github.com/odek-run/odek/internal/fakellm"
 	"github.com/odek-run/odek/internal/subagent"
+	"github.com/odek-run/odek/internal/testbin"
 )
 
 // BenchmarkDelegateToFirstRequest measures what delegating costs before a
@@ -23,7 +24,7 @@ import (
 // the real binary, config, set-up). tasks children start per call, within
 // the semaphore's 3 slots.
 func BenchmarkDelegateToFirstRequest(b *testing.B) {
-	odek := buildBinary(b, "./cmd/odek", "odek")
+	odek := testbin.Release(b, "odek", "./cmd/odek")
 	for _, tasks := range []int{1, 3} {
 		b.Run(fmt.Sprintf("tasks=%d", tasks), func(b *testing.B) {
 			home, work := b.TempDir(), b.TempDir()

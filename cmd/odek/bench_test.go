@@ -19,26 +19,12 @@ import (
 	"github.com/odek-run/odek/internal/agentrun"
 	"github.com/odek-run/odek/internal/fakellm"
 	"github.com/odek-run/odek/internal/iostreams"
+	"github.com/odek-run/odek/internal/testbin"
 )
-
-// buildBinary compiles pkg into the benchmark's temporary directory, removed
-// when the benchmark ends: benchmarks measure the real executable, as users
-// run it. (The build cache makes a rebuild a link of well under a second.)
-func buildBinary(b *testing.B, pkg, name string) string {
-	b.Helper()
-	out := filepath.Join(b.TempDir(), name)
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
-	cmd.Dir = filepath.Join("..", "..")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as `make build` ships it
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("go build %s: %v\n%s", pkg, err, msg)
-	}
-	return out
-}
 
 // BenchmarkVersionStart is the process start of `odek version`.
 func BenchmarkVersionStart(b *testing.B) {
-	odek := buildBinary(b, "./cmd/odek", "odek")
+	odek := testbin.Release(b, "odek", "./cmd/odek")
 	for b.Loop() {
 		if out, err := exec.Command(odek, "version").CombinedOutput(); err != nil {
 			b.Fatalf("%v: %s", err, out)
@@ -74,15 +60,15 @@ type runStats struct {
 // 19 iterations between them, which leaves out start-up and exit and, unlike
 // wall time, hardly moves when other work shares the machine.
 func BenchmarkFirstRequest(b *testing.B) {
-	odek := buildBinary(b, "./cmd/odek", "odek")
-	wc := buildBinary(b, "./testdata/demo/wordcount", "wordcount")
+	odek := testbin.Release(b, "odek", "./cmd/odek")
+	wc := testbin.Release(b, "wordcount", "./testdata/demo/wordcount")
 	home := b.TempDir()
 	cfg := fmt.Sprintf(`{"mcp_servers": {"demo": {"command": %q, "auto_approve": true}}}`, wc)
 	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(cfg), 0o600); err != nil {
 		b.Fatal(err)
 	}
 	// odek and the bare loop alternate, so that a busy machine slows both alike.
-	bare := buildBinary(b, "./testdata/bench/bareloop", "bareloop")
+	bare := testbin.Release(b, "bareloop", "./testdata/bench/bareloop")
 	b.Run("to-first-llm-request", func(b *testing.B) {
 		var total, bareTotal time.Duration
 		for b.Loop() {
@@ -180,7 +166,7 @@ func runAgainst(b *testing.B, argv []string, home string, script *fakellm.Script
 // It exists to profile odek's own per-iteration cost (-cpuprofile);
 // ODEK_BENCH_EVENTS=1 adds --events-jsonl.
 func BenchmarkRunInProcess(b *testing.B) {
-	wc := buildBinary(b, "./testdata/demo/wordcount", "wordcount")
+	wc := testbin.Release(b, "wordcount", "./testdata/demo/wordcount")
 	home := b.TempDir()
 	cfg := fmt.Sprintf(`{"mcp_servers": {"demo": {"command": %q, "auto_approve": true}}}`, wc)
 	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(cfg), 0o600); err != nil {
@@ -230,7 +216,7 @@ func runInProcess(b *testing.B, home, wire string) {
 // process runs before main, summed from GODEBUG=inittrace=1 of `odek
 // version`: clock time, heap bytes and allocations per start.
 func BenchmarkVersionInit(b *testing.B) {
-	odek := buildBinary(b, "./cmd/odek", "odek")
+	odek := testbin.Release(b, "odek", "./cmd/odek")
 	var clock float64
 	var heap, allocs int64
 	for b.Loop() {

@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/odek-run/odek/internal/testbin"
 )
 
 // TestNoMethodLookupByName: nothing in odek's binary reaches
@@ -15,7 +17,7 @@ func TestNoMethodLookupByName(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := buildTestBinary(t, "odek", "./cmd/odek")
+	bin := testbin.Build(t, "odek", "./cmd/odek")
 	out, err := exec.Command("go", "tool", "nm", bin).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go tool nm: %v\n%s", err, out)

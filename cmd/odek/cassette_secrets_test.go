@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/odek-run/odek/internal/redact"
+	"github.com/odek-run/odek/internal/testbin"
 )
 
 // The operator's elicitation answers, as config.json holds them.
@@ -52,7 +53,7 @@ func vaultScript(t *testing.T) string {
 // cassette still replays.
 func TestRecordWritesNoSecret(t *testing.T) {
 	t.Parallel()
-	vault := buildTestBinary(t, "vaultmcp", "./cmd/odek/testdata/vaultmcp")
+	vault := testbin.Build(t, "vaultmcp", "./cmd/odek/testdata/vaultmcp")
 	c := newFakeCLI(t, vaultScript(t))
 	home := c.env["ODEK_HOME"]
 	if err := os.MkdirAll(home, 0o700); err != nil {

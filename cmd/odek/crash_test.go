@@ -19,6 +19,7 @@ import (
 	"github.com/odek-run/odek/internal/fakellm"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/session"
+	"github.com/odek-run/odek/internal/testbin"
 )
 
 // crashSteps is how many tool batches the scripted run makes.
@@ -147,7 +148,7 @@ func TestSessionSurvivesSIGKILL(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	odek := buildTestBinary(t, "odek", "./cmd/odek")
+	odek := testbin.Build(t, "odek", "./cmd/odek")
 	ref := loadOnly(t, crashRun(t, odek, 0, 0))
 	if ref == nil || len(ref.Messages) != 2+3*crashSteps+1 { // system prompt, task, the steps, the answer
 		t.Fatalf("reference run saved %v", ref)

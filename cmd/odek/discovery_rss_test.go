@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/odek-run/odek/internal/exitcode"
+	"github.com/odek-run/odek/internal/testbin"
 )
 
 // maxToolsRSS is the peak resident memory `odek tools` may reach against a
@@ -31,9 +32,9 @@ func TestToolsDiscoveryMemoryBounded(t *testing.T) {
 		t.Skip("builds odek")
 	}
 	dir := t.TempDir()
-	odek := buildTestBinary(t, "odek", "./cmd/odek")
-	fixture := buildTestBinary(t, "mcpfixture", "./internal/mcpclient/testdata/artifact_server.go")
-	maxrss := buildTestBinary(t, "maxrss", "./cmd/odek/testdata/maxrss")
+	odek := testbin.Build(t, "odek", "./cmd/odek")
+	fixture := testbin.Build(t, "mcpfixture", "./internal/mcpclient/testdata/artifact_server.go")
+	maxrss := testbin.Build(t, "maxrss", "./cmd/odek/testdata/maxrss")
 	home := filepath.Join(dir, "home")
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		t.Fatal(err)

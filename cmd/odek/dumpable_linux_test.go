@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/odek-run/odek/internal/testbin"
 )
 
 // nobody is the unprivileged user the test runs odek as when it is root:
@@ -26,8 +28,8 @@ func TestChildCannotReadParentEnviron(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	odek := buildTestBinary(t, "odek", "./cmd/odek")
-	fixture := buildTestBinary(t, "mcpfixture", "./internal/mcpclient/testdata/artifact_server.go")
+	odek := testbin.Build(t, "odek", "./cmd/odek")
+	fixture := testbin.Build(t, "mcpfixture", "./internal/mcpclient/testdata/artifact_server.go")
 	home := filepath.Join(dir, "home")
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		t.Fatal(err)

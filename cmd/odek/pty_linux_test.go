@@ -13,6 +13,7 @@ import (
 	"github.com/odek-run/odek/internal/fakellm"
 	"github.com/odek-run/odek/internal/runview"
 	"github.com/odek-run/odek/internal/syncbuf"
+	"github.com/odek-run/odek/internal/testbin"
 	"golang.org/x/sys/unix"
 )
 
@@ -67,7 +68,7 @@ func TestPromptNotOverwritten(t *testing.T) {
 		t.Skip("builds odek and runs it on a terminal")
 	}
 	t.Parallel()
-	odek := buildTestBinary(t, "odek", "./cmd/odek")
+	odek := testbin.Build(t, "odek", "./cmd/odek")
 	script, err := fakellm.ParseScript([]byte(`{"turns": [
 	  {"tool_calls": [{"id": "c1", "name": "shell", "arguments": {"command": "curl -s http://127.0.0.1:9/", "description": "fetch"}}]},
 	  {"match": "TOOL RESULT", "content": "done"}]}`))

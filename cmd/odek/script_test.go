@@ -13,6 +13,7 @@ import (
 
 	"github.com/odek-run/odek/internal/fakellm"
 	"github.com/odek-run/odek/internal/sandbox"
+	"github.com/odek-run/odek/internal/testbin"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -81,7 +82,10 @@ func TestScriptsRace(t *testing.T) {
 // dispatches on the program's name).
 func scriptOdekDir(t *testing.T) string {
 	t.Helper()
-	bin := buildOnce(t, "odek.test", "test", "-c", "-o", "{out}", "./cmd/odek")
+	bin, err := testbin.Program("odek.test", nil, "test", "-c", "-o", "{out}", "./cmd/odek")
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := filepath.Join(filepath.Dir(bin), "scriptodek")
 	scriptOdekOnce.Do(func() {
 		scriptOdekErr = os.MkdirAll(dir, 0o755)
@@ -106,9 +110,9 @@ var (
 // scripts in files (nil: all of testdata/script), odek from odekDir first
 // on PATH ("" leaves the race-enabled test binary testscript.Main put there).
 func scriptParams(t *testing.T, odekDir string, files []string) testscript.Params {
-	fixture := buildTestBinary(t, "mcpfixture", "./internal/mcpclient/testdata/artifact_server.go")
-	wordcount := buildTestBinary(t, "wordcount", "./testdata/demo/wordcount")
-	prefilter := buildTestBinary(t, "prefilter", "./testdata/prefilter")
+	fixture := testbin.Build(t, "mcpfixture", "./internal/mcpclient/testdata/artifact_server.go")
+	wordcount := testbin.Build(t, "wordcount", "./testdata/demo/wordcount")
+	prefilter := testbin.Build(t, "prefilter", "./testdata/prefilter")
 	dir := filepath.Join("..", "..", "testdata", "script")
 	if files != nil {
 		dir = ""

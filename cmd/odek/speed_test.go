@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/odek-run/odek/internal/testbin"
 )
 
 // Limits of the speed contract (issue 23), as ratios to the floor
@@ -51,9 +53,9 @@ type speedSample struct {
 // internal/llm BenchmarkRequestEncoding's. ODEK_SPEED_BASELINE names another
 // odek binary (an older build) to measure in the same rounds, for A/B.
 func BenchmarkSpeedGoals(b *testing.B) {
-	odek := buildBinary(b, "./cmd/odek", "odek")
-	wc := buildBinary(b, "./testdata/demo/wordcount", "wordcount")
-	bare := buildBinary(b, "./testdata/bench/bareloop", "bareloop")
+	odek := testbin.Release(b, "odek", "./cmd/odek")
+	wc := testbin.Release(b, "wordcount", "./testdata/demo/wordcount")
+	bare := testbin.Release(b, "bareloop", "./testdata/bench/bareloop")
 	home := b.TempDir()
 	cfg := fmt.Sprintf(`{"mcp_servers": {"demo": {"command": %q, "auto_approve": true}}}`, wc)
 	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(cfg), 0o600); err != nil {

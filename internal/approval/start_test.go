@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/odek-run/odek/internal/mcpclient"
+	"github.com/odek-run/odek/internal/testbin"
 )
 
 // fixtureBin is mcpclient's reference server, built once: the tests below
@@ -19,19 +19,13 @@ import (
 var fixtureBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "approvalfixture")
+	var err error
+	fixtureBin, err = testbin.Program("artifact_server", nil, "build", "-o", "{out}", "./internal/mcpclient/testdata/artifact_server.go")
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintln(os.Stderr, "building fixture:", err)
 		os.Exit(1)
 	}
-	fixtureBin = filepath.Join(dir, "artifact_server")
-	if out, err := exec.Command("go", "build", "-o", fixtureBin, "../mcpclient/testdata/artifact_server.go").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building fixture: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(testbin.Main(m))
 }
 
 // fixtureToolNames are the tools the fixture lists, in its order.

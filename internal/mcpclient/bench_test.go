@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/odek-run/odek/internal/testbin"
 )
 
 // p50 reports the median of individual timings as a custom metric.
@@ -72,11 +72,7 @@ func BenchmarkLargeResult10MiB(b *testing.B) {
 // minimal synchronous server: the fixture answers each call on a new
 // goroutine, which costs it ~70 µs, so this is the client's own figure.
 func BenchmarkCallRoundTripMinimalServer(b *testing.B) {
-	bin := filepath.Join(b.TempDir(), "wordcount")
-	build := exec.Command("go", "build", "-o", bin, "../../testdata/demo/wordcount")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("building the demo server: %v\n%s", err, out)
-	}
+	bin := testbin.Build(b, "wordcount", "./testdata/demo/wordcount")
 	ctx := context.Background()
 	c, err := Connect(ctx, "wc", ServerConfig{Command: bin}, Options{Stderr: io.Discard})
 	if err != nil {

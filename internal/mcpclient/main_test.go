@@ -5,14 +5,15 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/odek-run/odek/internal/proc"
 	"github.com/odek-run/odek/internal/sandbox"
 	"github.com/odek-run/odek/internal/syncbuf"
+	"github.com/odek-run/odek/internal/testbin"
 	"go.uber.org/goleak"
 )
 
@@ -38,30 +39,22 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	proc.SetLauncher(exe)
-	dir, err := os.MkdirTemp("", "mcpfixture")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fixtureBin = filepath.Join(dir, "artifact_server")
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
-	}
-	eraBin = filepath.Join(dir, "era_server")
-	taskBin = filepath.Join(dir, "task_server")
 	flag.Parse()
 	// A fuzz run (and each of its worker processes, which run TestMain
 	// again) uses no fixture server: building them was most of a short
 	// fuzz run's time.
 	fuzzing := flag.Lookup("test.fuzz").Value.String() != "" || flag.Lookup("test.fuzzworker").Value.String() == "true"
-	for bin, src := range map[string]string{fixtureBin: "testdata/artifact_server.go", eraBin: "testdata/era_server.go",
-		taskBin: "testdata/task_server.go"} {
+	for _, f := range []struct {
+		bin *string
+		src string
+	}{{&fixtureBin, "./internal/mcpclient/testdata/artifact_server.go"}, {&eraBin, "./internal/mcpclient/testdata/era_server.go"},
+		{&taskBin, "./internal/mcpclient/testdata/task_server.go"}} {
 		if fuzzing {
 			break
 		}
-		if out, err := exec.Command(goTool, "build", "-o", bin, src).CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "building fixture %s: %v\n%s", src, err, out)
+		name := strings.TrimSuffix(filepath.Base(f.src), ".go")
+		if *f.bin, err = testbin.Program(name, nil, "build", "-o", "{out}", f.src); err != nil {
+			fmt.Fprintln(os.Stderr, "building fixture:", err)
 			os.Exit(1)
 		}
 	}
@@ -72,7 +65,7 @@ func TestMain(m *testing.M) {
 			code = 1
 		}
 	}
-	os.RemoveAll(dir)
+	testbin.Cleanup()
 	os.Exit(code)
 }
 
