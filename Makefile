@@ -2,7 +2,7 @@
 GO      ?= go
 BIN     := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -s -w -X main.version=$(VERSION)
+LDFLAGS := -s -w -X github.com/odek-run/odek/internal/cli.version=$(VERSION)
 
 .PHONY: build test test-short bench demo lint fuzz mutate hand-mutate interop-deps clean
 

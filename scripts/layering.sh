@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Enforces docs/ARCHITECTURE.md: which internal package may import which.
-# Leaf packages import no other internal package; only cmd/odek wires all.
+# Enforces docs/ARCHITECTURE.md: which internal package may import which,
+# and what cmd/odek may import. Leaf packages import no other internal
+# package; internal/cli holds the commands, internal/agentrun a run's
+# assembly, internal/runview what a run shows, and cmd/odek only the
+# process around them.
 # A nested package (subagent/wire) has its own entry; one without an entry
 # is checked as part of its top directory's.
 set -euo pipefail
@@ -46,12 +49,20 @@ declare -A allowed=(
   [runview]="artifact budget errclass events exitcode hooks iostreams liveness llm loop mcpclient outschema policy prompt subagent/wire untrusted"
   [agentrun]="approval artifact atomicfile budget builtin cassette childkey config errclass events exitcode hooks iostreams liveness llm loop mcpclient msgkind outschema plan policy proc prompt redact risk runview sandbox session subagent subagent/childside subagent/wire suggest untrusted"
   [testbin]=""
+  [cli]="agentrun approval artifact config errclass exitcode iostreams runview session subagent/wire suggest untrusted"
 )
 # entry is the allowed[] key of an internal package: its own, else its top
 # directory's.
 entry() {
   if [ -n "${allowed[$1]+x}" ]; then echo "$1"; else echo "${1%%/*}"; fi
 }
+# Edges no entry may allow, whatever the table says: nothing below the
+# commands imports them, and what a run shows never knows the run's
+# assembly.
+forbidden=("* cli" "runview agentrun")
+# cmd/odek is main only: the process (non-dumpable, the sandbox launcher,
+# the subreaper, signals; childkey, whose init runs first), then cli.Main.
+cmd_allowed="childkey cli iostreams exitcode agentrun proc sandbox"
 listing=$(go list -f '{{.ImportPath}} {{join .Imports " "}}' ./internal/... | sed "s#^$mod/##")
 fail=0
 while read -r pkg imports; do
@@ -65,10 +76,28 @@ while read -r pkg imports; do
     case "$imp" in "$mod"/*) ;; *) continue ;; esac
     d=$(entry "${imp#"$mod"/}")
     [ "$d" = "$key" ] && continue
+    for f in "${forbidden[@]}"; do
+      from=${f%% *} to=${f#* }
+      if [ "$d" = "$to" ] && { [ "$from" = "*" ] || [ "$from" = "$key" ]; }; then
+        echo "layering: internal/$pkg must never import internal/$d (see docs/ARCHITECTURE.md)"
+        fail=1
+      fi
+    done
     if [[ " ${allowed[$key]} " != *" $d "* ]]; then
       echo "layering: internal/$pkg must not import internal/$d (see docs/ARCHITECTURE.md)"
       fail=1
     fi
   done
 done <<<"$listing"
+cmds=$(go list -f '{{.ImportPath}} {{join .Imports " "}}' ./cmd/... | sed "s#^github.com/odek-run/odek/##")
+while read -r pkg imports; do
+  for imp in $imports; do
+    case "$imp" in "$mod"/*) ;; *) continue ;; esac
+    d=$(entry "${imp#"$mod"/}")
+    if [[ " $cmd_allowed " != *" $d "* ]]; then
+      echo "layering: $pkg must not import internal/$d: main keeps the process only, the rest is internal/cli's (see docs/ARCHITECTURE.md)"
+      fail=1
+    fi
+  done
+done <<<"$cmds"
 exit $fail

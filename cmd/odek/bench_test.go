@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,9 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/odek-run/odek/internal/agentrun"
 	"github.com/odek-run/odek/internal/fakellm"
-	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/testbin"
 )
 
@@ -159,57 +156,6 @@ func runAgainst(b *testing.B, argv []string, home string, script *fakellm.Script
 	}
 	return runStats{firstRequest: fs.first.Sub(start), serverTime: fs.served, rssKiB: rss,
 		cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
-}
-
-// BenchmarkRunInProcess runs `odek run` in this process against the fake LLM
-// and one real MCP server (stdio): a 20-iteration run, one MCP call each.
-// It exists to profile odek's own per-iteration cost (-cpuprofile);
-// ODEK_BENCH_EVENTS=1 adds --events-jsonl.
-func BenchmarkRunInProcess(b *testing.B) {
-	wc := testbin.Release(b, "wordcount", "./testdata/demo/wordcount")
-	home := b.TempDir()
-	cfg := fmt.Sprintf(`{"mcp_servers": {"demo": {"command": %q, "auto_approve": true}}}`, wc)
-	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(cfg), 0o600); err != nil {
-		b.Fatal(err)
-	}
-	// Each wire in turn; allocs/op is per 20-iteration run and counts the
-	// in-process fake server's allocations too (its Responses side parses
-	// every input item), so the wires' client-side allocations are compared
-	// by internal/llm BenchmarkWireCall.
-	for _, wire := range []string{"chat", "responses"} {
-		b.Run(wire, func(b *testing.B) {
-			b.ReportAllocs()
-			runInProcess(b, home, wire)
-		})
-	}
-}
-
-func runInProcess(b *testing.B, home, wire string) {
-	var served time.Duration
-	for b.Loop() {
-		fs := &firstRequestServer{}
-		h := fakellm.New(answerScript(19)).Handler()
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			t0 := time.Now()
-			h.ServeHTTP(w, r)
-			fs.served += time.Since(t0)
-		}))
-		env := map[string]string{"ODEK_HOME": home, "HOME": home, "ODEK_BASE_URL": srv.URL + "/v1", "ODEK_LLM_WIRE_API": wire}
-		ios := &iostreams.IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard,
-			LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
-			Getwd:     func() (string, error) { return home, nil }, Now: time.Now, Width: func() int { return 0 }}
-		o := runOptions{io: ios, run: agentrun.Options{Task: "task", Output: "text", Quiet: true, Cassette: agentrun.Cassette{Mode: agentrun.ReplayStrict}}}
-		if os.Getenv("ODEK_BENCH_EVENTS") != "" { // profile --events-jsonl too
-			o.run.EventsPath = filepath.Join(b.TempDir(), "ev.jsonl")
-		}
-		err := runAgent(context.Background(), &o)
-		srv.Close()
-		if err != nil {
-			b.Fatal(err)
-		}
-		served += fs.served
-	}
-	b.ReportMetric(float64((b.Elapsed()-served).Microseconds())/float64(b.N)/20/1000, "ms/iter-without-llm")
 }
 
 // BenchmarkVersionInit is the work of the package initializers every odek

@@ -4,12 +4,12 @@ package main
 
 import (
 	"context"
-
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/odek-run/odek/internal/agentrun"
+	"github.com/odek-run/odek/internal/cli"
 	"github.com/odek-run/odek/internal/exitcode"
 	"github.com/odek-run/odek/internal/iostreams"
 	procs "github.com/odek-run/odek/internal/proc"
@@ -20,7 +20,9 @@ func main() {
 	os.Exit(run())
 }
 
-// run executes the command line and returns the exit code.
+// run is the process around the command line: non-dumpable, the sandbox
+// launcher, the subreaper, the signals; then the CLI (internal/cli) over
+// the process's streams. It returns the exit code.
 func run() int {
 	if err := hardenProcess(); err != nil {
 		// Refuse to run with secrets readable by every child.
@@ -52,14 +54,5 @@ func run() int {
 	procs.BeforeStart(func() { <-handled })
 	defer func() { <-handled; signal.Stop(sigs) }()
 	go agentrun.OnInterrupt(sigs, func() { cancel(exitcode.ErrInterrupted) }, os.Stderr, os.Exit)
-	return execute(ctx, iostreams.System())
-}
-
-// execute runs the command line of ios over its streams and returns the
-// exit code: the whole CLI short of the process (signals, the sandbox
-// launcher, orphans), which in-process tests drive with buffers.
-func execute(ctx context.Context, ios *iostreams.IOStreams) int {
-	err := newRootCmd(ios).ExecuteContext(ctx)
-	reportError(ios, exitcode.Shown(ctx, err))
-	return exitcode.Of(ctx, err)
+	return cli.Main(ctx, iostreams.System())
 }

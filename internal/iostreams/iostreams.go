@@ -69,7 +69,7 @@ var ErrNoWorkingDirectory = errors.New("iostreams: no working directory in test 
 // Test is streams over buffers, returned beside them: stdin (empty, not a
 // terminal), stdout and stderr. No stream is a terminal and none has a
 // width; the command line is empty (never the test binary's own); the
-// environment is empty; Getwd fails with ErrNoWorkingDirectory and Chdir
+// environment is empty (Environ nil); Getwd fails with ErrNoWorkingDirectory and Chdir
 // is refused until the test sets them; the clock is the real one. A test
 // changes the fields it needs.
 func Test() (ios *IOStreams, in, out, errOut *bytes.Buffer) {
@@ -79,8 +79,7 @@ func Test() (ios *IOStreams, in, out, errOut *bytes.Buffer) {
 		Width:     func() int { return 0 },
 		OutWidth:  func() int { return 0 },
 		Args:      []string{},
-		LookupEnv: func(string) (string, bool) { return "", false },
-		Environ:   func() []string { return nil },
+		LookupEnv: EnvMap(nil),
 		Getwd:     func() (string, error) { return "", ErrNoWorkingDirectory },
 		Now:       time.Now,
 	}
@@ -102,15 +101,8 @@ func (s *IOStreams) Env(name string) string {
 	return v
 }
 
-// SetEnv makes env the whole environment the streams show (LookupEnv and
-// Environ), for tests.
-func (s *IOStreams) SetEnv(env map[string]string) {
-	s.LookupEnv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	s.Environ = func() []string {
-		out := make([]string, 0, len(env))
-		for k, v := range env {
-			out = append(out, k+"="+v)
-		}
-		return out
-	}
+// EnvMap is a LookupEnv over env, for tests: a name is set when it is a
+// key, even with an empty value.
+func EnvMap(env map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 }

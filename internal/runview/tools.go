@@ -2,10 +2,12 @@ package runview
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
 
+	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/mcpclient"
@@ -125,4 +127,41 @@ func WriteToolsJSON(ios *iostreams.IOStreams, listing []ListedTool) error {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// CheckOutputSchemas compiles every listed MCP tool's outputSchema now
+// (a run compiles one only when the tool first returns structured content)
+// and records why odek refuses one in the listing, so that the preflight
+// reports a tool every call of which would fail (docs/MCP.md, "CI:
+// preflight with odek tools").
+func CheckOutputSchemas(reg *loop.Registry, listing []ListedTool) {
+	for i := range listing {
+		t, ok := reg.Lookup(listing[i].Name)
+		if !ok {
+			continue
+		}
+		if a, ok := t.(*mcpclient.ToolAdapter); ok {
+			if err := a.CheckOutputSchema(); err != nil {
+				listing[i].OutputSchemaError = err.Error()
+			}
+		}
+	}
+}
+
+// RefusedOutputSchemas warns about each tool CheckOutputSchemas found
+// broken and fails the preflight (exit 3) naming them all; nil when none.
+func RefusedOutputSchemas(ios *iostreams.IOStreams, listing []ListedTool) error {
+	var names, warns []string
+	for _, t := range listing {
+		if t.OutputSchemaError != "" {
+			names = append(names, t.Name)
+			warns = append(warns, t.OutputSchemaError+"; every call of "+t.Name+" would fail")
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	PrintWarnings(ios, warns)
+	return errclass.Wrap(errclass.SetupError, fmt.Errorf("outputSchema refused for %s: fix the server, or switch the tool off (--no-tool, tools.disabled)",
+		strings.Join(names, ", ")))
 }

@@ -1,6 +1,7 @@
-package main
+package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -22,7 +23,8 @@ import (
 // listCap is how many sessions `session list` shows (docs/SESSIONS.md).
 const listCap = 20
 
-func newSessionCmd(ios *iostreams.IOStreams) *cobra.Command {
+// newCmdSession is `odek session`, which only groups its subcommands.
+func newCmdSession(ios *iostreams.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "session <list|show|delete|trim|cleanup>",
 		Short: "List, show, trim and delete saved sessions",
@@ -34,37 +36,56 @@ else is refused before it comes near a path (exit 3).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	var listJSON, showJSON bool
-	list := &cobra.Command{
+	list := newCmdSessionSub(ios, &cobra.Command{
 		Use: "list [--json]", Short: "The 20 most recently updated sessions", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return sessionList(ios, listJSON) },
-	}
-	list.Flags().BoolVar(&listJSON, "json", false, "print a JSON array of {id, title, created_at, updated_at, turns, dir}")
-	show := &cobra.Command{
+	}, "print a JSON array of {id, title, created_at, updated_at, turns, dir}", sessionList, nil)
+	show := newCmdSessionSub(ios, &cobra.Command{
 		Use: "show [id] [--json]", Short: "One session: its fields, external refs and messages (default: the newest)",
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return sessionShow(ios, args, showJSON) },
-	}
-	show.Flags().BoolVar(&showJSON, "json", false, "print the session as JSON (without its auth token)")
-	del := &cobra.Command{
+	}, "print the session as JSON (without its auth token)", sessionShow, nil)
+	del := newCmdSessionSub(ios, &cobra.Command{
 		Use: "delete <id>", Short: "Delete a session and its sub-agent artifacts", Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return sessionDelete(ios, args[0]) },
-	}
-	trim := &cobra.Command{
+	}, "", sessionDelete, nil)
+	trim := newCmdSessionSub(ios, &cobra.Command{
 		Use:   "trim <id> <n>",
 		Short: "Keep the task, the plan and the newest n messages (whole tool-call groups)",
 		Args:  cobra.ExactArgs(2),
-		RunE:  func(cmd *cobra.Command, args []string) error { return sessionTrim(ios, args[0], args[1]) },
-	}
-	cleanup := &cobra.Command{
+	}, "", sessionTrim, nil)
+	cleanup := newCmdSessionSub(ios, &cobra.Command{
 		Use: "cleanup <days>", Short: "Delete the sessions not updated for that many days", Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return sessionCleanup(ios, args[0]) },
-	}
+	}, "", sessionCleanup, nil)
 	cmd.AddCommand(list, show, del, trim, cleanup)
 	for _, c := range cmd.Commands() {
 		usageArgs(c)
 	}
 	return cmd
+}
+
+// sessionOptions are what a session subcommand is asked: its arguments
+// (ids, counts) and --json where it has one.
+type sessionOptions struct {
+	io   *iostreams.IOStreams
+	args []string
+	json bool
+}
+
+// newCmdSessionSub makes c a session subcommand: RunE fills
+// sessionOptions (with a --json flag when jsonUsage is set) and hands them
+// to runF, or run when runF is nil.
+func newCmdSessionSub(ios *iostreams.IOStreams, c *cobra.Command, jsonUsage string,
+	run, runF func(context.Context, *sessionOptions) error) *cobra.Command {
+	o := &sessionOptions{io: ios}
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		o.args = args
+		if runF != nil {
+			return runF(cmd.Context(), o)
+		}
+		return run(cmd.Context(), o)
+	}
+	if jsonUsage != "" {
+		c.Flags().BoolVar(&o.json, "json", false, jsonUsage)
+	}
+	return c
 }
 
 // openSessions is the store of the odek home.
@@ -89,7 +110,9 @@ func loadSession(store *session.Store, args []string) (*session.Session, error) 
 	return store.Load(id)
 }
 
-func sessionList(ios *iostreams.IOStreams, asJSON bool) error {
+// sessionList lists the newest sessions.
+func sessionList(_ context.Context, o *sessionOptions) error {
+	ios, asJSON := o.io, o.json
 	store, _, err := openSessions(ios)
 	if err != nil {
 		return err
@@ -142,7 +165,9 @@ func writeIndented(ios *iostreams.IOStreams, v any) error {
 	return enc.Encode(v)
 }
 
-func sessionShow(ios *iostreams.IOStreams, args []string, asJSON bool) error {
+// sessionShow prints one session.
+func sessionShow(_ context.Context, o *sessionOptions) error {
+	ios, args, asJSON := o.io, o.args, o.json
 	store, _, err := openSessions(ios)
 	if err != nil {
 		return err
@@ -196,7 +221,9 @@ func sessionShow(ios *iostreams.IOStreams, args []string, asJSON bool) error {
 	return nil
 }
 
-func sessionDelete(ios *iostreams.IOStreams, id string) error {
+// sessionDelete deletes a session and its sub-agents' artifacts.
+func sessionDelete(_ context.Context, o *sessionOptions) error {
+	ios, id := o.io, o.args[0]
 	store, home, err := openSessions(ios)
 	if err != nil {
 		return err
@@ -218,7 +245,9 @@ func removeSessionArtifacts(home, id string) {
 	_ = os.RemoveAll(filepath.Join(home, "artifacts", id))
 }
 
-func sessionTrim(ios *iostreams.IOStreams, id, nArg string) error {
+// sessionTrim keeps the newest messages of a session.
+func sessionTrim(_ context.Context, o *sessionOptions) error {
+	ios, id, nArg := o.io, o.args[0], o.args[1]
 	n, err := strconv.Atoi(nArg)
 	if err != nil || n < 0 {
 		return errclass.Wrap(errclass.SetupError, fmt.Errorf("session trim: <n> is the number of newest messages to keep, a whole number ≥ 0; got %q", nArg))
@@ -248,7 +277,9 @@ func sessionTrim(ios *iostreams.IOStreams, id, nArg string) error {
 	return nil
 }
 
-func sessionCleanup(ios *iostreams.IOStreams, daysArg string) error {
+// sessionCleanup deletes the sessions not updated for a while.
+func sessionCleanup(_ context.Context, o *sessionOptions) error {
+	ios, daysArg := o.io, o.args[0]
 	days, err := strconv.Atoi(daysArg)
 	if err != nil || days < 1 {
 		return errclass.Wrap(errclass.SetupError, fmt.Errorf("session cleanup: <days> is a whole number of days ≥ 1; got %q", daysArg))

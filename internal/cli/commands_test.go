@@ -1,7 +1,6 @@
-package main
+package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -15,7 +14,7 @@ import (
 	"github.com/odek-run/odek/internal/iostreams"
 )
 
-// In-process tests of the commands: the whole CLI (execute) over an
+// In-process tests of the commands: the whole CLI (Main) over an
 // IOStreams of buffers, a fake environment and working directory, against
 // the fake OpenAI-compatible server. They sit beside the testscripts,
 // which run the real binary; these show a command's options, setup and
@@ -59,18 +58,14 @@ type cliResult struct {
 // run executes one command line in this process.
 func (c *fakeCLI) run(args ...string) cliResult {
 	c.t.Helper()
-	var out, errOut bytes.Buffer
-	ios := &iostreams.IOStreams{
-		Out: &out, ErrOut: &errOut, // In nil: no stdin, as </dev/null would not be either
-		Args:      args,
-		LookupEnv: func(k string) (string, bool) { v, ok := c.env[k]; return v, ok },
-		Getwd:     func() (string, error) { return c.dir, nil },
-		Now:       time.Now,
-		Width:     func() int { return 0 },
-	}
+	ios, _, out, errOut := iostreams.Test()
+	ios.In = nil // no stdin, as </dev/null would not be either
+	ios.Args = args
+	ios.LookupEnv = iostreams.EnvMap(c.env)
+	ios.Getwd = func() (string, error) { return c.dir, nil }
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	code := execute(ctx, ios)
+	code := Main(ctx, ios)
 	return cliResult{code: code, stdout: out.String(), stderr: errOut.String()}
 }
 

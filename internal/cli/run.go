@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -24,8 +24,10 @@ type runOptions struct {
 	run agentrun.Options
 }
 
-func newRunCmd(ios *iostreams.IOStreams) *cobra.Command {
-	var o runOptions
+// newCmdRun is `odek run`: RunE fills runOptions and hands them to runF
+// (runRun when nil).
+func newCmdRun(ios *iostreams.IOStreams, runF func(context.Context, *runOptions) error) *cobra.Command {
+	o := &runOptions{io: ios}
 	cmd := &cobra.Command{
 		Use:   "run [flags] <task>|-",
 		Short: "Run one agent task and print the final answer on stdout",
@@ -84,14 +86,17 @@ departs from its cassette), 4 budget exhausted, 130 interrupted.`,
   odek run -- "-v is not a flag here, it is part of the task"`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.io, o.args = ios, args
-			return runRun(cmd.Context(), &o)
+			o.args = args
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return runRun(cmd.Context(), o)
 		},
 	}
 	fl := cmd.Flags()
 	registerRunFlags(cmd, &o.run.Overrides)
-	registerRunOutputFlags(cmd, &o)
-	registerTaskFlags(cmd, ios, &o)
+	registerRunOutputFlags(cmd, o)
+	registerTaskFlags(cmd, ios, o)
 	o.sessFlag.register(cmd)
 	fl.BoolVar(&o.run.PrintSystem, "print-system", false, "print the system prompt this run would send (after --system, --append-system and --output-schema) and exit; no task, no model call")
 	fl.BoolVar(&o.run.Session, "session", false, "save the conversation as a session that odek continue can carry on")

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -30,7 +30,8 @@ var notCommands = map[string]bool{
 func TestDocsNameRealCommands(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
 	files = append(files, filepath.Join("..", "..", "README.md"))
-	root := newRootCmd(&iostreams.IOStreams{})
+	ios, _, _, _ := iostreams.Test()
+	root := newCmdRoot(ios)
 	root.InitDefaultHelpCmd()
 	checked := 0
 	for _, f := range files {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -24,7 +24,8 @@ func TestConfigDocNamesTheCommandsWithC(t *testing.T) {
 	}
 	layer := strings.Join(strings.Fields(doc[start:start+end]), " ")
 	var with []string
-	for _, c := range newRootCmd(&iostreams.IOStreams{}).Commands() {
+	ios, _, _, _ := iostreams.Test()
+	for _, c := range newCmdRoot(ios).Commands() {
 		if c.Flags().Lookup("config") != nil {
 			with = append(with, c.Name())
 		}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -11,14 +11,18 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// toolsOptions are what `odek tools` is asked to list.
 type toolsOptions struct {
+	io        *iostreams.IOStreams
 	json      bool
 	long      bool // every line of each description, never cut
 	overrides config.Overrides
 }
 
-func newToolsCmd(ios *iostreams.IOStreams) *cobra.Command {
-	var o toolsOptions
+// newCmdTools is `odek tools`: RunE fills toolsOptions and hands them to
+// runF (runTools when nil).
+func newCmdTools(ios *iostreams.IOStreams, runF func(context.Context, *toolsOptions) error) *cobra.Command {
+	o := &toolsOptions{io: ios}
 	cmd := &cobra.Command{
 		Use:   "tools [--json|--long]",
 		Short: "List every tool the model would see (built-in and MCP, after approvals)",
@@ -39,7 +43,10 @@ can be diffed or checked in (docs/schema/tools.schema.json).`,
 		Example: "  odek tools\n  odek tools --no-tool shell\n  odek tools --json | jq -r '.[].name'",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runTools(cmd.Context(), ios, o)
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return runTools(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print names, descriptions and input schemas as JSON")
@@ -50,14 +57,17 @@ can be diffed or checked in (docs/schema/tools.schema.json).`,
 	return cmd
 }
 
-func runTools(ctx context.Context, ios *iostreams.IOStreams, o toolsOptions) error {
+// runTools sets up what a run would offer (config, sandbox, MCP servers
+// and their approvals, the tools) and lists it.
+func runTools(ctx context.Context, o *toolsOptions) error {
+	ios := o.io
 	runCtx, r, err := agentrun.Setup(ctx, agentrun.Options{IO: ios, Version: version, Overrides: o.overrides, ToolsOnly: true})
 	if err != nil {
 		return r.FailSetup(ctx, err)
 	}
 	defer r.Close(runCtx)
 	listing := runview.Listing(r.Tools())
-	checkOutputSchemas(r.Tools(), listing)
+	runview.CheckOutputSchemas(r.Tools(), listing)
 	write := func() error { return runview.WriteToolsText(ios, listing, o.long) }
 	if o.json {
 		write = func() error { return runview.WriteToolsJSON(ios, listing) }
@@ -65,5 +75,5 @@ func runTools(ctx context.Context, ios *iostreams.IOStreams, o toolsOptions) err
 	if err := write(); err != nil {
 		return err
 	}
-	return refusedOutputSchemas(ios, listing)
+	return runview.RefusedOutputSchemas(ios, listing)
 }

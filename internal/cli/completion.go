@@ -1,6 +1,7 @@
-package main
+package cli
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,7 +13,18 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newCompletionCmd(ios *iostreams.IOStreams) *cobra.Command {
+// completionOptions are `odek completion`'s: the shell, and the root
+// command whose script it prints.
+type completionOptions struct {
+	io    *iostreams.IOStreams
+	shell string
+	root  *cobra.Command
+}
+
+// newCmdCompletion is `odek completion`: RunE fills completionOptions and
+// hands them to runF (runCompletion when nil).
+func newCmdCompletion(ios *iostreams.IOStreams, runF func(context.Context, *completionOptions) error) *cobra.Command {
+	o := &completionOptions{io: ios}
 	return &cobra.Command{
 		Use:   "completion bash|zsh|fish",
 		Short: "Print a shell completion script",
@@ -44,18 +56,26 @@ server that never started yet completes as "<server>__".`,
 		ValidArgs: []string{"bash", "zsh", "fish"},
 		Args:      cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root := cmd.Root()
-			switch args[0] {
-			case "bash":
-				return root.GenBashCompletionV2(ios.Out, true)
-			case "zsh":
-				return root.GenZshCompletion(ios.Out)
-			case "fish":
-				return root.GenFishCompletion(ios.Out, true)
+			o.shell, o.root = args[0], cmd.Root()
+			if runF != nil {
+				return runF(cmd.Context(), o)
 			}
-			return fmt.Errorf("unsupported shell %q", args[0])
+			return runCompletion(cmd.Context(), o)
 		},
 	}
+}
+
+// runCompletion prints the shell's completion script.
+func runCompletion(_ context.Context, o *completionOptions) error {
+	switch o.shell {
+	case "bash":
+		return o.root.GenBashCompletionV2(o.io.Out, true)
+	case "zsh":
+		return o.root.GenZshCompletion(o.io.Out)
+	case "fish":
+		return o.root.GenFishCompletion(o.io.Out, true)
+	}
+	return fmt.Errorf("unsupported shell %q", o.shell)
 }
 
 // registerValueCompletions makes the values of run's flags complete.

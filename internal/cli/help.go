@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -10,9 +10,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// newHelpCmd is `odek help [command]`: the command's --help, and for a
+// newCmdHelp is `odek help [command]`: the command's --help, and for a
 // command that does not exist the same usage error (exit 3) as running it.
-func newHelpCmd() *cobra.Command {
+func newCmdHelp() *cobra.Command {
 	return &cobra.Command{
 		Use:   "help [command]",
 		Short: "Show the help of a command",

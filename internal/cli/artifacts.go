@@ -1,6 +1,7 @@
-package main
+package cli
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"time"
@@ -13,7 +14,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newArtifactsCmd(ios *iostreams.IOStreams) *cobra.Command {
+// newCmdArtifacts is `odek artifacts`, which only groups cleanup.
+func newCmdArtifacts(ios *iostreams.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "artifacts <cleanup>",
 		Short: "Clean up the artifacts runs saved",
@@ -25,23 +27,43 @@ maintenance.artifacts_max_age_hours (24) on its way out; cleanup does it now.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cleanup := &cobra.Command{
-		Use:   "cleanup [hours]",
-		Short: "Delete the artifact folders not modified for that many hours (default: maintenance.artifacts_max_age_hours; 0: all)",
-		Args:  cobra.MaximumNArgs(1),
-		RunE:  func(cmd *cobra.Command, args []string) error { return artifactsCleanup(ios, args) },
-	}
-	cmd.AddCommand(cleanup)
+	cmd.AddCommand(newCmdArtifactsCleanup(ios, nil))
 	for _, c := range cmd.Commands() {
 		usageArgs(c)
 	}
 	return cmd
 }
 
-// artifactsCleanup removes the artifact folders older than the hours given,
-// or than the config's maintenance.artifacts_max_age_hours, and lists them
-// with what they held.
-func artifactsCleanup(ios *iostreams.IOStreams, args []string) error {
+// artifactsCleanupOptions are what `odek artifacts cleanup` removes: the
+// folders older than hours, when given.
+type artifactsCleanupOptions struct {
+	io    *iostreams.IOStreams
+	hours []string // [hours]; none: maintenance.artifacts_max_age_hours
+}
+
+// newCmdArtifactsCleanup is `odek artifacts cleanup`: RunE fills its
+// options and hands them to runF (runArtifactsCleanup when nil).
+func newCmdArtifactsCleanup(ios *iostreams.IOStreams, runF func(context.Context, *artifactsCleanupOptions) error) *cobra.Command {
+	o := &artifactsCleanupOptions{io: ios}
+	return &cobra.Command{
+		Use:   "cleanup [hours]",
+		Short: "Delete the artifact folders not modified for that many hours (default: maintenance.artifacts_max_age_hours; 0: all)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.hours = args
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return runArtifactsCleanup(cmd.Context(), o)
+		},
+	}
+}
+
+// runArtifactsCleanup removes the artifact folders older than the hours
+// given, or than the config's maintenance.artifacts_max_age_hours, and
+// lists them with what they held.
+func runArtifactsCleanup(_ context.Context, o *artifactsCleanupOptions) error {
+	ios, args := o.io, o.hours
 	cfg, err := agentrun.LoadConfig(ios, config.Overrides{})
 	if err != nil {
 		return err

@@ -1,7 +1,6 @@
-package main
+package cli
 
 import (
-	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -23,8 +22,7 @@ func assertNoControls(t *testing.T, what, out string) {
 }
 
 func TestReportErrorAndWarningsSanitised(t *testing.T) {
-	var buf bytes.Buffer
-	ios := &iostreams.IOStreams{ErrOut: &buf}
+	ios, _, _, buf := iostreams.Test()
 	reportError(ios, errors.New("llm: http 400: "+hostile))
 	runview.PrintWarnings(ios, []string{"server says " + hostile})
 	out := buf.String()

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/odek-run/odek/internal/exitcode"
 	"github.com/odek-run/odek/internal/iostreams"
@@ -17,11 +16,13 @@ import (
 
 // approvalIOS is a terminal session in dir whose operator types answers.
 func approvalIOS(dir, answers string, tty bool) (*iostreams.IOStreams, *bytes.Buffer, *bytes.Buffer) {
-	var out, errOut bytes.Buffer
-	env := map[string]string{"ODEK_HOME": filepath.Join(dir, ".odek"), "HOME": dir}
-	return &iostreams.IOStreams{In: strings.NewReader(answers), Out: &out, ErrOut: &errOut, StdinTTY: tty, StderrTTY: tty,
-		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
-		Getwd:     func() (string, error) { return dir, nil }, Now: time.Now, Width: func() int { return 80 }}, &out, &errOut
+	ios, in, out, errOut := iostreams.Test()
+	in.WriteString(answers)
+	ios.StdinTTY, ios.StderrTTY = tty, tty
+	ios.LookupEnv = iostreams.EnvMap(map[string]string{"ODEK_HOME": filepath.Join(dir, ".odek"), "HOME": dir})
+	ios.Getwd = func() (string, error) { return dir, nil }
+	ios.Width = func() int { return 80 }
+	return ios, out, errOut
 }
 
 // Declining a project server at the terminal runs without it (a warning);
@@ -34,7 +35,7 @@ func TestDeclinedProjectServerRunsWithout(t *testing.T) {
 		t.Fatal(err)
 	}
 	ios, out, errOut := approvalIOS(dir, "n\n", true)
-	if err := runTools(context.Background(), ios, toolsOptions{}); err != nil {
+	if err := runTools(context.Background(), &toolsOptions{io: ios}); err != nil {
 		t.Fatalf("declined server on a terminal: %v\n%s", err, errOut)
 	}
 	if !strings.Contains(errOut.String(), `Project-level MCP server "proj" wants to run:`) ||
@@ -45,7 +46,7 @@ func TestDeclinedProjectServerRunsWithout(t *testing.T) {
 		t.Fatalf("tools:\n%s", out)
 	}
 	ios, _, _ = approvalIOS(dir, "", false)
-	err := runTools(context.Background(), ios, toolsOptions{})
+	err := runTools(context.Background(), &toolsOptions{io: ios})
 	if err == nil || exitcode.Of(context.Background(), err) != exitcode.Setup || !strings.Contains(err.Error(), "requires explicit approval") {
 		t.Fatalf("no terminal: %v", err)
 	}

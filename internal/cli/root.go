@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -10,7 +10,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newRootCmd(ios *iostreams.IOStreams) *cobra.Command {
+// newCmdRoot is the odek command with its subcommands over ios.
+func newCmdRoot(ios *iostreams.IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "odek",
 		Short: "Run an LLM agent over workspace and MCP tools, with hard budgets and a versioned event stream",
@@ -82,7 +83,7 @@ stdout, progress to stderr, and the exit code says how the run ended:
 		}
 		usageArgs(c)
 	}
-	root.SetHelpCommand(newHelpCmd())
+	root.SetHelpCommand(newCmdHelp())
 	return root
 }
 
@@ -91,9 +92,16 @@ var subcommands = []struct {
 	name  string
 	build func(*iostreams.IOStreams) *cobra.Command
 }{
-	{"run", newRunCmd}, {"init", newInitCmd}, {"version", newVersionCmd}, {"completion", newCompletionCmd},
-	{"tools", newToolsCmd}, {"approvals", newApprovalsCmd}, {"continue", newContinueCmd},
-	{"session", newSessionCmd}, {"artifacts", newArtifactsCmd}, {"subagent", newSubagentCmd},
+	{"run", func(ios *iostreams.IOStreams) *cobra.Command { return newCmdRun(ios, nil) }},
+	{"init", func(ios *iostreams.IOStreams) *cobra.Command { return newCmdInit(ios, nil) }},
+	{"version", func(ios *iostreams.IOStreams) *cobra.Command { return newCmdVersion(ios, nil) }},
+	{"completion", func(ios *iostreams.IOStreams) *cobra.Command { return newCmdCompletion(ios, nil) }},
+	{"tools", func(ios *iostreams.IOStreams) *cobra.Command { return newCmdTools(ios, nil) }},
+	{"approvals", newCmdApprovals},
+	{"continue", func(ios *iostreams.IOStreams) *cobra.Command { return newCmdContinue(ios, nil) }},
+	{"session", newCmdSession},
+	{"artifacts", newCmdArtifacts},
+	{"subagent", func(ios *iostreams.IOStreams) *cobra.Command { return newCmdSubagent(ios, nil) }},
 }
 
 // commandsFor builds the commands a command line needs: the one it names

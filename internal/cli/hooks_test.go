@@ -1,7 +1,6 @@
-package main
+package cli
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -16,18 +15,16 @@ import (
 // runTTY is run with a terminal on stdin and stderr that answers input.
 func (c *fakeCLI) runTTY(input string, args ...string) cliResult {
 	c.t.Helper()
-	var out, errOut bytes.Buffer
-	ios := &iostreams.IOStreams{
-		In: strings.NewReader(input), Out: &out, ErrOut: &errOut, StdinTTY: true, StderrTTY: true,
-		Args:      args,
-		LookupEnv: func(k string) (string, bool) { v, ok := c.env[k]; return v, ok },
-		Getwd:     func() (string, error) { return c.dir, nil },
-		Now:       time.Now,
-		Width:     func() int { return 80 },
-	}
+	ios, in, out, errOut := iostreams.Test()
+	in.WriteString(input)
+	ios.StdinTTY, ios.StderrTTY = true, true
+	ios.Args = args
+	ios.LookupEnv = iostreams.EnvMap(c.env)
+	ios.Getwd = func() (string, error) { return c.dir, nil }
+	ios.Width = func() int { return 80 }
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	return cliResult{code: execute(ctx, ios), stdout: out.String(), stderr: errOut.String()}
+	return cliResult{code: Main(ctx, ios), stdout: out.String(), stderr: errOut.String()}
 }
 
 // A project hook: without a terminal and without a grant the run is a

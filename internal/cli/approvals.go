@@ -1,6 +1,7 @@
-package main
+package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,7 +21,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newApprovalsCmd(ios *iostreams.IOStreams) *cobra.Command {
+// newCmdApprovals is `odek approvals`, which only groups list and revoke.
+func newCmdApprovals(ios *iostreams.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "approvals",
 		Short: "Show or revoke the stored MCP and hook approvals",
@@ -33,16 +35,52 @@ server row shows the server, and its matcher where a tool row shows the tool.`,
 		Args:    cobra.NoArgs,
 		RunE:    func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	var asJSON bool
-	list := &cobra.Command{
+	list, revoke := newCmdApprovalsList(ios, nil), newCmdApprovalsRevoke(ios, nil)
+	cmd.AddCommand(list, revoke)
+	usageArgs(list)
+	usageArgs(revoke)
+	return cmd
+}
+
+// approvalsListOptions are what `odek approvals list` prints, and how.
+type approvalsListOptions struct {
+	io   *iostreams.IOStreams
+	json bool
+}
+
+// newCmdApprovalsList is `odek approvals list`: RunE fills its options and
+// hands them to runF (runApprovalsList when nil).
+func newCmdApprovalsList(ios *iostreams.IOStreams, runF func(context.Context, *approvalsListOptions) error) *cobra.Command {
+	o := &approvalsListOptions{io: ios}
+	cmd := &cobra.Command{
 		Use:   "list [--json]",
 		Short: "List the stored approvals and what each covers",
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return runApprovalsList(ios, asJSON) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return runApprovalsList(cmd.Context(), o)
+		},
 	}
-	list.Flags().BoolVar(&asJSON, "json", false, "print the approvals as a JSON array")
-	var all, hooksOnly bool
-	revoke := &cobra.Command{
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the approvals as a JSON array")
+	return cmd
+}
+
+// approvalsRevokeOptions are what `odek approvals revoke` removes: one
+// server's grants, every project hook's, or all of them.
+type approvalsRevokeOptions struct {
+	io     *iostreams.IOStreams
+	server string // "" with --hooks or --all
+	hooks  bool   // --hooks
+	all    bool
+}
+
+// newCmdApprovalsRevoke is `odek approvals revoke`: RunE fills its options
+// and hands them to runF (runApprovalsRevoke when nil).
+func newCmdApprovalsRevoke(ios *iostreams.IOStreams, runF func(context.Context, *approvalsRevokeOptions) error) *cobra.Command {
+	o := &approvalsRevokeOptions{io: ios}
+	cmd := &cobra.Command{
 		Use:   "revoke <server> | --hooks | --all",
 		Short: "Remove every stored approval of a server (or of every project hook, or all of them)",
 		Long: `Remove every stored approval of a server, its spawn grant and its tool grants,
@@ -51,7 +89,7 @@ removes every project hook's grant. --all empties every store, grants stored
 by older odek versions included.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			given := len(args)
-			for _, f := range []bool{all, hooksOnly} {
+			for _, f := range []bool{o.all, o.hooks} {
 				if f {
 					given++
 				}
@@ -62,21 +100,17 @@ by older odek versions included.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if hooksOnly {
-				return runApprovalsRevokeHooks(ios)
-			}
-			server := ""
 			if len(args) == 1 {
-				server = args[0]
+				o.server = args[0]
 			}
-			return runApprovalsRevoke(ios, server)
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return runApprovalsRevoke(cmd.Context(), o)
 		},
 	}
-	revoke.Flags().BoolVar(&all, "all", false, "remove every stored approval")
-	revoke.Flags().BoolVar(&hooksOnly, "hooks", false, "remove every project hook's approval")
-	cmd.AddCommand(list, revoke)
-	usageArgs(list)
-	usageArgs(revoke)
+	cmd.Flags().BoolVar(&o.all, "all", false, "remove every stored approval")
+	cmd.Flags().BoolVar(&o.hooks, "hooks", false, "remove every project hook's approval")
 	return cmd
 }
 
@@ -105,7 +139,9 @@ type approvalJSON struct {
 	*approval.Record
 }
 
-func runApprovalsList(ios *iostreams.IOStreams, asJSON bool) error {
+// runApprovalsList lists both stores' grants.
+func runApprovalsList(_ context.Context, o *approvalsListOptions) error {
+	ios, asJSON := o.io, o.json
 	stores, paths, err := approvalStores(ios)
 	if err != nil {
 		return err
@@ -168,7 +204,12 @@ func boundFiles(files map[string]string) string {
 	return " (bound to the content of " + strings.Join(names, ", ") + ")"
 }
 
-func runApprovalsRevoke(ios *iostreams.IOStreams, server string) error {
+// runApprovalsRevoke removes the grants and says how many.
+func runApprovalsRevoke(_ context.Context, o *approvalsRevokeOptions) error {
+	if o.hooks {
+		return revokeHooks(o.io)
+	}
+	ios, server := o.io, o.server
 	stores, _, err := approvalStores(ios)
 	if err != nil {
 		return err
@@ -193,8 +234,8 @@ func runApprovalsRevoke(ios *iostreams.IOStreams, server string) error {
 	return nil
 }
 
-// runApprovalsRevokeHooks removes every project hook's grant.
-func runApprovalsRevokeHooks(ios *iostreams.IOStreams) error {
+// revokeHooks removes every project hook's grant (--hooks).
+func revokeHooks(ios *iostreams.IOStreams) error {
 	stores, _, err := approvalStores(ios)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
-package main
+package cli
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -9,7 +10,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
+// version is set at build time with -ldflags
+// "-X github.com/odek-run/odek/internal/cli.version=…" (make build).
 var version = "dev"
 
 // versionText is the version block: what a bug report needs, nothing more.
@@ -25,15 +27,29 @@ func versionText() string {
 	return fmt.Sprintf("odek %s\ncommit: %s\ngo: %s\nplatform: %s/%s", version, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
-func newVersionCmd(ios *iostreams.IOStreams) *cobra.Command {
+// versionOptions are `odek version`'s: only where to print.
+type versionOptions struct{ io *iostreams.IOStreams }
+
+// newCmdVersion is `odek version`: RunE hands versionOptions to runF
+// (runVersion when nil).
+func newCmdVersion(ios *iostreams.IOStreams, runF func(context.Context, *versionOptions) error) *cobra.Command {
+	o := &versionOptions{io: ios}
 	return &cobra.Command{
 		Use:     "version",
 		Short:   "Print the version block",
 		Example: "  odek version\n  odek --version",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := fmt.Fprintln(ios.Out, versionText())
-			return err
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return runVersion(cmd.Context(), o)
 		},
 	}
+}
+
+// runVersion prints the version block.
+func runVersion(_ context.Context, o *versionOptions) error {
+	_, err := fmt.Fprintln(o.io.Out, versionText())
+	return err
 }

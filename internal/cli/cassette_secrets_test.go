@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -53,7 +53,7 @@ func vaultScript(t *testing.T) string {
 // cassette still replays.
 func TestRecordWritesNoSecret(t *testing.T) {
 	t.Parallel()
-	vault := testbin.Build(t, "vaultmcp", "./cmd/odek/testdata/vaultmcp")
+	vault := testbin.Build(t, "vaultmcp", "./internal/cli/testdata/vaultmcp")
 	c := newFakeCLI(t, vaultScript(t))
 	home := c.env["ODEK_HOME"]
 	if err := os.MkdirAll(home, 0o700); err != nil {

@@ -1,6 +1,7 @@
-package main
+package cli
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 
@@ -11,12 +12,16 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// initOptions are what `odek init` writes, and where.
 type initOptions struct {
+	io            *iostreams.IOStreams
 	global, force bool
 }
 
-func newInitCmd(ios *iostreams.IOStreams) *cobra.Command {
-	var o initOptions
+// newCmdInit is `odek init`: RunE fills initOptions and hands them to runF
+// (runInit when nil).
+func newCmdInit(ios *iostreams.IOStreams, runF func(context.Context, *initOptions) error) *cobra.Command {
+	o := &initOptions{io: ios}
 	cmd := &cobra.Command{
 		Use:   "init [--global] [--force]",
 		Short: "Write a commented config template (./odek.json, or ~/.odek/config.json with --global)",
@@ -32,7 +37,10 @@ Every setting is described in docs/CONFIG.md.`,
 		Example: "  odek init\n  odek init --global\n  odek init --force",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runInit(ios, o)
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return runInit(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().BoolVarP(&o.global, "global", "g", false, "write the global config ($ODEK_HOME/config.json)")
@@ -40,7 +48,9 @@ Every setting is described in docs/CONFIG.md.`,
 	return cmd
 }
 
-func runInit(ios *iostreams.IOStreams, o initOptions) error {
+// runInit writes the template.
+func runInit(_ context.Context, o *initOptions) error {
+	ios := o.io
 	var path string
 	if o.global {
 		home, err := agentrun.Home(ios)

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -71,12 +71,12 @@ func FuzzCheckTaskText(f *testing.F) {
 }
 
 func taskIO(stdin string, tty bool) (*iostreams.IOStreams, *bytes.Buffer) {
-	var errOut bytes.Buffer
-	var in io.Reader
-	if !tty {
-		in = strings.NewReader(stdin)
+	ios, in, _, errOut := iostreams.Test()
+	in.WriteString(stdin)
+	if tty {
+		ios.In, ios.StdinTTY = nil, true
 	}
-	return &iostreams.IOStreams{In: in, ErrOut: &errOut, StdinTTY: tty}, &errOut
+	return ios, errOut
 }
 
 func TestReadTask(t *testing.T) {
@@ -128,7 +128,8 @@ func TestReadTaskInterrupted(t *testing.T) {
 	r, w := io.Pipe()
 	defer w.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	ios := &iostreams.IOStreams{In: r, ErrOut: io.Discard}
+	ios, _, _, _ := iostreams.Test()
+	ios.In = r
 	done := make(chan error, 1)
 	go func() {
 		_, _, err := readTask(ctx, ios, taskInput{cmd: "run", args: []string{"review"}, quiet: true})

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -20,8 +20,10 @@ type continueOptions struct {
 	modelGiven bool   // --model was given: it beats the session's
 }
 
-func newContinueCmd(ios *iostreams.IOStreams) *cobra.Command {
-	var o continueOptions
+// newCmdContinue is `odek continue`: RunE fills continueOptions and hands
+// them to runF (runContinue when nil).
+func newCmdContinue(ios *iostreams.IOStreams, runF func(context.Context, *continueOptions) error) *cobra.Command {
+	o := &continueOptions{runOptions: runOptions{io: ios}}
 	cmd := &cobra.Command{
 		Use:   "continue [--id <id>] [flags] <task>|-",
 		Short: "Carry on a saved session with a new task",
@@ -47,9 +49,12 @@ Exit codes: as odek run; an invalid --id exits 3.`,
   odek continue --id 20260807-0123456789abcdef0123456789abcdef --max-tool-calls 20 "And add a regression test"`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.io, o.args = ios, args
+			o.args = args
 			o.idGiven, o.modelGiven = cmd.Flags().Changed("id"), cmd.Flags().Changed("model")
-			return runContinue(cmd.Context(), &o)
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return runContinue(cmd.Context(), o)
 		},
 	}
 	fl := cmd.Flags()

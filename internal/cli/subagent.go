@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -29,8 +29,10 @@ type subagentOptions struct {
 	cassette  agentrun.Cassette
 }
 
-func newSubagentCmd(ios *iostreams.IOStreams) *cobra.Command {
-	var o subagentOptions
+// newCmdSubagent is `odek subagent`: RunE fills subagentOptions and hands
+// them to runF (runSubagent when nil).
+func newCmdSubagent(ios *iostreams.IOStreams, runF func(context.Context, *subagentOptions) error) *cobra.Command {
+	o := &subagentOptions{io: ios}
 	cmd := &cobra.Command{
 		Use:   "subagent (--goal <text> | --task <file>) [flags]",
 		Short: "Run one delegated task as an isolated sub-agent and print a JSON result",
@@ -58,8 +60,11 @@ file, config, profile), 4 execution budget exhausted, 130 interrupted.`,
   odek subagent --goal "Count the TODO comments in ./internal" --output-schema count.schema.json | jq .output`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.io, o.args = ios, args
-			return runSubagent(cmd.Context(), &o)
+			o.args = args
+			if runF != nil {
+				return runF(cmd.Context(), o)
+			}
+			return runSubagent(cmd.Context(), o)
 		},
 	}
 	fl := cmd.Flags()
