@@ -4,7 +4,7 @@ BIN     := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/odek-run/odek/internal/cli.version=$(VERSION)
 
-.PHONY: build test test-short bench demo lint fuzz mutate hand-mutate interop-deps clean
+.PHONY: build test test-short bench demo lint cross fuzz mutate hand-mutate interop-deps clean
 
 # CGO_ENABLED=0: a static binary is ~1.5 MB smaller, starts faster and has a
 # lower RSS (the pure-Go DNS resolver is all odek needs).
@@ -22,7 +22,7 @@ build:
 # deadlines rather than compute, and the many small packages' link-and-run
 # seconds then overlap the few slow ones. docs/TESTING.md has the figures.
 TESTP ?= 4
-test: interop-deps lint
+test: interop-deps lint cross
 	@bash -o pipefail -c 'ODEK_INTEROP_REQUIRED=1 $(GO) test -p $(TESTP) -race -count=1 -json ./... | $(GO) run ./scripts/testprogress'
 	$(MAKE) --no-print-directory fuzz FUZZTIME=3000x
 
@@ -55,6 +55,13 @@ bench:
 	$(GO) test -run='^$$' -bench='^BenchmarkSpeedGoals$$' -benchtime=1x ./cmd/odek
 	$(GO) test -run='^$$' -bench='^BenchmarkRequestEncoding$$' -benchtime=300ms ./internal/llm
 	$(GO) test -run='^$$' -bench=. -skip='^(BenchmarkSpeedGoals|BenchmarkRequestEncoding)$$' -benchmem -count=1 ./...
+
+# The other systems: macOS builds whole (no kernel sandbox there: odek warns
+# once and relies on the classifier); Windows is not supported, and its
+# build is a main that says so (cmd/odek/unsupported.go).
+cross:
+	GOOS=darwin $(GO) build ./...
+	GOOS=windows $(GO) build -o /dev/null ./cmd/odek
 
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(BIN)/tools/staticcheck-$(STATICCHECK_VERSION)

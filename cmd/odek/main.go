@@ -1,5 +1,5 @@
-// Command odek runs an LLM agent over tools served by MCP servers, for places
-// where nobody watches: CI jobs, parent runs, terminals that want one answer.
+//go:build unix
+
 package main
 
 import (
