@@ -184,11 +184,8 @@ func (t *stdioTransport) close(g grace) error {
 		t.closing.Store(true)
 		_ = t.stdin.Close()
 		if !waitFor(t.exited, g.exit) {
-			t.signal(syscall.SIGTERM)
-			if !waitFor(t.exited, g.term) {
-				t.signal(syscall.SIGKILL)
-				<-t.exited
-			}
+			t.proc.Terminate(g.term)
+			<-t.exited
 		}
 		t.signal(syscall.SIGKILL)
 		live.remove(t)

@@ -211,16 +211,33 @@ func (p *Process) Kill() {
 	}
 }
 
-// Stop ends the process: a launcher is told to kill its tree (SIGTERM to
-// it alone) and gets grace to report that it did; anything else, and a
-// launcher that did not make it, is killed with its tree.
+// Stop ends a command at once (a cancelled shell call): a launcher is told
+// to kill its tree (SIGTERM to it alone) and gets grace to report that it
+// did; anything else, and a launcher that did not make it, is killed with
+// its tree.
 func (p *Process) Stop(grace time.Duration) {
-	if p.status != nil {
-		_ = p.cmd.Process.Signal(syscall.SIGTERM)
-		if waitFor(p.exited, grace) {
-			_ = p.Signal(syscall.SIGKILL)
-			return
-		}
+	if p.status == nil {
+		p.Kill()
+		return
+	}
+	p.terminate(func() error { return p.cmd.Process.Signal(syscall.SIGTERM) }, grace)
+}
+
+// Terminate asks a program to end (an MCP server that stayed after its
+// stdin closed, a cancelled sub-agent): SIGTERM to its whole group, grace
+// for it to exit, then Kill. It does not wait for the exit after a kill.
+func (p *Process) Terminate(grace time.Duration) {
+	p.terminate(func() error { return p.Signal(syscall.SIGTERM) }, grace)
+}
+
+// terminate is the one stop sequence, Stop's and Terminate's: ask, wait up
+// to grace for the exit, then kill the tree; after an exit within grace,
+// what is left of the group is killed.
+func (p *Process) terminate(ask func() error, grace time.Duration) {
+	_ = ask()
+	if waitFor(p.exited, grace) {
+		_ = p.Signal(syscall.SIGKILL)
+		return
 	}
 	p.Kill()
 }

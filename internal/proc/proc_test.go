@@ -247,3 +247,32 @@ func TestBeforeStartHoldsTheStart(t *testing.T) {
 		t.Errorf("the process did not run once released: %v", err)
 	}
 }
+
+// TestTerminate: a program that ends on SIGTERM gets the chance (it dies
+// of SIGTERM, not of the kill); one that ignores it is killed after the
+// grace, with its group.
+func TestTerminate(t *testing.T) {
+	for _, c := range []struct {
+		name, script string
+		want         syscall.Signal
+	}{
+		{"ends on SIGTERM", "echo $$ > p.pid; exec sleep 300", syscall.SIGTERM},
+		{"ignores SIGTERM", "trap '' TERM; echo $$ > p.pid; exec sleep 300", syscall.SIGKILL},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			p, err := proc.Start(proc.Spec{Path: "sh", Args: []string{"-c", c.script}, Dir: dir, Env: os.Environ()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitPid(t, filepath.Join(dir, "p.pid")) // the trap is in place
+			p.Terminate(200 * time.Millisecond)
+			<-p.Exited()
+			ws, ok := p.State().Sys().(syscall.WaitStatus)
+			if !ok || !ws.Signaled() || ws.Signal() != c.want {
+				t.Fatalf("ended by %v, want %v", p.State(), c.want)
+			}
+		})
+	}
+}

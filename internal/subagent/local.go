@@ -165,14 +165,7 @@ func (p *localProcess) cancelOn(ctx context.Context, grace time.Duration) {
 		return
 	case <-ctx.Done():
 	}
-	_ = p.signal(syscall.SIGTERM)
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case <-p.exited:
-	case <-t.C:
-		p.Kill()
-	}
+	p.proc.Terminate(grace)
 }
 
 type localProcess struct {
@@ -193,9 +186,6 @@ type localProcess struct {
 func (p *localProcess) PID() int          { return p.proc.Pid() }
 func (p *localProcess) Stdout() io.Reader { return p.stdout }
 func (p *localProcess) Kill()             { p.proc.Kill() }
-
-// signal reaches every process of the child's group.
-func (p *localProcess) signal(sig syscall.Signal) error { return p.proc.Signal(sig) }
 
 // wait reaps the child, then kills whatever is left of its group, and gives
 // the reader a moment to drain stdout before closing it, so a grandchild that
