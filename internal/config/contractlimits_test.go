@@ -9,7 +9,7 @@ import (
 )
 
 // TestExtensionLimitValues pins the MCP server limits this package's
-// mcp_servers entries get by default to the literal values of EXTENSIONS.md,
+// mcp_servers entries get by default to the literal values of docs/EXTENSIONS.md,
 // "Server configuration": timeout_seconds 30 (hard cap 3600),
 // max_response_bytes 10485760 (absolute ceiling 64 MiB), max_result_chars
 // 200000 (hard cap 1000000). The mcpclient tests compare with the
@@ -27,7 +27,7 @@ func TestExtensionLimitValues(t *testing.T) {
 		{"max_result_chars hard cap", mcpclient.MaxResultCharsCap, 1000000},
 	} {
 		if c.got != c.want {
-			t.Errorf("%s = %d, EXTENSIONS.md says %d", c.name, c.got, c.want)
+			t.Errorf("%s = %d, docs/EXTENSIONS.md says %d", c.name, c.got, c.want)
 		}
 	}
 	if mcpclient.DefaultTimeout%time.Second != 0 {
@@ -35,7 +35,7 @@ func TestExtensionLimitValues(t *testing.T) {
 	}
 }
 
-// TestBudgetsHaveNoEnvLayer: EXTENSIONS.md, Budget exit behavior: "there is
+// TestBudgetsHaveNoEnvLayer: docs/EXTENSIONS.md, Budget exit behavior: "there is
 // no ODEK_* env-var layer for limits — sources are the limits config
 // section ... and the --max-* CLI flags". An environment variable bound to
 // a limits.* key would let the environment a run inherits (a CI job's, a

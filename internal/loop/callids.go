@@ -9,7 +9,7 @@ import (
 
 // callIDs keeps tool-call ids unique over a run: a call without a provider id,
 // or with one already used (some servers number every response's calls from
-// call_0), gets "it<iteration>-call<index>" (EXTENSIONS.md; index from 0).
+// call_0), gets "it<iteration>-call<index>" (docs/EXTENSIONS.md; index from 0).
 type callIDs map[string]struct{}
 
 // seedCallIDs records the ids already in a history (a continued session).

@@ -6,7 +6,7 @@ import (
 	"github.com/odek-run/odek/internal/events"
 )
 
-// EXTENSIONS.md, iteration_completed: the per-call speed fields are "all
+// docs/EXTENSIONS.md, iteration_completed: the per-call speed fields are "all
 // omitted when zero / unknown". A provider that reports usage with no
 // prompt or no completion tokens gives no call_input_tokens or
 // call_output_tokens, while the ones it did report stay.

@@ -44,7 +44,7 @@ type Options struct {
 	ModelName string
 	// Sandbox is run_started's "sandbox_policy" object ({"mode",
 	// "landlock_abi", "seccomp", "network"}); nil reports mode "off".
-	// run_started's "sandbox" is the contract's bool (EXTENSIONS.md), true
+	// run_started's "sandbox" is the contract's bool (docs/EXTENSIONS.md), true
 	// when the mode is not off and the kernel has Landlock.
 	Sandbox map[string]any
 	// StartedData is added to run_started's data (the CLI puts the MCP

@@ -11,7 +11,7 @@ import (
 
 // run_started names the sandbox the run was given, or says it is off: the
 // contract's "sandbox" (bool) says whether shell commands are confined, and
-// sandbox_policy carries the detail. EXTENSIONS.md: "Fields are never removed
+// sandbox_policy carries the detail. docs/EXTENSIONS.md: "Fields are never removed
 // or re-typed within a /v1 schema", and run_started's data is "model",
 // "sandbox" (bool), "max_iterations".
 func TestRunStartedNamesTheSandbox(t *testing.T) {

@@ -56,7 +56,7 @@ func (e *IDMismatchError) Error() string {
 }
 
 // RefError is an --external-ref that does not follow the external-state-ref
-// schema (EXTENSIONS.md).
+// schema (docs/EXTENSIONS.md).
 type RefError struct {
 	Ref    string // as given, shortened for display
 	Reason string

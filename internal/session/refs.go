@@ -11,7 +11,7 @@ import (
 )
 
 // ExternalRef points at state outside odek (a CI run, a dashboard). odek
-// stores and shows it and never dereferences it (EXTENSIONS.md).
+// stores and shows it and never dereferences it (docs/EXTENSIONS.md).
 type ExternalRef struct {
 	Kind      string    `json:"kind"`
 	URI       string    `json:"uri"`

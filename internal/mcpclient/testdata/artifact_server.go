@@ -1,7 +1,7 @@
 //go:build ignore
 
 // artifact_server is the reference MCP server of the odek-extension/v1 contract:
-// newline-delimited JSON-RPC over stdio, every fixture tool of EXTENSIONS.md,
+// newline-delimited JSON-RPC over stdio, every fixture tool of docs/EXTENSIONS.md,
 // plus hostile behaviours (selected per tool or by flag) that odek's client
 // must survive. contract_test.go builds it with `go build` into a temp dir.
 //

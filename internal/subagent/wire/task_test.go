@@ -121,7 +121,7 @@ func TestParseTaskRejects(t *testing.T) {
 
 // TestParseTaskIgnoresUnknownFields: a task file a newer parent wrote, with
 // fields this child does not know at every depth, reads as the fields it
-// knows (DECISION 29, EXTENSIONS.md's additive rule).
+// knows (DECISION 29, docs/EXTENSIONS.md's additive rule).
 func TestParseTaskIgnoresUnknownFields(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
