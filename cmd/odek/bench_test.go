@@ -103,7 +103,7 @@ func answerScript(n int) *fakellm.Script {
 	var turns []map[string]any
 	for i := range n {
 		turns = append(turns, map[string]any{"tool_calls": []any{map[string]any{
-			"id": fmt.Sprint("c", i), "name": "demo__word_count", "arguments": map[string]any{"text": "one two three"}}}})
+			"id": fmt.Sprint("c", i), "name": "demo__word_count", "arguments": map[string]any{"text": fmt.Sprint("one two three ", i)}}}})
 	}
 	turns = append(turns, map[string]any{"content": "done"})
 	raw, _ := json.Marshal(map[string]any{"turns": turns})
