@@ -14,7 +14,8 @@
 //     provided values are returned in Config.Env and consulted by
 //     Config.LookupEnv after the real environment.
 //  1. $ODEK_HOME/config.json — the operator's global file, fully trusted.
-//  2. <Dir>/odek.json — the project file, untrusted.
+//  2. odek.json — the project file, untrusted: the nearest one from Dir up
+//     to the repository root (the nearest directory with a .git entry).
 //  3. The settings' environment variables.
 //  4. Overrides from the command line, operator-trusted: they beat every
 //     other layer, limits included, upwards as well as downwards.

@@ -1,12 +1,14 @@
 package config
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/hooks"
+	"github.com/odek-run/odek/internal/reporoot"
 )
 
 // Defaults for settings no layer sets.
@@ -34,8 +36,10 @@ type LoadOptions struct {
 	// Home is $ODEK_HOME or ~/.odek, resolved by the caller; "" skips
 	// secrets.env and the global file.
 	Home string
-	// Dir is the working directory; the project file is Dir/odek.json.
-	// "" skips the project layer.
+	// Dir is the working directory. The project file is the nearest
+	// odek.json from Dir up to the repository root (reporoot.Find: the
+	// nearest directory with a .git entry), Dir's own when Dir is in no
+	// repository. "" skips the project layer.
 	Dir string
 	// LookupEnv reads the real environment (os.LookupEnv in cmd/odek);
 	// nil means an empty environment.
@@ -121,6 +125,11 @@ type Config struct {
 	Files []string
 	// Home and Dir are LoadOptions.Home and LoadOptions.Dir.
 	Home, Dir string
+	// ProjectFile is the project file that was read ("" when there was
+	// none), and ProjectDir the directory holding it (Dir when there was
+	// none): the project directory a project file's paths and servers are
+	// relative to.
+	ProjectFile, ProjectDir string
 
 	lookup  func(string) (string, bool)
 	sources []string    // by table index
@@ -180,7 +189,7 @@ func Load(o LoadOptions) (*Config, []string, error) {
 	if real == nil {
 		real = func(string) (string, bool) { return "", false }
 	}
-	c := &Config{Home: o.Home, Dir: o.Dir, lookup: real}
+	c := &Config{Home: o.Home, Dir: o.Dir, ProjectDir: o.Dir, lookup: real}
 	c.setDefaults()
 	var warns []string
 	var global, project *layer
@@ -208,8 +217,7 @@ func Load(o LoadOptions) (*Config, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if o.Dir != "" {
-		path := filepath.Join(o.Dir, "odek.json")
+	if path := findProjectFile(o.Dir); path != "" {
 		guard = newSecretGuard(c, global)
 		guard.allow = projectEnvAllow(global, env, flags)
 		p, w, err := loadFile(projectLayer, path, guard.lookup(path, globalPath, &warns))
@@ -217,6 +225,9 @@ func Load(o LoadOptions) (*Config, []string, error) {
 			return nil, nil, err
 		}
 		project, warns = p, append(warns, w...)
+		if p != nil {
+			c.ProjectFile, c.ProjectDir = path, filepath.Dir(path)
+		}
 	}
 	extra, w, files, err := loadMCPConfigs(o.Flags.mcpFiles, c.LookupEnv)
 	if err != nil {
@@ -229,6 +240,28 @@ func Load(o LoadOptions) (*Config, []string, error) {
 	}
 	c.Files = append(c.Files, files...)
 	return c, append(warns, w...), nil
+}
+
+// ProjectFileName is the name of the project file.
+const ProjectFileName = "odek.json"
+
+// findProjectFile is the nearest odek.json from dir up to its repository's
+// root (dir alone outside a repository), "" when there is none or dir is
+// "". An entry that is not a regular file counts as found: reading it is
+// then the setup error that names it, rather than a silent step past it.
+func findProjectFile(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	root, _ := reporoot.Find(dir)
+	chain := reporoot.Chain(root, dir)
+	for i := len(chain) - 1; i >= 0; i-- {
+		path := filepath.Join(chain[i], ProjectFileName)
+		if _, err := os.Lstat(path); err == nil {
+			return path
+		}
+	}
+	return ""
 }
 
 // loadFile reads and decodes one config file; nil if it is missing.
@@ -257,7 +290,7 @@ func (c *Config) resolve(globalPath string, global, project, env, flags *layer, 
 	c.sources, c.kinds = r.src, r.kinds
 	c.resolveAPIKey(r.src[keyIndex()["api_key"]])
 	c.Dangerous.finish()
-	servers, w, err := mergeServers(global, project, extra, globalPath, c.Dir, guard)
+	servers, w, err := mergeServers(global, project, extra, globalPath, c.ProjectDir, guard)
 	if err != nil {
 		return nil, err
 	}

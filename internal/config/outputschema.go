@@ -7,7 +7,7 @@ import (
 // OutputSchemaPath is the file output_schema names, "" when it is unset.
 // Where the path is relative to follows the layer that set it: the global
 // file's is relative to Home (the directory of that file); the project
-// file's must lead to a file inside Dir, since the project file is untrusted
+// file's must lead to a file inside ProjectDir (the directory holding it), since the project file is untrusted
 // and the whole schema goes into the system prompt (a cloned repository
 // must not send, say, ~/.docker/config.json to the model); a flag's or
 // -c's is as given, relative to the working directory. A path that does not
@@ -30,7 +30,7 @@ func (c *Config) OutputSchemaPath() (string, error) {
 		}
 		return p, nil
 	case projectLayer:
-		return insideDir(c.Dir, p, c.sources[i])
+		return insideDir(c.ProjectDir, p, c.sources[i])
 	}
 	return p, nil
 }
