@@ -18,6 +18,7 @@ declare -A allowed=(
   [untrusted]=""
   [suggest]=""
   [reporoot]=""
+  [agentsmd]="reporoot"
   [syncbuf]=""
   [outschema]="untrusted"
   [atomicfile]=""

@@ -54,10 +54,14 @@ type Config struct {
 	Model, BaseURL, APIKey string
 	// APIKeySource is "ODEK_API_KEY", "OPENAI_API_KEY" (either with " from
 	// <home>/secrets.env" when that file set it), "global config api_key" or "".
-	APIKeySource    string
-	Stream          bool
-	System          string
-	AppendSystem    string // added after the system prompt
+	APIKeySource string
+	Stream       bool
+	System       string
+	AppendSystem string // added after the system prompt
+	// NoAgents reads no AGENTS.md; AgentsMaxBytes caps what the model
+	// gets of them (agentsmd.Options.MaxBytes).
+	NoAgents        bool
+	AgentsMaxBytes  int
 	Thinking        string // "" = the model's default
 	ReasoningEffort string // "" = not sent
 	LLM             LLM

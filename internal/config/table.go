@@ -32,6 +32,14 @@ var table = []Setting{
 	{Key: "append_system", Kind: String, Env: "ODEK_APPEND_SYSTEM", Flag: "append-system", Trust: GlobalOnly, Supported: true,
 		Help: "text added after the system prompt, odek's or --system's (operator only)",
 		bind: func(c *Config) any { return &c.AppendSystem }},
+	{Key: "no_agents", Kind: Bool, Env: "ODEK_NO_AGENTS", Flag: "no-agents", Trust: GlobalOnly,
+		TrustNote: "a repository cannot turn off the operator's own $ODEK_HOME/AGENTS.md",
+		Help:      "read no AGENTS.md: neither the operator's $ODEK_HOME/AGENTS.md nor the repository's, from its root down to the working directory, which the model otherwise gets as project instructions after odek's own rules",
+		bind:      func(c *Config) any { return &c.NoAgents }},
+	{Key: "agents_max_bytes", Kind: Int, Default: int64(32768), ZeroDefault: true, Hi: 512 << 10,
+		Env: "ODEK_AGENTS_MAX_BYTES", Trust: GlobalOnly,
+		Help: "bytes of AGENTS.md text the model gets: the repository's files together, and the operator's on its own; a file cut there says so; 0 = the default",
+		bind: func(c *Config) any { return &c.AgentsMaxBytes }},
 	{Key: "thinking", Kind: String, Env: "ODEK_THINKING", Flag: "thinking", Trust: ProjectMaySet,
 		Enum: []string{"off", "low", "medium", "high", "enabled", "disabled"}, Supported: true,
 		Help: `reasoning mode: low, medium and high are sent as reasoning_effort, off (or disabled) as reasoning_effort "none", dropped with a warning where the endpoint refuses it (enabled warns: not supported yet); empty = the model's default`,
@@ -303,7 +311,6 @@ var table = []Setting{
 
 	// Upstream odek settings outside this odek's scope: accepted with a
 	// warning so that a shared config file still loads.
-	upstream("no_agents", ProjectMaySet),
 	upstream("prompt_caching", ProjectMaySet),
 	upstream("embedding", GlobalOnly),
 	upstream("memory", GlobalOnly),

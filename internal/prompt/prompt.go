@@ -7,9 +7,11 @@
 //     bytes on every iteration, so providers can cache the request prefix.
 //     Nothing in it changes while a run goes on (no clock, no counters); the
 //     date is the run's start date, given by the caller.
-//   - Only values odek itself knows reach it: the working directory, the OS,
-//     the date, tool and server names, and numbers. No task text, file
-//     content or tool output is ever part of it.
+//   - Only values odek itself knows reach Default: the working directory,
+//     the OS, the date, tool and server names, and numbers. No task text,
+//     file content or tool output is ever part of it. The project's
+//     instructions (AGENTS.md) are a separate part, placed after it by
+//     ComposeProject and fenced as the repository's by their renderer.
 //   - It stays short (a few hundred tokens): tool schemas already describe
 //     each tool, so it says only what schemas cannot.
 //
@@ -72,17 +74,25 @@ func SubAgent(role string, o Options) string {
 // when set, takes its place (--system), and add, when set, follows it after
 // a blank line (--append-system).
 func Compose(def, replace, add string) string {
+	return ComposeProject(def, replace, "", add)
+}
+
+// ComposeProject is Compose with the project instructions (agentsmd.Render)
+// between odek's rules (or --system's) and the operator's added text: after
+// the rules they cannot change, before the operator's last word. Each part
+// left empty is left out, with its blank line.
+func ComposeProject(def, replace, project, add string) string {
 	base := def
 	if replace != "" {
 		base = replace
 	}
-	switch {
-	case add == "":
-		return base
-	case base == "":
-		return add
+	var parts []string
+	for _, p := range []string{base, project, add} {
+		if p != "" {
+			parts = append(parts, p)
+		}
 	}
-	return base + "\n\n" + add
+	return strings.Join(parts, "\n\n")
 }
 
 const identity = `You are odek, an autonomous agent run from the command line. You do one task in the user's workspace with the tools you are given, then give a final answer.

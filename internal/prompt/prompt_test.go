@@ -130,3 +130,20 @@ func TestCompose(t *testing.T) {
 		}
 	}
 }
+
+// TestComposeProject: the project's instructions come after odek's rules
+// (or --system's) and before the operator's added text.
+func TestComposeProject(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ def, replace, project, add, want string }{
+		{"D", "", "P", "", "D\n\nP"},
+		{"D", "R", "P", "A", "R\n\nP\n\nA"},
+		{"D", "", "P", "A", "D\n\nP\n\nA"},
+		{"", "", "P", "", "P"},
+		{"D", "", "", "A", "D\n\nA"},
+	} {
+		if got := ComposeProject(c.def, c.replace, c.project, c.add); got != c.want {
+			t.Errorf("ComposeProject(%q, %q, %q, %q) = %q, want %q", c.def, c.replace, c.project, c.add, got, c.want)
+		}
+	}
+}
