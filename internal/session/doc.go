@@ -3,9 +3,13 @@
 // index.json that lets `odek session list` avoid reading every transcript.
 //
 // Invariants:
-//   - An id is validated (ValidID) before it is ever joined to a path; ids are
-//     YYYYMMDD-<32 hex>, random, and a file whose embedded id differs from its
-//     name is refused on load.
+//   - An id is validated (ValidID) before it is ever joined to a path: odek's
+//     own are YYYYMMDD-<32 hex>, random; a chosen one (--session-id) is 1 to
+//     128 characters of [A-Za-z0-9._-]. A file whose embedded id differs
+//     from its name is refused on load.
+//   - Create and Fork never replace a session: the file is linked into
+//     place only where none is. A fork is a verified copy, signed afresh
+//     under its own id, that names its parent and keeps its taint.
 //   - Every write is atomic (O_EXCL temp file, fsync, rename, directory fsync)
 //     and 0600, so a crash at any moment leaves either the previous file or the
 //     new one, never a torn one. Loads refuse files over MaxBytes.

@@ -25,15 +25,31 @@ func (e *NoSessionInDirError) Error() string {
 		untrusted.OneLine(e.Dir, 512), e.Elsewhere)
 }
 
-// InvalidIDError is a session id that is not YYYYMMDD-<32 lowercase hex>.
+// InvalidIDError is a session id ValidID refuses.
 type InvalidIDError struct {
 	ID     string
 	Reason string
 }
 
 func (e *InvalidIDError) Error() string {
-	return fmt.Sprintf("invalid session id %q: %s", e.ID, e.Reason)
+	return fmt.Sprintf("invalid session id %q: %s", untrusted.OneLine(e.ID, 160), e.Reason)
 }
+
+// ErrorClass returns "setup_error": the id must change (exit 3).
+func (e *InvalidIDError) ErrorClass() string { return errclass.SetupError }
+
+// ExistsError is a session created under an id that is taken: Create and
+// Fork never replace a session.
+type ExistsError struct {
+	ID string
+}
+
+func (e *ExistsError) Error() string {
+	return fmt.Sprintf("session %s already exists", e.ID)
+}
+
+// ErrorClass returns "setup_error": choose another id (exit 3).
+func (e *ExistsError) ErrorClass() string { return errclass.SetupError }
 
 // TooLargeError is a session file over the size cap.
 type TooLargeError struct {

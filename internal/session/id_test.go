@@ -33,11 +33,16 @@ func TestValidIDRejects(t *testing.T) {
 		{`a\b`, "path separator"},
 		{"/etc/passwd", "path separator"},
 		{"x\x00y", "NUL"},
-		{good[:len(good)-1], "YYYYMMDD-"},
-		{good + "0", "YYYYMMDD-"},
-		{strings.ToUpper(good), "YYYYMMDD-"},
-		{"2026080X-0123456789abcdef0123456789abcdef", "YYYYMMDD-"},
-		{"20260807_0123456789abcdef0123456789abcdef", "YYYYMMDD-"},
+		{strings.Repeat("a", MaxIDLen+1), "at most 128 characters"},
+		{"ci job 1", "only letters, digits"},
+		{"ci:job", "only letters, digits"},
+		{"héllo", "only letters, digits"},
+		{"x\ny", "only letters, digits"},
+		{"-rf", "starts with a letter or a digit"},
+		{".hidden", "starts with a letter or a digit"},
+		{"_x", "starts with a letter or a digit"},
+		{"index", `"index" is the name of the sessions index`},
+		{"INDEX", `"index" is the name of the sessions index`},
 	} {
 		err := ValidID(tc.id)
 		var ie *InvalidIDError
@@ -45,7 +50,10 @@ func TestValidIDRejects(t *testing.T) {
 			t.Errorf("ValidID(%q) = %v, want an InvalidIDError mentioning %q", tc.id, err, tc.want)
 		}
 	}
-	if err := ValidID(good); err != nil {
-		t.Errorf("ValidID(%q) = %v", good, err)
+	for _, id := range []string{good, strings.ToUpper(good), "ci-pr-42-lint", "build.7_attempt-2", "1",
+		strings.Repeat("a", MaxIDLen), "index2", "my-index"} {
+		if err := ValidID(id); err != nil {
+			t.Errorf("ValidID(%q) = %v", id, err)
+		}
 	}
 }

@@ -13,8 +13,10 @@ import (
 type Session struct {
 	// MAC is the hex HMAC-SHA256 of the rest of the file under the
 	// per-install key (KeyFile); it must stay the first field (see sign).
-	MAC       string    `json:"mac,omitempty"`
-	ID        string    `json:"id"`
+	MAC string `json:"mac,omitempty"`
+	ID  string `json:"id"`
+	// Parent is the session this one was forked from ("" for none).
+	Parent    string    `json:"parent,omitempty"`
 	AuthToken string    `json:"auth_token"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
@@ -62,6 +64,7 @@ type Summary struct {
 	UpdatedAt time.Time `json:"updated_at"`
 	Turns     int       `json:"turns"`
 	Dir       string    `json:"dir,omitempty"`
+	Parent    string    `json:"parent,omitempty"`
 }
 
 // titleRunes caps a session title.
@@ -69,7 +72,7 @@ const titleRunes = 60
 
 // Summary returns the session's index entry.
 func (s *Session) Summary() Summary {
-	return Summary{ID: s.ID, Title: Title(s.Task), CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, Turns: s.Turns, Dir: s.Dir}
+	return Summary{ID: s.ID, Title: Title(s.Task), CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, Turns: s.Turns, Dir: s.Dir, Parent: s.Parent}
 }
 
 // Title is the first non-blank line of a task, on one line and short.

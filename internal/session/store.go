@@ -70,6 +70,9 @@ func (s *Store) Path(id string) (string, error) {
 
 // New describes a session to create.
 type New struct {
+	// ID is the session's id, chosen (--session-id) and valid by ValidID;
+	// "" takes a fresh one (NewID).
+	ID              string
 	Model, Provider string
 	Task            string        // the first prompt (stored redacted)
 	Messages        []llm.Message // usually [system?, user(task)]
@@ -77,16 +80,23 @@ type New struct {
 	Dir             string        // the working directory, symlinks resolved
 }
 
-// Create makes a new session and writes it.
+// Create makes a new session and writes it. It never replaces one: an id
+// that is taken is an *ExistsError.
 func (s *Store) Create(n New) (*Session, []string, error) {
 	now := s.now().UTC()
+	id := n.ID
+	if id == "" {
+		id = NewID(now)
+	} else if err := ValidID(id); err != nil {
+		return nil, nil, err
+	}
 	sess := &Session{
-		ID: NewID(now), AuthToken: newToken(), CreatedAt: now, UpdatedAt: now,
+		ID: id, AuthToken: newToken(), CreatedAt: now, UpdatedAt: now,
 		Model: n.Model, Provider: n.Provider, Task: s.redact(n.Task), Dir: n.Dir,
 	}
 	sess.ExternalRefs, _ = MergeRefs(nil, n.Refs, now)
 	sess.Update(n.Messages)
-	warns, err := s.Save(sess)
+	warns, err := s.save(sess, true)
 	if err != nil {
 		return nil, warns, err
 	}
@@ -98,6 +108,12 @@ func (s *Store) Create(n New) (*Session, []string, error) {
 // on the next List). The warnings (the storage cap, once per session) are for
 // the operator.
 func (s *Store) Save(sess *Session) ([]string, error) {
+	return s.save(sess, false)
+}
+
+// save is Save; fresh writes the file only where none is, an
+// *ExistsError otherwise.
+func (s *Store) save(sess *Session, fresh bool) ([]string, error) {
 	path, err := s.Path(sess.ID)
 	if err != nil {
 		return nil, err
@@ -120,7 +136,13 @@ func (s *Store) Save(sess *Session) ([]string, error) {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return warns, fmt.Errorf("session %s: %w", sess.ID, err)
 	}
-	if err := atomicfile.Write(path, data, 0o600); err != nil {
+	if fresh {
+		if err := writeNew(path, data); errors.Is(err, fs.ErrExist) {
+			return warns, &ExistsError{ID: sess.ID}
+		} else if err != nil {
+			return warns, fmt.Errorf("session %s: save: %w", sess.ID, err)
+		}
+	} else if err := atomicfile.Write(path, data, 0o600); err != nil {
 		return warns, fmt.Errorf("session %s: save: %w", sess.ID, err)
 	}
 	sess.diskSize = len(data)
