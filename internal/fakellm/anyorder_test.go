@@ -71,3 +71,31 @@ func TestParseScriptAnyOrder(t *testing.T) {
 		t.Fatalf("%+v %v", s, err)
 	}
 }
+
+// TestMatchModel: a turn with match_model answers only its model's
+// requests: in any order the other model's turn is taken, in order the
+// request is refused with a 500 that names both.
+func TestMatchModel(t *testing.T) {
+	s, err := ParseScript([]byte(`{"any_order": true, "turns": [
+		{"match_model": "big", "fault": "status", "fault_arg": 503},
+		{"match_model": "small", "content": "from small"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := Start(s, "")
+	defer srv.Close()
+	resp, body, _ := post(t, srv, `{"model":"small","messages":[{"role":"user","content":"x"}]}`)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "from small") {
+		t.Fatalf("small: %d %s", resp.StatusCode, body)
+	}
+	resp, body, _ = post(t, srv, `{"model":"big","messages":[{"role":"user","content":"x"}]}`)
+	if resp.StatusCode != 503 {
+		t.Fatalf("big: %d %s", resp.StatusCode, body)
+	}
+	inOrder, _ := Start(&Script{Turns: []Turn{{MatchModel: "big", Content: "B"}}}, "")
+	defer inOrder.Close()
+	resp, body, _ = post(t, inOrder, msgReq("x"))
+	if resp.StatusCode != 500 || !strings.Contains(string(body), `fakellm: turn 1 expected model "big", got "m"`) {
+		t.Fatalf("in order: %d %s", resp.StatusCode, body)
+	}
+}

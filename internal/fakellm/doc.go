@@ -104,6 +104,10 @@
 //     On a mismatch the server answers 500 "fakellm: turn N expected "…" in
 //     last message, got "…"" and does not consume the turn, so a test fails
 //     loudly instead of drifting through the script.
+//   - match_model: the request's model must be this one, on the same terms
+//     as match (a 500 naming both in order; with any_order, a turn only a
+//     request for that model takes), so one script can overload one model
+//     and answer for the next.
 //   - delay_ms: wait before the first chunk (streaming, after the headers) or
 //     before the body; chunk_delay_ms: wait between chunks.
 //   - repeat: play the turn that many times, as that many turns (a model

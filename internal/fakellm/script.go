@@ -90,7 +90,11 @@ type Turn struct {
 	// Match, when set, must be a substring of the last request message's
 	// content; otherwise the server answers 500 with a message saying so and
 	// the turn is NOT consumed.
-	Match        string `json:"match,omitempty"`
+	Match string `json:"match,omitempty"`
+	// MatchModel, when set, must be the request's model, as Match must
+	// be in its last message: a server that answers each model its own
+	// way (one overloaded, the next answering).
+	MatchModel   string `json:"match_model,omitempty"`
 	DelayMs      int    `json:"delay_ms,omitempty"`       // before the first chunk (or the JSON body)
 	ChunkDelayMs int    `json:"chunk_delay_ms,omitempty"` // between streamed chunks
 	ChunkSize    int    `json:"chunk_size,omitempty"`     // bytes per content/arguments chunk; 0 = DefaultChunkSize
@@ -160,6 +164,7 @@ type turnJSON struct {
 	Fault            string          `json:"fault,omitempty"`
 	FaultArg         json.RawMessage `json:"fault_arg,omitempty"`
 	Match            string          `json:"match,omitempty"`
+	MatchModel       string          `json:"match_model,omitempty"`
 	DelayMs          int             `json:"delay_ms,omitempty"`
 	ChunkDelayMs     int             `json:"chunk_delay_ms,omitempty"`
 	ChunkSize        int             `json:"chunk_size,omitempty"`
@@ -179,7 +184,7 @@ func (t *Turn) UnmarshalJSON(b []byte) error {
 	*t = Turn{
 		Content: w.Content, ReasoningContent: w.ReasoningContent, Reasoning: w.Reasoning,
 		EncryptedContent: w.EncryptedContent, ToolCalls: w.ToolCalls, WholeCalls: w.WholeCalls, NoIDs: w.NoIDs,
-		FinishReason: w.FinishReason, Fault: w.Fault, Match: w.Match,
+		FinishReason: w.FinishReason, Fault: w.Fault, Match: w.Match, MatchModel: w.MatchModel,
 		DelayMs: w.DelayMs, ChunkDelayMs: w.ChunkDelayMs, ChunkSize: w.ChunkSize, Interleave: w.Interleave,
 		AfterRequests: w.AfterRequests, repeat: w.Repeat,
 	}
@@ -220,7 +225,7 @@ func (t Turn) MarshalJSON() ([]byte, error) {
 	w := turnJSON{
 		Content: t.Content, ReasoningContent: t.ReasoningContent, Reasoning: t.Reasoning,
 		EncryptedContent: t.EncryptedContent, ToolCalls: t.ToolCalls, WholeCalls: t.WholeCalls, NoIDs: t.NoIDs,
-		FinishReason: t.FinishReason, Fault: t.Fault, Match: t.Match,
+		FinishReason: t.FinishReason, Fault: t.Fault, Match: t.Match, MatchModel: t.MatchModel,
 		DelayMs: t.DelayMs, ChunkDelayMs: t.ChunkDelayMs, ChunkSize: t.ChunkSize, Interleave: t.Interleave,
 		AfterRequests: t.AfterRequests,
 	}

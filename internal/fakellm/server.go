@@ -132,20 +132,29 @@ func (s *Server) pickLocked(rec *RecordedRequest) (turn Turn, n int, failure str
 			s.used = make([]bool, total)
 		}
 		for i, t := range s.script.Turns {
-			if !s.used[i] && (t.Match == "" || strings.Contains(last, t.Match)) {
+			if !s.used[i] && t.fits(rec.Model, last) {
 				s.used[i] = true
 				s.next++
 				return t, i + 1, ""
 			}
 		}
-		return Turn{}, 0, fmt.Sprintf("fakellm: no unused turn matches the last message %q", clip(last, 200))
+		return Turn{}, 0, fmt.Sprintf("fakellm: no unused turn matches the last message %q (model %q)", clip(last, 200), clip(rec.Model, 200))
 	}
 	turn, n = s.script.Turns[s.next], s.next+1
 	if turn.Match != "" && !strings.Contains(last, turn.Match) {
 		return Turn{}, 0, fmt.Sprintf("fakellm: turn %d expected %q in last message, got %q", n, turn.Match, clip(last, 200))
 	}
+	if turn.MatchModel != "" && rec.Model != turn.MatchModel {
+		return Turn{}, 0, fmt.Sprintf("fakellm: turn %d expected model %q, got %q", n, turn.MatchModel, clip(rec.Model, 200))
+	}
 	s.next++
 	return turn, n, ""
+}
+
+// fits reports whether t may answer a request for model whose last
+// message is last.
+func (t Turn) fits(model, last string) bool {
+	return (t.Match == "" || strings.Contains(last, t.Match)) && (t.MatchModel == "" || t.MatchModel == model)
 }
 
 // TurnsUsed is the number of turns consumed so far.
