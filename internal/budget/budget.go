@@ -45,6 +45,9 @@ type Usage struct {
 	// CostReported; it then replaces the cost computed from the tokens.
 	CostUSD      float64
 	CostReported bool
+	// Model is the model that served the response; "" is the run's own
+	// (Options.Model). It prices the response (models.go).
+	Model string
 	// Estimated says some token count is odek's estimate of what it sent
 	// and received, because the provider reported none: the budgets are
 	// enforced on it all the same, and reports say so.
@@ -58,29 +61,33 @@ func (u Usage) Prompt() int64 { return u.InputTokens + u.CacheReadTokens + u.Cac
 type Options struct {
 	Limits Limits
 	Prices Prices // already resolved with ResolvePrices
-	Start  time.Time
-	Now    func() time.Time // clock for Snapshot; nil = time.Now
+	// Model is the run's model, which Prices price; ModelPrices price the
+	// other models that may serve it (the fallback chain), resolved.
+	Model       string
+	ModelPrices map[string]Prices
+	Start       time.Time
+	Now         func() time.Time // clock for Snapshot; nil = time.Now
 }
 
 // Tracker accumulates use against Limits. Build it with New or NewTracker.
 type Tracker struct {
-	limits      Limits
-	prices      Prices
-	start       time.Time
-	now         func() time.Time
-	inPrice     int64 // micro-USD per million tokens
-	cachedPrice int64 // cache reads; the input price when none is known
-	outPrice    int64
-	maxCost     int64 // micro-USD; 0 = cost not enforced
+	limits  Limits
+	prices  Prices
+	start   time.Time
+	now     func() time.Time
+	model   string
+	main    priceSet          // the run's model's prices, micro-USD per million tokens
+	others  map[string]Prices // other serving models' prices
+	maxCost int64             // micro-USD; 0 = cost not enforced
 
 	mu        sync.Mutex
 	toolCalls int64
 	usage     Usage
-	unpriced  Usage // the tokens of responses without a reported cost
-	reported  int64 // micro-USD the provider reported, summed
-	anyCost   bool  // some response reported its cost
-	costMicro int64 // own cost plus childCost
-	estimated bool  // some own usage was estimated (Usage.Estimated)
+	models    []*modelUse // by serving model, in the order they first served
+	reported  int64       // micro-USD the provider reported, summed
+	anyCost   bool        // some response reported its cost
+	costMicro int64       // own cost plus childCost
+	estimated bool        // some own usage was estimated (Usage.Estimated)
 	child     ChildUsage
 	reserved  Reservation // held for running sub-agents (Reserve)
 }
@@ -93,16 +100,13 @@ func NewTracker(l Limits, p Prices, start time.Time) *Tracker {
 // New builds a Tracker whose clock starts at o.Start.
 func New(o Options) *Tracker {
 	t := &Tracker{
-		limits:      o.Limits,
-		prices:      o.Prices,
-		start:       o.Start,
-		now:         o.Now,
-		inPrice:     microPerMillion(o.Prices.InputPerMillionUSD),
-		cachedPrice: microPerMillion(o.Prices.CachedInputPerMillionUSD),
-		outPrice:    microPerMillion(o.Prices.OutputPerMillionUSD),
-	}
-	if t.cachedPrice == 0 {
-		t.cachedPrice = t.inPrice
+		limits: o.Limits,
+		prices: o.Prices,
+		start:  o.Start,
+		now:    o.Now,
+		model:  o.Model,
+		main:   newPriceSet(o.Prices),
+		others: o.ModelPrices,
 	}
 	if t.now == nil {
 		t.now = time.Now
@@ -114,7 +118,7 @@ func New(o Options) *Tracker {
 	return t
 }
 
-func (t *Tracker) priced() bool { return t.inPrice > 0 && t.outPrice > 0 }
+func (t *Tracker) priced() bool { return t.main.ok() }
 
 // Deadline is start + MaxRuntimeSeconds, for context.WithDeadlineCause.
 func (t *Tracker) Deadline() (time.Time, bool) {
@@ -178,36 +182,23 @@ func (t *Tracker) AddUsage(u Usage) error {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.usage.InputTokens += u.InputTokens
-	t.usage.OutputTokens += u.OutputTokens
-	t.usage.CacheReadTokens += u.CacheReadTokens
-	t.usage.CacheCreationTokens += u.CacheCreationTokens
+	addTokens(&t.usage, u)
 	t.estimated = t.estimated || u.Estimated
 	if u.CostReported {
 		t.reported = satAdd(t.reported, microUSD(u.CostUSD))
 		t.anyCost = true
-	} else {
-		t.unpriced.InputTokens += u.InputTokens
-		t.unpriced.OutputTokens += u.OutputTokens
-		t.unpriced.CacheReadTokens += u.CacheReadTokens
-		t.unpriced.CacheCreationTokens += u.CacheCreationTokens
 	}
+	t.addModelLocked(u)
 	t.recostLocked()
 	return t.checkUsageLocked()
 }
 
 // recostLocked recomputes the cost from the cumulative own tokens of the
-// responses that reported no cost (cache reads at the cached price, cache
-// writes at the input price), plus the costs providers reported, plus what
-// children reported.
+// responses that reported no cost, each model's at its prices (cache reads
+// at the cached price, cache writes at the input price), plus the costs
+// providers reported, plus what children reported.
 func (t *Tracker) recostLocked() {
-	var own int64
-	if t.priced() {
-		u := t.unpriced
-		own = costMicro(u.InputTokens+u.CacheCreationTokens, u.CacheReadTokens, u.OutputTokens,
-			t.inPrice, t.cachedPrice, t.outPrice)
-	}
-	t.costMicro = satAdd(satAdd(own, t.reported), t.child.CostMicroUSD)
+	t.costMicro = satAdd(satAdd(t.ownCostLocked(), t.reported), t.child.CostMicroUSD)
 }
 
 // microUSD is a reported dollar amount in micro-USD; negative or NaN is 0.

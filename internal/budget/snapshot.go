@@ -50,7 +50,7 @@ func (t *Tracker) SnapshotAt(now time.Time) Snapshot {
 	return Snapshot{
 		Limits:              t.limits,
 		Prices:              t.prices,
-		Priced:              t.priced() || t.anyCost,
+		Priced:              (t.priced() || t.anyCost) && t.othersPricedLocked(),
 		CostEnforced:        t.maxCost > 0,
 		RuntimeSeconds:      t.elapsed(now),
 		ToolCalls:           t.toolCalls,

@@ -169,7 +169,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 		}
 		resp, err := c.attempt(ctx, p, req)
 		if err == nil {
-			resp.Attempts = failed + 1
+			resp.Attempts, resp.Model = failed+1, req.Model
 			return resp, nil
 		}
 		if ctx.Err() != nil {

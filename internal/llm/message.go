@@ -142,4 +142,7 @@ type Response struct {
 	Timing       Timing
 	FinishReason string
 	Attempts     int // 1 + retries used
+	// Model is the model that served the response: the request's (a
+	// Chain's fallback, after a switch), which prices it.
+	Model string
 }

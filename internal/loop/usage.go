@@ -18,7 +18,7 @@ func (r *runner) usageOf(resp *llm.Response) budget.Usage {
 	u := budget.Usage{
 		InputTokens: p.InputTokens, OutputTokens: p.OutputTokens,
 		CacheReadTokens: p.CacheReadTokens, CacheCreationTokens: p.CacheCreationTokens,
-		CostUSD: p.CostUSD, CostReported: p.CostReported,
+		CostUSD: p.CostUSD, CostReported: p.CostReported, Model: resp.Model,
 	}
 	if !p.Present || p.Prompt() == 0 {
 		u.InputTokens, u.CacheReadTokens, u.CacheCreationTokens = int64(r.sentTokens), 0, 0
