@@ -19,6 +19,8 @@ type LLM struct {
 	// WireAPI is the endpoint's API: "chat" or "responses" (llm.WireChat,
 	// llm.WireResponses).
 	WireAPI string
+	// FallbackModels are the models an llm.Chain moves to, in order.
+	FallbackModels []string
 }
 
 // LoopBreaker configures what stops a model that repeats itself
