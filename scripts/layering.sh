@@ -19,6 +19,7 @@ declare -A allowed=(
   [suggest]=""
   [reporoot]=""
   [agentsmd]="reporoot"
+  [flaghint]="suggest"
   [syncbuf]=""
   [outschema]="untrusted"
   [atomicfile]=""
