@@ -300,5 +300,8 @@ func (c *Config) resolve(globalPath string, global, project, env, flags *layer, 
 	}
 	c.MCPServers = servers
 	c.Hooks, c.ProjectHooks = layerHooks(global), layerHooks(project)
+	if err := c.expandServerHomes(); err != nil {
+		return nil, err
+	}
 	return append(r.warns, w...), nil
 }

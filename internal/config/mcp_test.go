@@ -132,3 +132,29 @@ func TestMCPTrustAnnotations(t *testing.T) {
 		t.Errorf("negative idle timeout: %v", err)
 	}
 }
+
+// TestMCPCommandHome: "~/" in a server's command is the home directory,
+// as in sandbox.writable_paths, for the operator's servers and the
+// project's; "~user" and a bare name are left alone; without HOME it is
+// a setup error naming the server.
+func TestMCPCommandHome(t *testing.T) {
+	t.Parallel()
+	global := `{"mcp_servers":{"a":{"command":"~/bin/srv","args":["~/x"]},"b":{"command":"~other/srv"},"c":{"command":"srv"}}}`
+	project := `{"mcp_servers":{"p":{"command":"~/.local/bin/p"}}}`
+	c, _, err := fixture{global: global, project: project, env: map[string]string{"HOME": "/home/op"}}.load(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range c.MCPServers {
+		got[s.Name] = s.Config.Command + " " + strings.Join(s.Config.Args, " ")
+	}
+	want := map[string]string{"a": "/home/op/bin/srv ~/x", "b": "~other/srv ", "c": "srv ", "p": "/home/op/.local/bin/p "}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
+	}
+	_, _, err = fixture{global: global}.load(t)
+	if !errors.Is(err, ErrSetup) || !strings.Contains(err.Error(), `mcp_servers.a.command "~/bin/srv": HOME is not set`) {
+		t.Errorf("without HOME: %v", err)
+	}
+}
