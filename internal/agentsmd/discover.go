@@ -84,13 +84,9 @@ func Discover(o Options) ([]File, []string) {
 	if o.Dir == "" {
 		return files, warns
 	}
-	root, inRepo := reporoot.Find(o.Dir)
-	dirs := reporoot.Chain(root, o.Dir)
-	if !inRepo {
-		dirs = dirs[len(dirs)-1:]
-	}
+	root, _ := reporoot.Find(o.Dir) // o.Dir itself outside a repository
 	left := max
-	for _, d := range dirs {
+	for _, d := range reporoot.Chain(root, o.Dir) {
 		path := filepath.Join(d, FileName)
 		if seen[realPath(path)] {
 			continue
