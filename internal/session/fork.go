@@ -32,8 +32,8 @@ func (s *Store) Open(id string, n New) (sess *Session, resumed bool, warns []str
 // Fork copies session id, verified as Load verifies it, into a new session
 // whose Parent is id: newID when given (valid by ValidID, not taken), else
 // a fresh one. The copy is signed afresh under its own id, keeps the
-// conversation, task, model, directory, refs and taint (a copy of an
-// unverified session is tainted too), and gets its own token and times.
+// conversation, task, model, directory, refs and taint (an unverified
+// session loads tainted, so its copy is tainted too), and gets its own token and times.
 // The parent is not changed.
 func (s *Store) Fork(id, newID string) (*Session, []string, error) {
 	src, err := s.Load(id)
@@ -50,7 +50,7 @@ func (s *Store) Fork(id, newID string) (*Session, []string, error) {
 		ID: newID, Parent: src.ID, AuthToken: newToken(), CreatedAt: now, UpdatedAt: now,
 		Model: src.Model, Provider: src.Provider, Turns: src.Turns, Task: src.Task, Dir: src.Dir,
 		Sandbox: src.Sandbox, Messages: slices.Clone(src.Messages), RedactBoundary: src.RedactBoundary,
-		ExternalRefs: slices.Clone(src.ExternalRefs), Tainted: src.Tainted || src.unverified,
+		ExternalRefs: slices.Clone(src.ExternalRefs), Tainted: src.Tainted, // Load taints an unverified file
 		raw: slices.Clone(src.raw),
 	}
 	warns, err := s.save(f, true)

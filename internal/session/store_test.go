@@ -31,6 +31,12 @@ func TestCreateLoadRoundTrip(t *testing.T) {
 	if err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("stat %v mode %v", err, st.Mode())
 	}
+	if _, err := s.Save(sess); err != nil { // a save after the create writes the file anew
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("after a save: stat %v mode %v", err, st.Mode())
+	}
 	if dst, _ := os.Stat(s.Dir()); dst.Mode().Perm() != 0o700 {
 		t.Errorf("dir mode %v", dst.Mode().Perm())
 	}
