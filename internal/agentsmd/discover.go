@@ -84,9 +84,13 @@ func Discover(o Options) ([]File, []string) {
 	if o.Dir == "" {
 		return files, warns
 	}
-	root, _ := reporoot.Find(o.Dir) // o.Dir itself outside a repository
+	dir, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return files, append(warns, skipped(o.Dir, err.Error()))
+	}
+	root, _ := reporoot.Find(dir) // dir itself outside a repository
 	left := max
-	for _, d := range reporoot.Chain(root, o.Dir) {
+	for _, d := range reporoot.Chain(root, dir) {
 		path := filepath.Join(d, FileName)
 		if seen[realPath(path)] {
 			continue
