@@ -59,15 +59,45 @@ func (c *Config) BudgetPrices() budget.Prices {
 // false: RequireEnforceableBudget refuses a cost cap on it, naming
 // model_prices, the one setting that would price it).
 func (c *Config) budgetPrices() (budget.Prices, bool) {
-	p := budget.ResolvePrices(c.Model, c.Prices, c.ModelPrices)
-	i := keyIndex()["model"]
-	if c.kinds == nil || c.kinds[i] != projectLayer {
+	return c.pricesFor(c.Model, c.fromProject("model"))
+}
+
+// FallbackPrices are the prices of the fallback models (llm.fallback_models)
+// by model id, for budget.Options.ModelPrices, under the rule of the
+// model's own prices: fallbacks a project file named cost at least their
+// price in the table. unpriced lists, in order, the fallbacks without an
+// input and output price (a cost cap cannot be enforced on them).
+func (c *Config) FallbackPrices() (prices map[string]budget.Prices, unpriced []string) {
+	project := c.fromProject("llm.fallback_models")
+	for _, m := range c.LLM.FallbackModels {
+		p, ok := c.pricesFor(m, project)
+		if prices == nil {
+			prices = map[string]budget.Prices{}
+		}
+		prices[m] = p
+		if !ok || p.InputPerMillionUSD <= 0 || p.OutputPerMillionUSD <= 0 {
+			unpriced = append(unpriced, m)
+		}
+	}
+	return prices, unpriced
+}
+
+// fromProject reports whether the project file set key.
+func (c *Config) fromProject(key string) bool {
+	i := keyIndex()[key]
+	return c.kinds != nil && c.kinds[i] == projectLayer
+}
+
+// pricesFor resolves model's prices; project says the project file chose it.
+func (c *Config) pricesFor(model string, project bool) (budget.Prices, bool) {
+	p := budget.ResolvePrices(model, c.Prices, c.ModelPrices)
+	if !project {
 		return p, true
 	}
-	if _, priced := c.ModelPrices[c.Model]; priced {
+	if _, priced := c.ModelPrices[model]; priced {
 		return p, true
 	}
-	r := budget.LookupPrice(c.Model)
+	r := budget.LookupPrice(model)
 	if r == nil {
 		// Only the flat prices could price it: they do not vouch for it,
 		// whether the operator set them or not.
