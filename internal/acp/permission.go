@@ -39,14 +39,15 @@ var _ policy.Asker = (*asker)(nil)
 
 // Ask asks the client about one call. "Always" is remembered for the
 // session only (the policy is told AnswerTrustClass too, and a later call
-// whose classes were all allowed always is not asked again). A cancelled
-// request denies, with ctx's error when the turn was cancelled.
+// whose classes were all allowed always is not asked again). A question a
+// PreToolUse hook asked for is always asked, with no "always" option. A
+// cancelled request denies, with ctx's error when the turn was cancelled.
 func (a *asker) Ask(ctx context.Context, q policy.Question) (policy.Answer, error) {
 	need := risk.Of(q.Classes...) | risk.Of(q.Class)
 	a.mu.Lock()
 	trusted := need&^a.trusted == 0
 	a.mu.Unlock()
-	if trusted {
+	if trusted && !q.Hook {
 		return policy.AnswerTrustClass, nil
 	}
 	if err := a.box.flush(ctx); err != nil { // the call's tool_call update first
@@ -70,6 +71,9 @@ func (a *asker) Ask(ctx context.Context, q policy.Question) (policy.Answer, erro
 	case optAllowOnce:
 		return policy.AnswerOnce, nil
 	case optAllowAlways:
+		if q.Hook {
+			return policy.AnswerDeny, nil // not offered
+		}
 		a.mu.Lock()
 		a.trusted |= need
 		a.mu.Unlock()
@@ -96,16 +100,13 @@ func (a *asker) request(ctx context.Context, q policy.Question) sdk.RequestPermi
 		Locations: cv.locations, RawInput: cv.raw,
 		Content: textContent(fmt.Sprintf("risk: %s — %s", q.Class, untrusted.OneLine(q.Reason, 240))),
 		Meta: map[string]any{"odek": map[string]any{
-			"tool": q.Tool, "risk_class": q.Class.String(), "classes": policy.ClassNames(q.Classes), "reason": q.Reason,
+			"tool": q.Tool, "risk_class": q.Class.String(), "classes": policy.ClassNames(q.Classes), "reason": q.Reason, "hook": q.Hook,
 		}},
 	}
-	return sdk.RequestPermissionRequest{
-		SessionId: a.sid(),
-		ToolCall:  tc,
-		Options: []sdk.PermissionOption{
-			{OptionId: optAllowOnce, Name: "Allow once", Kind: sdk.PermissionOptionKindAllowOnce},
-			{OptionId: optAllowAlways, Name: fmt.Sprintf("Always allow %s in this session", q.Class), Kind: sdk.PermissionOptionKindAllowAlways},
-			{OptionId: optReject, Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
-		},
+	opts := []sdk.PermissionOption{{OptionId: optAllowOnce, Name: "Allow once", Kind: sdk.PermissionOptionKindAllowOnce}}
+	if !q.Hook {
+		opts = append(opts, sdk.PermissionOption{OptionId: optAllowAlways, Name: fmt.Sprintf("Always allow %s in this session", q.Class), Kind: sdk.PermissionOptionKindAllowAlways})
 	}
+	opts = append(opts, sdk.PermissionOption{OptionId: optReject, Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce})
+	return sdk.RequestPermissionRequest{SessionId: a.sid(), ToolCall: tc, Options: opts}
 }

@@ -23,6 +23,7 @@ import (
 type call struct {
 	id, tool, args string
 	shell          string // a shell command: classified and put to the policy
+	hook           string // a PreToolUse hook's ask
 }
 
 // scripted is a fake turn that does what the loop does with a reply of
@@ -84,7 +85,7 @@ func (sc *scripted) turn(t *testing.T) func(context.Context, *fakeSession, strin
 			if c.shell != "" {
 				span := mon.Begin(liveness.Activity{Phase: liveness.PhaseTool, Tool: c.tool, CallID: c.id, Iteration: 1})
 				a := classifier.Shell(c.shell)
-				err := sc.policyOf(t, s).Check(liveness.With(ctx, span), policy.Call{Tool: c.tool, Args: json.RawMessage(c.args), Risk: a, Assessed: true})
+				err := sc.policyOf(t, s).Check(liveness.With(ctx, span), policy.Call{Tool: c.tool, Args: json.RawMessage(c.args), Risk: a, Assessed: true, HookAsk: c.hook})
 				span.End()
 				var d *policy.DeniedError
 				if errors.As(err, &d) {
@@ -274,6 +275,36 @@ func TestAllowAlwaysIsPerSession(t *testing.T) {
 	}
 	if n := len(client.permissions()); n != 2 {
 		t.Fatalf("%d permission requests after a second session's turn, want 2", n)
+	}
+}
+
+// A question a PreToolUse hook asked for is asked even after "always" for
+// its class, offers no "always", and an "always" answer to it denies.
+func TestHookAskIsAlwaysAsked(t *testing.T) {
+	t.Parallel()
+	sc := &scripted{text: "ok", calls: []call{
+		{id: "c1", tool: "shell", args: `{"command":"make build"}`, shell: "make build"},
+		{id: "c2", tool: "shell", args: `{"command":"make test"}`, shell: "make test", hook: "tests need a look"},
+	}}
+	r := &fakeRunner{}
+	r.turn = sc.turn(t)
+	client := &testClient{answer: optAllowAlways}
+	p := serve(t, r, client)
+	sid := p.start(t, sdk.ClientCapabilities{})
+	if _, err := prompt(t, p, sid, "build and test"); err != nil {
+		t.Fatal(err)
+	}
+	perms := client.permissions()
+	if len(perms) != 2 || perms[1].ToolCall.ToolCallId != "c2" {
+		t.Fatalf("permission requests %+v, want c1 and the hook's c2", perms)
+	}
+	for _, o := range perms[1].Options {
+		if o.Kind == sdk.PermissionOptionKindAllowAlways {
+			t.Errorf("the hook's question offers %q", o.OptionId)
+		}
+	}
+	if len(sc.denied) != 1 || sc.denied[0] != "c2" {
+		t.Errorf("denied %v, want c2 (an answer it did not offer)", sc.denied)
 	}
 }
 

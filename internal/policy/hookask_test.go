@@ -40,7 +40,7 @@ func TestHookAsk(t *testing.T) {
 			if (err == nil) != tc.allow || len(ask.asked) != tc.asked {
 				t.Fatalf("Check = %v, asked %d times", err, len(ask.asked))
 			}
-			if tc.asked > 0 && !strings.Contains(ask.asked[0].Reason, "a person must look at every ls") {
+			if tc.asked > 0 && (!strings.Contains(ask.asked[0].Reason, "a person must look at every ls") || !ask.asked[0].Hook) {
 				t.Errorf("question %+v", ask.asked[0])
 			}
 			if !tc.tty && (err == nil || !strings.Contains(err.Error(), "ls")) {

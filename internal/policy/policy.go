@@ -101,6 +101,10 @@ type Question struct {
 	Args    json.RawMessage
 	Dir     string
 	Details bool // show the full details up front (repeated approvals)
+	// Hook: a PreToolUse hook asked for this question. Only yes or no
+	// answers it: no trust is taken from it, and no answer given before
+	// may stand in for it.
+	Hook bool
 }
 
 // Asker asks the operator. nil means there is nobody to ask.
@@ -380,7 +384,7 @@ func (p *Policy) hookPrompt(ctx context.Context, c Call, class risk.Class) (d De
 	defer p.ask.Unlock()
 	ans, err := p.o.Asker.Ask(ctx, Question{
 		Tool: c.Tool, What: c.Risk.What, Class: class, Reason: "a PreToolUse hook asks: " + c.HookAsk,
-		Classes: c.Risk.Set.List(), Args: c.Args, Dir: p.o.Dir, Details: true,
+		Classes: c.Risk.Set.List(), Args: c.Args, Dir: p.o.Dir, Details: true, Hook: true,
 	})
 	if err != nil {
 		return Deny, "", false, err
