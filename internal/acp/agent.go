@@ -101,7 +101,7 @@ func (a *agent) shutdown() {
 	a.sessions = map[string]*session{}
 	a.mu.Unlock()
 	for _, s := range all {
-		s.close(context.WithoutCancel(a.base))
+		s.close(context.WithoutCancel(a.base), context.Cause(a.base))
 	}
 	a.box.close()
 }

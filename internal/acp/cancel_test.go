@@ -169,3 +169,31 @@ func TestServeContextEndsTurn(t *testing.T) {
 		t.Error("the session was not closed")
 	}
 }
+
+// session/close during a turn cancels it (the prompt answers cancelled)
+// and releases the session before it answers.
+func TestCloseDuringTurn(t *testing.T) {
+	t.Parallel()
+	started := make(chan struct{})
+	r := &fakeRunner{turn: blockingTurn(started)}
+	p := serve(t, r, &testClient{})
+	sid := p.start(t, sdk.ClientCapabilities{})
+	stop := make(chan sdk.StopReason, 1)
+	go func() {
+		resp, _ := prompt(t, p, sid, "run it")
+		stop <- resp.StopReason
+	}()
+	<-started
+	if _, err := p.conn.CloseSession(context.Background(), sdk.CloseSessionRequest{SessionId: sid}); err != nil {
+		t.Fatal(err)
+	}
+	if !closed(r.session(0)) {
+		t.Error("the session was not released before session/close answered")
+	}
+	if got := <-stop; got != sdk.StopReasonCancelled {
+		t.Errorf("prompt stop reason %q, want cancelled", got)
+	}
+	if c := r.session(0).cause(); !errors.Is(c, ErrCancelled) {
+		t.Errorf("turn's cause %v, want ErrCancelled", c)
+	}
+}

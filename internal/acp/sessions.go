@@ -55,9 +55,9 @@ func (s *session) stop(cause error) <-chan struct{} {
 	return s.ended
 }
 
-// close stops the turn and releases the session.
-func (s *session) close(ctx context.Context) {
-	<-s.stop(ErrClientGone)
+// close stops the turn (with cause) and releases the session.
+func (s *session) close(ctx context.Context, cause error) {
+	<-s.stop(cause)
 	_ = s.run.Close(ctx)
 }
 
@@ -130,7 +130,7 @@ func (a *agent) release(ctx context.Context, id string) error {
 	}
 	a.mu.Unlock()
 	if ok {
-		s.close(ctx)
+		s.close(ctx, ErrCancelled)
 	}
 	return nil
 }
@@ -206,7 +206,7 @@ func (a *agent) closeSession(ctx context.Context, p sdk.CloseSessionRequest) (sd
 	if !ok {
 		return sdk.CloseSessionResponse{}, fmt.Errorf("%w %q", ErrUnknownSession, string(p.SessionId))
 	}
-	s.close(ctx)
+	s.close(ctx, ErrCancelled)
 	return sdk.CloseSessionResponse{}, nil
 }
 
