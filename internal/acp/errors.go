@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"context"
 	"errors"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -21,15 +22,23 @@ var (
 	ErrUnsupportedContent = errors.New("unsupported prompt content")
 	// ErrBadServer: a client MCP server odek cannot run as given.
 	ErrBadServer = errors.New("unsupported MCP server")
-	// ErrCancelled is the cause of a turn's context after session/cancel.
-	ErrCancelled = errors.New("cancelled by the client")
+	// ErrCancelled is the cause of a turn's context after session/cancel
+	// (or session/close). Like ErrClientGone and ErrStopped it is a
+	// context.Canceled: the loop reports the turn interrupted, as Ctrl-C.
+	ErrCancelled error = &stopCause{"cancelled by the client"}
 	// ErrClientGone is the cause of a turn's context when the client's
 	// input ended mid-turn.
-	ErrClientGone = errors.New("the client went away")
+	ErrClientGone error = &stopCause{"the client went away"}
 	// ErrStopped is the cause of a turn's context when Serve's context
 	// ended (odek was told to stop).
-	ErrStopped = errors.New("the agent was stopped")
+	ErrStopped error = &stopCause{"the agent was stopped"}
 )
+
+// stopCause is why the agent ended a turn; it is a context.Canceled.
+type stopCause struct{ msg string }
+
+func (e *stopCause) Error() string { return e.msg }
+func (e *stopCause) Unwrap() error { return context.Canceled }
 
 // codeResourceNotFound is ACP's error code for an unknown resource (a
 // session).

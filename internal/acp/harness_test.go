@@ -113,6 +113,7 @@ type testClient struct {
 	answer  string
 	elicit  func(sdk.UnstableCreateElicitationRequest) sdk.UnstableCreateElicitationResponse
 	asked   chan sdk.RequestPermissionRequest // each request, when set
+	updated chan struct{}                     // cap 1: an update came, when set
 	mu      sync.Mutex
 	updates []sdk.SessionNotification
 	perms   []sdk.RequestPermissionRequest
@@ -140,6 +141,12 @@ func (c *testClient) SessionUpdate(_ context.Context, n sdk.SessionNotification)
 	c.mu.Lock()
 	c.updates = append(c.updates, n)
 	c.mu.Unlock()
+	if c.updated != nil {
+		select {
+		case c.updated <- struct{}{}:
+		default:
+		}
+	}
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -136,5 +137,67 @@ func TestRealLoopTurn(t *testing.T) {
 	}
 	if answer != "all done" {
 		t.Errorf("last message %q, want the answer", answer)
+	}
+}
+
+// session/cancel mid-command in the real loop: the command is stopped and
+// the loop reports an interrupt (loop.IsInterrupted), as after Ctrl-C.
+func TestRealLoopCancel(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv, err := fakellm.Start(&fakellm.Script{Turns: []fakellm.Turn{
+		{ToolCalls: []fakellm.ScriptCall{{ID: "s1", Name: "shell", Arguments: json.RawMessage(`{"command":"make --version >/dev/null; sleep 600","description":"wait"}`)}}},
+		{Content: "not reached"},
+	}}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	interrupted := make(chan bool, 1)
+	run := loopTurn(t, dir, srv.URL())
+	r := &fakeRunner{turn: func(ctx context.Context, s *fakeSession, prompt string, obs Observer) (*TurnResult, error) {
+		res, err := run(ctx, s, prompt, obs)
+		interrupted <- err == nil && res.Error != "" && loop.IsInterrupted(context.Cause(ctx))
+		return res, err
+	}}
+	client := &testClient{answer: optAllowOnce, asked: make(chan sdk.RequestPermissionRequest, 1), updated: make(chan struct{}, 1)}
+	p := serve(t, r, client)
+	sid := p.start(t, sdk.ClientCapabilities{})
+	done := make(chan sdk.StopReason, 1)
+	go func() {
+		resp, _ := prompt(t, p, sid, "wait")
+		done <- resp.StopReason
+	}()
+	<-client.asked
+	waitFor(t, client, func() bool { // the command runs: its call is in progress
+		for _, u := range client.got() {
+			if u.ToolCallUpdate != nil && u.ToolCallUpdate.Status != nil && *u.ToolCallUpdate.Status == sdk.ToolCallStatusInProgress {
+				return true
+			}
+		}
+		return false
+	})
+	if err := p.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: sid}); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-done; got != sdk.StopReasonCancelled {
+		t.Errorf("stop reason %q, want cancelled", got)
+	}
+	if !<-interrupted {
+		t.Error("the loop did not report an interrupt")
+	}
+}
+
+// waitFor checks cond after each update the client gets until it holds;
+// 30 s without it is a hang.
+func waitFor(t *testing.T, c *testClient, cond func() bool) {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for !cond() {
+		select {
+		case <-c.updated:
+		case <-timeout:
+			t.Fatal("condition not met in 30s")
+		}
 	}
 }

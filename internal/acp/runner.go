@@ -65,8 +65,11 @@ type Session interface {
 	Plan() []plan.Step
 	// Turn runs the loop on the history with prompt as the next user
 	// message, under odek's budgets, sandbox, policy and events, until an
-	// answer, a limit, an error or ctx's end (session/cancel; its cause
-	// is ErrCancelled). The run side wires obs into that run:
+	// answer, a limit, an error or ctx's end: session/cancel or close
+	// (cause ErrCancelled), the client gone (ErrClientGone), Serve told to
+	// stop (ErrStopped); each is a context.Canceled, so the loop reports
+	// the turn interrupted, as after Ctrl-C. The run side wires obs into
+	// that run:
 	// obs as one more events.Sink of the run's emitter, obs.Reply as
 	// loop.Options.OnReply and obs.Batch as loop.Options.AfterBatch (after
 	// the session is saved). Turn returns after the emitter is closed, so
