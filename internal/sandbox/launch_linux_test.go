@@ -8,8 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // attack is the first thing the confined command does: ask every thread of
@@ -90,19 +92,51 @@ func launch(t *testing.T, p Policy, target string, args ...string) (int, string,
 	var out bytes.Buffer
 	cmd := launcherCmd(t, p, w, nil, target, args...)
 	cmd.Stdout, cmd.Stderr = &out, &out
+	// A group of its own, as proc starts it: the probe's calls on its
+	// process group reach the launcher and the target only.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A descendant that outlives the launcher holds its output open:
+	// Wait gives up on the output after a while instead of hanging.
+	cmd.WaitDelay = 10 * time.Second
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
+	stuck := stopAfter(cmd, launchLimit)
 	status, _ := io.ReadAll(r)
 	err = cmd.Wait()
+	if stuck() {
+		t.Fatalf("the launcher did not exit within %v (killed):\n%s", launchLimit, out.String())
+	}
 	code := 0
 	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 		code = ee.ExitCode()
+	} else if errors.Is(err, exec.ErrWaitDelay) {
+		t.Fatalf("the launcher exited but something it started still holds its output:\n%s", out.String())
 	} else if err != nil {
 		t.Fatal(err)
 	}
 	return code, string(status), out.String()
+}
+
+// launchLimit is how long a launch of these tests may take before it
+// counts as hung: a launcher that never exits (its tree never killed)
+// fails the test rather than waiting for go test's own timeout.
+const launchLimit = 60 * time.Second
+
+// stopAfter kills cmd's process group once d has passed, unless the
+// returned func is called first; the func stops the timer and reports
+// whether it fired.
+func stopAfter(cmd *exec.Cmd, d time.Duration) func() bool {
+	var fired atomic.Bool
+	timer := time.AfterFunc(d, func() {
+		fired.Store(true)
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	})
+	return func() bool {
+		timer.Stop()
+		return fired.Load()
+	}
 }
 
 // TestConfinedExecFailureReported: when the target cannot be executed
@@ -148,18 +182,21 @@ func TestUnconfinedTargetStartsDirectly(t *testing.T) {
 }
 
 // TestCommandCannotWriteLauncherStatus: neither the launcher's status pipe
-// nor the second stage's error pipe reaches the command, so it cannot
-// forge a status line ("error: …" would make odek report a launch that
-// failed).
+// nor the second stage's error pipe reaches the command, confined or
+// started directly (mode off), so it cannot forge a status line
+// ("error: …" would make odek report a launch that failed).
 func TestCommandCannotWriteLauncherStatus(t *testing.T) {
-	if Probe().LandlockABI < abiFS {
-		t.Skip("no Landlock")
+	policies := []Policy{{Mode: ModeOff}}
+	if Probe().LandlockABI >= abiFS {
+		p := Policy{Mode: ModeWorkspaceWrite, Workspace: t.TempDir(), Landlock: true}
+		mustPrepare(t, &p)
+		policies = append(policies, p)
 	}
-	p := Policy{Mode: ModeWorkspaceWrite, Workspace: t.TempDir(), Landlock: true}
-	mustPrepare(t, &p)
-	code, status, out := launch(t, p, "/bin/sh", "-c", "echo 'error: forged' >&3 && echo wrote")
-	if status != StatusReady+"\n"+StatusDone+"\n" || strings.Contains(out, "wrote") || code == 0 {
-		t.Errorf("exit %d, status %q, output %q; want the write to fail and the status ready, done", code, status, out)
+	for _, p := range policies {
+		code, status, out := launch(t, p, "/bin/sh", "-c", "echo 'error: forged' >&3 && echo wrote")
+		if status != StatusReady+"\n"+StatusDone+"\n" || strings.Contains(out, "wrote") || code == 0 {
+			t.Errorf("%s: exit %d, status %q, output %q; want the write to fail and the status ready, done", p.Mode, code, status, out)
+		}
 	}
 }
 

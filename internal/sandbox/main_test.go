@@ -7,6 +7,9 @@ import (
 
 // TestMain lets the test binary be the launcher, as odek's binary is.
 func TestMain(m *testing.M) {
+	if code, ok := probeEntry(os.Args); ok {
+		os.Exit(code)
+	}
 	if IsLauncher(os.Args) {
 		os.Exit(Main(os.Args))
 	}
