@@ -153,7 +153,7 @@ func confine(args []string) int {
 	if err != nil {
 		return fail(err)
 	}
-	if err := handOver(listener); err != nil {
+	if err := handOver(p, listener); err != nil {
 		return fail(err)
 	}
 	err = syscall.Exec(args[4], args[5:], targetEnv(os.Environ()))

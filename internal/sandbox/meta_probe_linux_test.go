@@ -150,6 +150,36 @@ func TestMetadataFollowsSymlinksAsTheCallWould(t *testing.T) {
 	checkProbe(t, p, cases)
 }
 
+// TestMetadataWithoutSupervisor: a policy without Landlock has no
+// writable roots for a supervisor to hold, so every metadata call fails,
+// in the workspace too; set-id bits as ever.
+func TestMetadataWithoutSupervisor(t *testing.T) {
+	t.Parallel()
+	needFilter(t)
+	p, ws, _ := metaPolicy(t, false)
+	var cases []probeCase
+	for i, name := range append(append([]string(nil), chmodOps...), otherMeta...) {
+		f := filepath.Join(ws, "f"+strconv.Itoa(i))
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := unix.Setxattr(f, "user.odek-probe", []byte("v"), 0); err != nil {
+			t.Skipf("no user attributes here: %v", err)
+		}
+		cases = append(cases, probeCase{name + ":" + f, "EPERM"})
+	}
+	checkProbeWith(t, p, cases, func() {
+		for i := range chmodOps {
+			if err := os.Chmod(filepath.Join(ws, "f"+strconv.Itoa(i)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range otherMeta {
+			_ = unix.Setxattr(filepath.Join(ws, "f"+strconv.Itoa(len(chmodOps)+i)), "user.odek-probe", []byte("v"), 0)
+		}
+	})
+}
+
 // TestMetadataValueLimit: an attribute value over the kernel's own limit
 // is refused by the supervisor as the kernel would refuse it (E2BIG),
 // before the supervisor reads that much of the caller's memory.

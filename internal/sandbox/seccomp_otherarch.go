@@ -18,7 +18,7 @@ func installFilter(filterSpec) (int, error) {
 
 func supervised(Policy) bool { return false }
 
-func handOver(listener int) error { return nil }
+func handOver(Policy, int) error { return nil }
 
 func listenerSocket() (theirs, mine *os.File, err error) {
 	return nil, nil, errors.New("no supervisor here")

@@ -60,12 +60,16 @@ func listenerSocket() (theirs, mine *os.File, err error) {
 
 // handOver is the second stage's side: it sends the listener (or, with
 // none, an empty message) and closes its copies before the target runs.
-func handOver(listener int) error {
-	if _, err := unix.FcntlInt(listenerFD, unix.F_GETFD, 0); err != nil {
+// Whether the launcher passed a socket is p's to say, as it was the
+// launcher's (both decode the same policy): fd listenerFD being open says
+// nothing, since the Go runtime opens files of its own at start (the
+// cgroup's CPU quota and period) and may be given that number.
+func handOver(p Policy, listener int) error {
+	if !supervised(p) {
 		if listener >= 0 {
 			_ = unix.Close(listener)
 		}
-		return nil // a launcher that wants no listener passed no socket
+		return nil
 	}
 	defer unix.Close(listenerFD)
 	if listener < 0 {
