@@ -41,3 +41,42 @@ func TestRestoreLimits(t *testing.T) {
 		t.Errorf("RLIMIT_FSIZE is %+v, want %+v back", now, fsize)
 	}
 }
+
+// TestRestoreLimitsEveryGuarded: each limit whose lowering cripples odek —
+// its address space, data, stack, descriptors, processes, CPU time and
+// file size — is put back when lowered (here its soft limit by one, which
+// harms nothing), and named; the list is written out here, so a limit
+// dropped from the code's fails this test. Not parallel: it changes the
+// test process's own limits.
+func TestRestoreLimitsEveryGuarded(t *testing.T) {
+	noteLimits()
+	want := []struct {
+		res  int
+		name string
+	}{{unix.RLIMIT_AS, "RLIMIT_AS"}, {unix.RLIMIT_DATA, "RLIMIT_DATA"}, {unix.RLIMIT_STACK, "RLIMIT_STACK"},
+		{unix.RLIMIT_NOFILE, "RLIMIT_NOFILE"}, {unix.RLIMIT_NPROC, "RLIMIT_NPROC"}, {unix.RLIMIT_CPU, "RLIMIT_CPU"},
+		{unix.RLIMIT_FSIZE, "RLIMIT_FSIZE"}}
+	before := map[int]unix.Rlimit{}
+	var names []string
+	for _, l := range want {
+		var r unix.Rlimit
+		if err := unix.Prlimit(0, l.res, nil, &r); err != nil || r.Cur == 0 {
+			t.Fatalf("%s: %+v %v", l.name, r, err)
+		}
+		before[l.res] = r
+		lower := unix.Rlimit{Cur: r.Cur - 1, Max: r.Max}
+		if err := unix.Prlimit(0, l.res, &lower, nil); err != nil {
+			t.Fatalf("lower %s: %v", l.name, err)
+		}
+		names = append(names, l.name)
+	}
+	if got, want := RestoreLimits(), "a process lowered odek's own resource limits; restored "+strings.Join(names, ", "); got != want {
+		t.Errorf("RestoreLimits() = %q, want %q", got, want)
+	}
+	for _, l := range want {
+		var now unix.Rlimit
+		if _ = unix.Prlimit(0, l.res, nil, &now); now != before[l.res] {
+			t.Errorf("%s is %+v, want %+v back", l.name, now, before[l.res])
+		}
+	}
+}

@@ -9,7 +9,8 @@ import (
 )
 
 // TestMain lets the test binary be the sandbox launcher, as odek's binary
-// is, and the processes of TestExecOnlySelf.
+// is, the processes of TestExecOnlySelf, and the odek that
+// TestLauncherDiesWithOdek kills.
 func TestMain(m *testing.M) {
 	if sandbox.IsLauncher(os.Args) {
 		os.Exit(sandbox.Main(os.Args))
@@ -22,5 +23,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	proc.SetLauncher(exe)
+	if os.Getenv(parentEnv) != "" {
+		runParent()
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
