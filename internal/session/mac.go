@@ -90,9 +90,10 @@ func linkNewFile(path string, data []byte) error {
 }
 
 // readKey reads an existing key file: a regular file (not followed if a
-// symlink), private to its owner, holding 64 hex digits.
+// symlink), private to its owner, holding 64 hex digits. O_NONBLOCK: a
+// FIFO in the key's place is refused below, not waited on for a writer.
 func readKey(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
