@@ -150,3 +150,30 @@ func TestSessionKeyFile(t *testing.T) {
 		t.Errorf("a device: %v, want *KeyError", err)
 	}
 }
+
+// TestSignedSessionReadWithoutKey: a signed session read where no key is
+// at hand (a store without KeyPath, Decode) cannot be verified: it loads
+// unverified and tainted, never as tampered (which would lock the user out
+// of a good file) and never as verified.
+func TestSignedSessionReadWithoutKey(t *testing.T) {
+	t.Parallel()
+	s, _ := newTestStore(t)
+	sess, _, err := s.Create(New{Messages: []llm.Message{user("t")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, _ := s.Path(sess.ID)
+	data, err := os.ReadFile(path)
+	if err != nil || !strings.HasPrefix(string(data), `{"mac":"`) {
+		t.Fatalf("the saved file is not signed: %v %.40s", err, data)
+	}
+	keyless := NewStore(Options{Dir: s.Dir()})
+	fromStore, err := keyless.Load(sess.ID)
+	if err != nil || !fromStore.Unverified() || !fromStore.Tainted {
+		t.Errorf("a keyless store: err=%v, want it loaded unverified and tainted", err)
+	}
+	decoded, err := Decode(sess.ID, data)
+	if err != nil || !decoded.Unverified() || !decoded.Tainted {
+		t.Errorf("Decode: err=%v, want it unverified and tainted", err)
+	}
+}
