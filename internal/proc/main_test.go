@@ -9,7 +9,7 @@ import (
 )
 
 // TestMain lets the test binary be the sandbox launcher, as odek's binary
-// is, the processes of TestExecOnlySelf, and the odek that
+// is, the processes of TestExecOnlySelf and TestArgv0, and the odek that
 // TestLauncherDiesWithOdek kills.
 func TestMain(m *testing.M) {
 	if sandbox.IsLauncher(os.Args) {
@@ -17,6 +17,9 @@ func TestMain(m *testing.M) {
 	}
 	if stage := os.Getenv(execOnlyStage); stage != "" {
 		os.Exit(execOnlyChild(stage))
+	}
+	if stage := os.Getenv(argv0Stage); stage != "" {
+		os.Exit(argv0Child(stage))
 	}
 	exe, err := os.Executable()
 	if err != nil {

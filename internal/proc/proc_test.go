@@ -80,7 +80,7 @@ func TestLauncherReapsTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Wait(); err != nil {
+	if err := waitFor(t, p); err != nil {
 		t.Fatal(err)
 	}
 	if !p.Contained() {
@@ -150,7 +150,7 @@ func TestKillAll(t *testing.T) {
 	if n := proc.KillAll(); n < 1 {
 		t.Errorf("KillAll = %d", n)
 	}
-	err = p.Wait()
+	err = waitFor(t, p)
 	var ee interface{ ExitCode() int }
 	if !errors.As(err, &ee) {
 		t.Errorf("Wait = %v, want a killed process", err)
@@ -172,7 +172,7 @@ func TestKillOrphans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = p.Wait()
+	_ = waitFor(t, p)
 	pid := waitPid(t, filepath.Join(dir, "o.pid"))
 	if !alive(pid) {
 		t.Fatal("the orphan is already gone; nothing to test")
@@ -195,7 +195,7 @@ func TestKillAfterExitKillsGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = p.Wait()
+	_ = waitFor(t, p)
 	<-p.Exited()
 	pid := waitPid(t, filepath.Join(dir, "c.pid"))
 	if !alive(pid) {

@@ -61,6 +61,23 @@ func pipe(t *testing.T) (r, w *os.File) {
 	return r, w
 }
 
+// waitFor is p.Wait bounded by limit: a process a broken Kill left
+// running fails the test (and is killed by its pid) instead of holding
+// it until the runner's timeout.
+func waitFor(t *testing.T, p *proc.Process) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- p.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(limit):
+		t.Errorf("process %d still running %v after the test stopped waiting for it", p.Pid(), limit)
+		_ = syscall.Kill(p.Pid(), syscall.SIGKILL)
+		return <-done
+	}
+}
+
 // pidLine parses a line that is a pid and has the pid killed at cleanup.
 func pidLine(t *testing.T, line string) int {
 	t.Helper()
@@ -92,7 +109,7 @@ func TestKillReachesEveryDescendant(t *testing.T) {
 	next := lines(t, r)
 	pids := []int{pidLine(t, next()), pidLine(t, next())}
 	p.Kill()
-	_ = p.Wait()
+	_ = waitFor(t, p)
 	for _, pid := range pids {
 		if !exitsWithin(t, pid, limit) {
 			t.Errorf("descendant %d survived Kill", pid)
@@ -112,7 +129,7 @@ func TestKillOrphansSparesLiveProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { live.Kill(); _ = live.Wait() }()
+	defer func() { live.Kill(); _ = waitFor(t, live) }()
 	r, w := pipe(t)
 	p, err := proc.Start(proc.Spec{Path: "sh", Args: []string{"-c", "setsid sleep 300 & echo $!"}, Env: os.Environ(), Stdout: w})
 	if err != nil {
@@ -120,7 +137,7 @@ func TestKillOrphansSparesLiveProcesses(t *testing.T) {
 	}
 	w.Close()
 	orphan := pidLine(t, lines(t, r)())
-	_ = p.Wait()
+	_ = waitFor(t, p)
 	if n := proc.KillOrphans(); n != 1 {
 		t.Errorf("KillOrphans = %d, want 1 (the orphan alone)", n)
 	}
@@ -145,7 +162,7 @@ func TestContainedOnlyWhenTheLauncherSaysSo(t *testing.T) {
 	if err := p.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	_ = p.Wait()
+	_ = waitFor(t, p)
 	if p.Contained() {
 		t.Error("a launcher killed by SIGKILL is reported to have contained its tree")
 	}
@@ -160,7 +177,7 @@ func TestLauncherExitCodes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_ = p.Wait()
+		_ = waitFor(t, p)
 		if got := p.State().ExitCode(); got != want {
 			t.Errorf("%s: exit code %d, want %d", script, got, want)
 		}
@@ -187,7 +204,7 @@ func TestLauncherEnvironment(t *testing.T) {
 	}
 	launcherEnv, err := os.ReadFile("/proc/" + strconv.Itoa(p.Pid()) + "/environ")
 	feed.Close()
-	_ = p.Wait()
+	_ = waitFor(t, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +223,7 @@ func TestLauncherEnvironment(t *testing.T) {
 	if got := lines(t, r)(); got != os.Getenv("PATH") {
 		t.Errorf("with no environment given the command got %q, want odek's own", got)
 	}
-	_ = p.Wait()
+	_ = waitFor(t, p)
 }
 
 // parentEnv makes the test binary a parent that starts a launched
