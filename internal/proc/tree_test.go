@@ -2,6 +2,7 @@ package proc_test
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -72,9 +73,14 @@ func waitFor(t *testing.T, p *proc.Process) error {
 	case err := <-done:
 		return err
 	case <-time.After(limit):
-		t.Errorf("process %d still running %v after the test stopped waiting for it", p.Pid(), limit)
-		_ = syscall.Kill(p.Pid(), syscall.SIGKILL)
-		return <-done
+	}
+	t.Errorf("process %d still running after %v", p.Pid(), limit)
+	_ = syscall.Kill(p.Pid(), syscall.SIGKILL)
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(limit): // Wait itself is stuck (its status pipe never ends)
+		return errors.New("Wait did not return after the process was killed")
 	}
 }
 
