@@ -43,6 +43,12 @@ type authWorld struct {
 	seenMCP  []string // "<method> auth=<Authorization>"
 	leaked   []string // requests other than the token endpoint's that carried the secret
 	metaAuth int      // metadata requests that carried an Authorization header
+	tokens   int      // token requests made
+
+	// lie makes one answer untrue (TestOAuthRefusesUntrueMetadata):
+	// "resource", "issuer", "http-token", "token-type", "echo-secret",
+	// "huge-metadata", "no-jwt".
+	lie string
 }
 
 func newAuthWorld(t *testing.T, secret string, pub crypto.PublicKey) *authWorld {
@@ -64,13 +70,35 @@ func (w *authWorld) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/.well-known/oauth-protected-resource/mcp":
 		w.metaAuth += len(r.Header.Values("Authorization"))
-		fmt.Fprintf(rw, `{"resource":%q,"authorization_servers":[%q],"scopes_supported":["mcp:tools"]}`, base+"/mcp", base+"/as")
+		resource := base + "/mcp"
+		if w.lie == "resource" {
+			resource = "https://other.example/mcp"
+		}
+		pad := ""
+		if w.lie == "huge-metadata" {
+			pad = strings.Repeat(" ", maxMetadata) // still valid JSON, but too much of it
+		}
+		fmt.Fprintf(rw, `{"resource":%q,"authorization_servers":[%q],"scopes_supported":["mcp:tools"]%s}`, resource, base+"/as", pad)
 	case "/.well-known/oauth-authorization-server/as":
 		w.metaAuth += len(r.Header.Values("Authorization"))
+		issuer, tokenURL := base+"/as", base+"/as/token"
+		switch w.lie {
+		case "issuer":
+			issuer = "https://other.example/as"
+		case "http-token":
+			// plain http to a host that is not this machine; the test
+			// resolves nothing: odek must refuse before it connects
+			tokenURL = "http://token.invalid/as/token"
+		}
+		methods := `"client_secret_basic","private_key_jwt"`
+		if w.lie == "no-jwt" {
+			methods = `"client_secret_basic"`
+		}
 		fmt.Fprintf(rw, `{"issuer":%q,"token_endpoint":%q,"grant_types_supported":["client_credentials"],
-			"token_endpoint_auth_methods_supported":["client_secret_basic","private_key_jwt"],
-			"token_endpoint_auth_signing_alg_values_supported":["ES256","EdDSA"]}`, base+"/as", base+"/as/token")
+			"token_endpoint_auth_methods_supported":[%s],
+			"token_endpoint_auth_signing_alg_values_supported":["ES256","EdDSA"]}`, issuer, tokenURL, methods)
 	case "/as/token":
+		w.tokens++
 		w.token(rw, r, string(body))
 	case "/mcp":
 		w.mcp(rw, r, body)
@@ -91,6 +119,11 @@ func (w *authWorld) token(rw http.ResponseWriter, r *http.Request, body string) 
 		form.Set("client_assertion", "<jwt>")
 	}
 	w.forms = append(w.forms, form.Encode())
+	if _, sec, _ := r.BasicAuth(); w.lie == "echo-secret" {
+		rw.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintf(rw, `{"error":"invalid_client","error_description":"no client has the secret %s"}`, sec)
+		return
+	}
 	if !ok || form.Get("grant_type") != "client_credentials" {
 		rw.WriteHeader(http.StatusUnauthorized)
 		fmt.Fprint(rw, `{"error":"invalid_client","error_description":"client authentication failed"}`)
@@ -99,7 +132,11 @@ func (w *authWorld) token(rw http.ResponseWriter, r *http.Request, body string) 
 	w.issued++
 	tok := fmt.Sprintf("tok-%d", w.issued)
 	w.valid[tok] = true
-	fmt.Fprintf(rw, `{"access_token":%q,"token_type":"Bearer","expires_in":2}`, tok)
+	tokenType := "Bearer"
+	if w.lie == "token-type" {
+		tokenType = "mac"
+	}
+	fmt.Fprintf(rw, `{"access_token":%q,"token_type":%q,"expires_in":2}`, tok, tokenType)
 }
 
 // verify checks a client assertion's signature and claims.
@@ -281,5 +318,71 @@ func TestOAuthPrivateKeyAssertion(t *testing.T) {
 				t.Errorf("token request %s", f)
 			}
 		})
+	}
+}
+
+// Metadata that is not true of this server is refused before odek's
+// credentials go anywhere: a resource that is another server's (odek's
+// token would be minted for it), an issuer other than the authorization
+// server asked, a token endpoint over plain http to a host that is not
+// this machine (the secret would cross the network in clear); and a token
+// that is not a Bearer token is not used as one.
+func TestOAuthRefusesUntrueMetadata(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ lie, want string }{
+		{"resource", `resource "https://other.example/mcp"`},
+		{"issuer", `issuer "https://other.example/as" is not`},
+		{"http-token", `token endpoint: "http://token.invalid/as/token": odek sends OAuth requests over https only`},
+		{"token-type", `want a Bearer access_token, got token_type "mac"`},
+		{"huge-metadata", fmt.Sprintf("over %d bytes", maxMetadata)},
+		// a refusal that quotes what it got: the secret is masked in the error
+		{"echo-secret", `no client has the secret [REDACTED]`},
+	} {
+		t.Run(tt.lie, func(t *testing.T) {
+			t.Parallel()
+			w := newAuthWorld(t, "the-secret-4242", nil)
+			w.lie = tt.lie
+			_, err := w.client(t, &OAuthConfig{ClientID: "ci", ClientSecretEnv: "S"}, map[string]string{"S": "the-secret-4242"})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v\nwant it to contain %s", err, tt.want)
+			}
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			if strings.Contains(err.Error(), "the-secret-4242") {
+				t.Errorf("the error holds the secret: %v", err)
+			}
+			if tt.lie != "token-type" && tt.lie != "echo-secret" && w.tokens != 0 {
+				t.Errorf("%d token requests: the credentials were sent after untrue metadata", w.tokens)
+			}
+			for _, s := range w.seenMCP {
+				if strings.Contains(s, "auth=Bearer") {
+					t.Errorf("the MCP endpoint got a token: %s", s)
+				}
+			}
+		})
+	}
+}
+
+// A key file is not used with an authorization server whose metadata
+// lists the client authentication methods it accepts without
+// private_key_jwt: odek says so instead of sending an assertion it will
+// not take.
+func TestOAuthKeyNeedsPrivateKeyJWT(t *testing.T) {
+	t.Parallel()
+	ec, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	file := filepath.Join(t.TempDir(), "key.pem")
+	if err := os.WriteFile(file, pemOf(t, ec), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w := newAuthWorld(t, "unused-secret-7777", ec.Public())
+	w.lie = "no-jwt"
+	_, err := w.client(t, &OAuthConfig{ClientID: "ci", PrivateKeyFile: file}, nil)
+	if err == nil || !strings.Contains(err.Error(), "does not accept private_key_jwt") {
+		t.Errorf("err = %v, want a refusal naming private_key_jwt", err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.tokens != 0 {
+		t.Errorf("%d token requests", w.tokens)
 	}
 }

@@ -91,8 +91,9 @@ func TestKilledServerIsRestartedOnce(t *testing.T) {
 }
 
 // A call running when the server dies fails as it always did, unless the
-// operator trusts the server's hints and the tool is marked idempotent:
-// then it is sent again to the restarted server.
+// operator trusts the server's hints and the tool is marked read-only or
+// idempotent (a hint present and false is no such mark): then it is sent
+// again to the restarted server.
 func TestCallInFlightIsReplayedOnlyWhenTrustedIdempotent(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -104,6 +105,8 @@ func TestCallInFlightIsReplayedOnlyWhenTrustedIdempotent(t *testing.T) {
 		{"trusted idempotent", true, "crash_once", true},
 		{"untrusted idempotent", false, "crash_once", false},
 		{"trusted, no hints", true, "crash_once_plain", false},
+		{"trusted read-only", true, "crash_once_ro", true},
+		{"trusted, hints that say it writes", true, "crash_once_writes", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

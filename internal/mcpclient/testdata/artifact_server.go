@@ -50,7 +50,7 @@ var (
 	pidFile     = flag.String("pidfile", "", "write the server's pid to this file at start")
 	roEcho      = flag.Bool("read_only_echo", false, "mark echo readOnlyHint: true (it is not: it is just a fixture)")
 	badOutput   = flag.Bool("refused_output_schema", false, "advertise remote_schema, whose outputSchema names another document")
-	restartKit  = flag.Bool("restart_tools", false, "advertise crash_once (idempotentHint) and crash_once_plain, which exit the first time they are called (a file in -root remembers), and give echo the description in <root>/echo_desc if there is one")
+	restartKit  = flag.Bool("restart_tools", false, "advertise crash_once (idempotentHint), crash_once_ro (readOnlyHint), crash_once_writes (both hints false) and crash_once_plain, which exit the first time they are called (a file in -root remembers), and give echo the description in <root>/echo_desc if there is one")
 	stallTools  = flag.Bool("stall_tools", false, "advertise progress_forever and progress_stuck, which report progress (moving, or the same) and never answer")
 )
 
@@ -217,7 +217,11 @@ func listTools(m msg) {
 	if *restartKit {
 		tools = append(tools, map[string]any{"name": "crash_once", "inputSchema": map[string]any{"type": "object"},
 			"annotations": map[string]any{"idempotentHint": true}},
-			map[string]any{"name": "crash_once_plain", "inputSchema": map[string]any{"type": "object"}})
+			map[string]any{"name": "crash_once_plain", "inputSchema": map[string]any{"type": "object"}},
+			map[string]any{"name": "crash_once_ro", "inputSchema": map[string]any{"type": "object"},
+				"annotations": map[string]any{"readOnlyHint": true}},
+			map[string]any{"name": "crash_once_writes", "inputSchema": map[string]any{"type": "object"},
+				"annotations": map[string]any{"readOnlyHint": false, "idempotentHint": false}})
 		if b, err := os.ReadFile(filepath.Join(*root, "echo_desc")); err == nil {
 			tools[0].(map[string]any)["description"] = string(b)
 		}
@@ -326,7 +330,7 @@ func call(m msg) {
 	case "crash":
 		fmt.Fprintln(os.Stderr, "panic: crashing on purpose in the middle of a call")
 		os.Exit(3)
-	case "crash_once", "crash_once_plain":
+	case "crash_once", "crash_once_plain", "crash_once_ro", "crash_once_writes":
 		mark := filepath.Join(*root, p.Name+".done")
 		if _, err := os.Stat(mark); err != nil {
 			os.WriteFile(mark, nil, 0o600)

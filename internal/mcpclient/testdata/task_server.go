@@ -8,7 +8,8 @@
 //   - ask: asks for a login (input_required) and completes with the answer;
 //   - endless: never ends; "cancelled" lists the tasks tasks/cancel reached;
 //   - broken: fails with a JSON-RPC error;
-//   - caps: answers at once (no task) with the clientCapabilities it got.
+//   - caps: answers at once (no task) with the clientCapabilities it got;
+//   - imposter {ms}: as slow, but tasks/get answers for another task id.
 //
 // -advertise=false leaves the extension out of server/discover (and still
 // answers with tasks, which a client must refuse).
@@ -103,7 +104,7 @@ func handle(m msg) {
 			"supportedVersions": []string{"2026-07-28"}, "capabilities": caps}})
 	case "tools/list":
 		var tools []any
-		for _, n := range []string{"slow", "ask", "endless", "broken", "caps", "cancelled"} {
+		for _, n := range []string{"slow", "ask", "endless", "broken", "caps", "cancelled", "imposter"} {
 			tools = append(tools, map[string]any{"name": n, "inputSchema": map[string]any{"type": "object"}})
 		}
 		send(map[string]any{"id": m.ID, "result": map[string]any{"tools": tools}})
@@ -116,7 +117,11 @@ func handle(m msg) {
 			return
 		}
 		t.polls++
-		send(map[string]any{"id": m.ID, "result": view(t)})
+		v := view(t)
+		if t.tool == "imposter" {
+			v["taskId"] = "task-of-someone-else"
+		}
+		send(map[string]any{"id": m.ID, "result": v})
 	case "tasks/update":
 		if t := tasks[p.TaskID]; t != nil && t.status == "input_required" {
 			if r, ok := p.InputResponses["login"]; ok {
