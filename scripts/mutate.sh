@@ -36,7 +36,8 @@ defaults=(internal/redact internal/artifact internal/budget internal/config
   internal/mcpclient internal/approval internal/events
   internal/risk internal/policy internal/builtin internal/session internal/subagent
   internal/subagent/wire internal/subagent/childside internal/outschema internal/llm
-  internal/loop:loop.go,summary.go,answer.go,trim.go internal/exitcode)
+  internal/loop:loop.go,summary.go,answer.go,trim.go internal/exitcode
+  internal/sandbox internal/proc internal/cassette)
 if [ $# -eq 0 ]; then
   set -- "${defaults[@]}"
 fi
