@@ -174,3 +174,25 @@ func TestAttachRefusesStreamNames(t *testing.T) {
 		})
 	}
 }
+
+// TestCreateInEmptyDir: --record into a directory that exists and is
+// empty (made by the CI job beforehand) records there; one that holds
+// anything but a cassette is refused and keeps its files.
+func TestCreateInEmptyDir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, err := Create(dir, RecordOptions{}); err != nil {
+		t.Errorf("an empty directory: %v", err)
+	}
+	other := t.TempDir()
+	keep := filepath.Join(other, "notes.txt")
+	if err := os.WriteFile(keep, []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Create(other, RecordOptions{}); err == nil || !strings.Contains(err.Error(), "refusing to record over it") {
+		t.Errorf("a directory holding a file: %v, want a refusal", err)
+	}
+	if b, _ := os.ReadFile(keep); string(b) != "mine" {
+		t.Errorf("the file now holds %q", b)
+	}
+}
