@@ -126,6 +126,13 @@ var probeProcessOps = map[string]probeOp{
 	"ioprio_set_user":  func(string) string { return ioprioSet(3, noSuchUID) },
 	"ioprio_set_self":  func(string) string { return ioprioSet(1, 0) },
 	"ioprio_set_pgrp":  func(string) string { return ownGroup(func() string { return ioprioSet(2, 0) }) },
+	// IOPRIO_WHO_USER 0 is the caller's own user, all its processes, odek
+	// too. An invalid class (7) makes the kernel refuse it (EINVAL) before
+	// it touches anyone, so the unconfined control changes nothing; the
+	// filter must refuse it first (EPERM).
+	"ioprio_set_own_user": func(string) string {
+		return result(errOf(unix.Syscall(unix.SYS_IOPRIO_SET, 3, 0, 7<<13)))
+	},
 
 	"socket_inet":  func(string) string { return socket(unix.AF_INET, unix.SOCK_STREAM, 0) },
 	"socket_inet6": func(string) string { return socket(unix.AF_INET6, unix.SOCK_DGRAM, 0) },
