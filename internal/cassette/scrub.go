@@ -77,33 +77,28 @@ func (s scrub) object(m map[string]any, leaf func(string) string) map[string]any
 			}
 			nk = s.str(k) + "#" + strconv.Itoa(n)
 		}
-		v, _ := s.byKey(k, m[k])
-		out[nk] = s.walk(v, leaf)
+		out[nk] = s.walk(s.byKey(k, m[k]), leaf)
 	}
 	return out
 }
 
 // byKey masks what a member named k holds when the name looks secret: a
 // string, or each string of an array. Objects below are left to the walk
-// (a JSON Schema's "api_key": {"type": "string"} keeps its type). It
-// reports whether it masked anything.
-func (s scrub) byKey(k string, v any) (any, bool) {
+// (a JSON Schema's "api_key": {"type": "string"} keeps its type).
+func (s scrub) byKey(k string, v any) any {
 	if s.field == nil || protocolKeys[k] {
-		return v, false
+		return v
 	}
 	switch x := v.(type) {
 	case string:
-		m := s.field(k, x)
-		return m, m != x
+		return s.field(k, x)
 	case []any:
-		changed := false
 		for i, e := range x {
 			if str, ok := e.(string); ok {
 				x[i] = s.field(k, str)
-				changed = changed || x[i] != e
 			}
 		}
-		return x, changed
+		return x
 	}
-	return v, false
+	return v
 }

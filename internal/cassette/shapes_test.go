@@ -19,8 +19,8 @@ const secretNumber = "918273645501928374"
 // TestRecordingMasksEveryShape: what TestRecordingHoldsNoSecret's values
 // do not reach — a message or argument that is not JSON, secrets used as
 // two object keys at once, a registered secret held as a number — is
-// masked in the stream file, and nothing is lost on the way: two keys
-// masked alike keep both values, under "[REDACTED]" and "[REDACTED]#2".
+// masked in the stream file, and nothing is lost on the way: keys masked
+// alike keep every value, under "[REDACTED]", "[REDACTED]#2", "#3"….
 func TestRecordingMasksEveryShape(t *testing.T) {
 	text, field := secretRedaction(t)
 	redact.Register(secretNumber)
@@ -40,7 +40,7 @@ func TestRecordingMasksEveryShape(t *testing.T) {
 	// A server that writes a line that is not JSON (a debug print, a
 	// half-written message) with a token in it.
 	tap.Received([]byte("DEBUG token=" + ghp + " " + secretLiteral))
-	tap.Received([]byte(`{"jsonrpc":"2.0","id":1,"result":{"keys":{"` + ghp + `":"first","` + sk + `":"second"},"n":` + secretNumber + `,"count":42}}`))
+	tap.Received([]byte(`{"jsonrpc":"2.0","id":1,"result":{"keys":{"` + secretLiteral + `":"zeroth","` + ghp + `":"first","` + sk + `":"second"},"n":` + secretNumber + `,"count":42}}`))
 	if err := rec.RecordTool("shell", []byte("not json "+sk), "", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +91,9 @@ func TestRecordingMasksEveryShape(t *testing.T) {
 	if err := dec.Decode(&msg); err != nil {
 		t.Fatal(err)
 	}
-	if want := map[string]string{redact.Mask: "first", redact.Mask + "#2": "second"}; !equalMaps(msg.Result.Keys, want) {
-		t.Errorf("two secret keys recorded as %v, want %v", msg.Result.Keys, want)
+	// Sorted, the keys are the literal, ghp_…, sk-…: numbered in that order.
+	if want := map[string]string{redact.Mask: "zeroth", redact.Mask + "#2": "first", redact.Mask + "#3": "second"}; !equalMaps(msg.Result.Keys, want) {
+		t.Errorf("three secret keys recorded as %v, want %v", msg.Result.Keys, want)
 	}
 	if msg.Result.N != redact.Mask {
 		t.Errorf("the registered number is recorded as %v, want %q", msg.Result.N, redact.Mask)
