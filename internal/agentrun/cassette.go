@@ -67,7 +67,7 @@ func (c *cassetteState) strict() bool { return c.replaying() && !c.play.Lenient(
 
 // openCassette starts recording or opens the cassette to replay. depart
 // is told of the first departure (to stop the run).
-func openCassette(f Cassette, version string, roots map[string]string, depart func(error)) (*cassetteState, error) {
+func openCassette(f Cassette, meta cassette.Meta, depart func(error)) (*cassetteState, error) {
 	if err := f.check(); err != nil {
 		return nil, err
 	}
@@ -78,10 +78,10 @@ func openCassette(f Cassette, version string, roots map[string]string, depart fu
 		c.rec, err = cassette.Attach(f.Record, f.Stream, cassette.RecordOptions{Redact: redact.String, RedactField: redact.Field})
 	case f.Record != "":
 		c.rec, err = cassette.Create(f.Record, cassette.RecordOptions{
-			Meta: cassette.Meta{OdekVersion: version, Roots: roots}, Redact: redact.String, RedactField: redact.Field})
+			Meta: meta, Redact: redact.String, RedactField: redact.Field})
 	case f.Replay != "":
 		c.play, err = cassette.Open(f.Replay, cassette.PlayOptions{Prefix: f.Stream,
-			Lenient: f.Mode == ReplayLenient, Roots: roots, Redact: redact.String, RedactField: redact.Field, OnDepart: depart})
+			Lenient: f.Mode == ReplayLenient, Roots: meta.Roots, Redact: redact.String, RedactField: redact.Field, OnDepart: depart})
 	default:
 		return nil, nil
 	}
@@ -234,8 +234,10 @@ func (t *cassetteTool) ProducesArtifacts() bool {
 
 // openRunCassette opens --record or --replay for a run. The roots are what
 // the cassette's paths are normalised by: the working directory, odek's
-// home and $HOME; version is odek's, for a new cassette's meta. depart is told the first departure from a replay.
-func openRunCassette(ios *iostreams.IOStreams, f Cassette, odekHome, version string, depart func(error)) (*cassetteState, error) {
+// home and $HOME; version is odek's and agents the AGENTS.md files read,
+// for a new cassette's meta. depart is told the first departure from a
+// replay.
+func openRunCassette(ios *iostreams.IOStreams, f Cassette, odekHome, version string, agents []cassette.AgentsFile, depart func(error)) (*cassetteState, error) {
 	if f.Record == "" && f.Replay == "" {
 		return nil, f.check()
 	}
@@ -250,5 +252,5 @@ func openRunCassette(ios *iostreams.IOStreams, f Cassette, odekHome, version str
 	if h := ios.Env("HOME"); h != "" {
 		roots["home"] = h
 	}
-	return openCassette(f, version, roots, depart)
+	return openCassette(f, cassette.Meta{OdekVersion: version, Roots: roots, AgentsFiles: agents}, depart)
 }

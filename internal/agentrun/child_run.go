@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/odek-run/odek/internal/agentsmd"
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/errclass"
 	"github.com/odek-run/odek/internal/exitcode"
@@ -88,10 +89,10 @@ func (c *child) childLoopOptions() loop.Options {
 			l.MaxRuntimeSeconds, l.MaxToolCalls, l.MaxInputTokens, l.MaxOutputTokens, l.MaxCostUSD
 	}
 	role := prompt.SubAgent(childside.SystemPrompt, r.promptOptions(0, budget.Limits{}))
-	system := r.schema.system(role + childside.ConstraintsBlock(cons))
+	system := r.schema.system(prompt.ComposeProject(role+childside.ConstraintsBlock(cons), "", agentsmd.Render(r.agents), ""))
 	opts := loop.Options{
 		Model: r.model.client, ModelName: r.conf.cfg.Model, Tools: r.tools.reg, System: system,
-		StartedData:   startedData(r.servers.set),
+		StartedData:   r.startedData(),
 		MaxIterations: c.maxIter, MaxToolParallel: r.conf.cfg.MaxToolParallel,
 		Budget: r.limits.tracker, Events: r.sinks.emitter, Progress: c.progress, ReasoningEffort: r.model.effort,
 		Gate: r.tools.gate, OnUntrusted: r.taint, Sandbox: r.tools.sandbox.info,

@@ -39,6 +39,7 @@ func (r *Run) delegateTool(ios *iostreams.IOStreams) *subagent.Tool {
 	}
 	return subagent.NewTool(subagent.Options{
 		Sandbox:       r.tools.sandbox.taskSandbox(),
+		NoAgents:      cfg.NoAgents || r.child != nil && r.child.task.NoAgents,
 		Runner:        &subagent.LocalRunner{},
 		Semaphore:     processSemaphore(cfg.MaxConcurrency),
 		Settings:      sc.Settings,

@@ -44,6 +44,7 @@ func (r *Run) facts() runview.Facts {
 		RunID: r.conf.runID, Model: r.conf.cfg.Model, Start: r.conf.start,
 		Denials: r.tools.denied.All(), Sandbox: r.tools.sandbox.info,
 		Artifacts: runview.Artifacts(r.tools.store), EventsDropped: r.sinks.emitter.Dropped(),
+		AgentsFiles: r.agentsFiles(),
 	}
 	if r.schema != nil {
 		f.OutputSchema, f.OutputSchemaSHA, f.Output = true, r.schema.sha256(), r.schema.value()

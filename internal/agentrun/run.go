@@ -15,6 +15,7 @@ import (
 	"context"
 	"sync/atomic"
 
+	"github.com/odek-run/odek/internal/agentsmd"
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/loop"
@@ -73,11 +74,12 @@ type Run struct {
 	servers *runServers
 	tools   *toolset
 	model   runModel
-	session *runSession    // nil without run --session or continue
-	schema  *outputSchema  // nil without --output-schema
-	cas     *cassetteState // --record or --replay; nil without
-	hooks   *runHooks      // lifecycle hooks; nil before approveHooks
-	child   *child         // a sub-agent's task, limits and result; nil otherwise
+	session *runSession     // nil without run --session or continue
+	schema  *outputSchema   // nil without --output-schema
+	cas     *cassetteState  // --record or --replay; nil without
+	hooks   *runHooks       // lifecycle hooks; nil before approveHooks
+	child   *child          // a sub-agent's task, limits and result; nil otherwise
+	agents  []agentsmd.File // the project instructions (AGENTS.md) read; nil with no_agents
 	// tainted: the model has seen untrusted content (the loop's
 	// OnUntrusted, or a continued session that lost messages), so
 	// delegate_tasks passes parent_trust untrusted (docs/SUBAGENTS.md).

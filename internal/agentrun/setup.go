@@ -13,7 +13,6 @@ import (
 	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/loop"
-	"github.com/odek-run/odek/internal/mcpclient"
 	"github.com/odek-run/odek/internal/redact"
 	"github.com/odek-run/odek/internal/runview"
 )
@@ -93,7 +92,11 @@ func Setup(ctx context.Context, o Options) (runCtx context.Context, r *Run, err 
 		r.tools = &toolset{store: artifact.NewStore("")}
 		return runCtx, r, r.buildTools(ctx, ios, ios.ErrOut)
 	}
-	if r.cas, err = openRunCassette(ios, o.Cassette, r.conf.cfg.Home, o.Version, r.limits.departed); err != nil {
+	r.discoverAgents(ios, r.child != nil)
+	if r.cas, err = openRunCassette(ios, o.Cassette, r.conf.cfg.Home, o.Version, r.cassetteAgents(), r.limits.departed); err != nil {
+		return runCtx, r, err
+	}
+	if err = r.checkReplayAgents(); err != nil {
 		return runCtx, r, err
 	}
 	if err = checkRunnable(r.conf.cfg, r.cas.replaying()); err != nil && !o.PrintSystem { // showing the prompt calls no model
@@ -229,7 +232,7 @@ func (r *Run) loopOptions() loop.Options {
 	cfg := r.conf.cfg
 	lo := loop.Options{
 		Model: r.model.client, ModelName: cfg.Model, Tools: r.tools.reg, System: r.schema.system(r.systemPrompt()),
-		StartedData:   startedData(r.servers.set),
+		StartedData:   r.startedData(),
 		MaxIterations: cfg.MaxIterations, MaxToolParallel: cfg.MaxToolParallel,
 		Budget: r.limits.tracker, Events: r.sinks.emitter, IncludeArgs: r.o.EventsIncludeArgs, Gate: r.tools.gate,
 		Progress: r.sinks.view.Update, ReasoningEffort: r.model.effort, OnUntrusted: r.taint,
@@ -243,12 +246,20 @@ func (r *Run) loopOptions() loop.Options {
 	return lo
 }
 
-// startedData is what run_started says beyond the loop's own fields.
-func startedData(set *mcpclient.Set) map[string]any {
-	if servers := mcpServersData(set); servers != nil {
-		return map[string]any{"mcp_servers": servers}
+// startedData is what run_started says beyond the loop's own fields: the
+// MCP servers and the AGENTS.md files read.
+func (r *Run) startedData() map[string]any {
+	d := map[string]any{}
+	if servers := mcpServersData(r.servers.set); servers != nil {
+		d["mcp_servers"] = servers
 	}
-	return nil
+	if files := r.agentsFiles(); files != nil {
+		d["agents_files"] = files
+	}
+	if len(d) == 0 {
+		return nil
+	}
+	return d
 }
 
 // taint records that the model has seen untrusted content; it is the

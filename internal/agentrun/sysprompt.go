@@ -3,19 +3,20 @@ package agentrun
 import (
 	"runtime"
 
+	"github.com/odek-run/odek/internal/agentsmd"
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/prompt"
 )
 
 // systemPrompt is the run's system prompt: odek's own (or --system's),
-// then --append-system's text. It is built once, at setup, from the
+// then the project instructions (AGENTS.md), then --append-system's text. It is built once, at setup, from the
 // tools the run offers, so every request of the run starts with the same
 // bytes.
 func (r *Run) systemPrompt() string {
 	cfg := r.conf.cfg
 	def := prompt.Default(r.promptOptions(cfg.MaxIterations, cfg.Limits))
-	return prompt.Compose(def, cfg.System, cfg.AppendSystem)
+	return prompt.ComposeProject(def, cfg.System, agentsmd.Render(r.agents), cfg.AppendSystem)
 }
 
 // promptOptions are the facts the prompt states: the working directory

@@ -27,6 +27,44 @@ type Meta struct {
 	// Roots are the directories of the recording (workdir, odek_home, home);
 	// playback normalises each side's paths with its own roots.
 	Roots map[string]string `json:"roots,omitempty"`
+	// AgentsFiles are the project instructions (AGENTS.md) the recorded
+	// run's system prompt carried, in order; a replay names the first that
+	// differs (AgentsMismatch).
+	AgentsFiles []AgentsFile `json:"agents_files,omitempty"`
+}
+
+// AgentsFile is one AGENTS.md file a recording read: its name as the model
+// saw it and the SHA-256 of the text it was given.
+type AgentsFile struct {
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
+}
+
+// AgentsMismatch says how the files a replay read (now) differ from the
+// recording's: the first file added, left out or changed, in order; "" when
+// they are the same.
+func AgentsMismatch(recorded, now []AgentsFile) string {
+	for i := 0; i < len(recorded) || i < len(now); i++ {
+		switch {
+		case i >= len(now):
+			return fmt.Sprintf("%s was read when recording and is not now", recorded[i].Name)
+		case i >= len(recorded):
+			return fmt.Sprintf("%s is read now and was not when recording", now[i].Name)
+		case recorded[i].Name != now[i].Name:
+			return fmt.Sprintf("%s is read now where the recording read %s", now[i].Name, recorded[i].Name)
+		case recorded[i].SHA256 != now[i].SHA256:
+			return fmt.Sprintf("%s changed (sha256 %s, recorded %s)", now[i].Name, short(now[i].SHA256), short(recorded[i].SHA256))
+		}
+	}
+	return ""
+}
+
+// short is a digest's first 12 hex digits, enough to tell two apart.
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
 }
 
 // LLMEntry is one line of an llm stream: a request and what the endpoint

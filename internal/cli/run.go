@@ -98,7 +98,7 @@ departs from its cassette), 4 budget exhausted, 130 interrupted.`,
 	registerRunOutputFlags(cmd, o)
 	registerTaskFlags(cmd, ios, o)
 	o.sessFlag.register(cmd)
-	fl.BoolVar(&o.run.PrintSystem, "print-system", false, "print the system prompt this run would send (after --system, --append-system and --output-schema) and exit; no task, no model call")
+	fl.BoolVar(&o.run.PrintSystem, "print-system", false, "print the system prompt this run would send (AGENTS.md, --system, --append-system and --output-schema applied) and exit; no task, no model call")
 	fl.BoolVar(&o.run.Session, "session", false, "save the conversation as a session that odek continue can carry on")
 	fl.BoolVar(&o.run.FullAuto, "full-auto", false, "for CI: sandbox workspace-write with the network off, and every risk class the sandbox contains allowed without a prompt (exit 3 where the kernel cannot hold the sandbox)")
 	fl.SetInterspersed(true)
@@ -174,8 +174,10 @@ func runPrintSystem(ctx context.Context, o *runOptions) error {
 		return r.FailSetup(ctx, err)
 	}
 	defer r.Close(runCtx)
-	_, err = fmt.Fprintln(o.io.Out, r.SystemPrompt())
-	return err
+	// The prompt holds the repository's AGENTS.md text: on a terminal
+	// its controls are shown, not obeyed.
+	runview.WriteAnswer(o.io, r.SystemPrompt())
+	return nil
 }
 
 // runAgent is the run that odek run and continue share: set up, run the

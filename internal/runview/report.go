@@ -58,6 +58,9 @@ type Report struct {
 	Sandbox map[string]any `json:"sandbox,omitempty"`
 	// Hooks counts what lifecycle hooks did; absent when none ran.
 	Hooks *ReportHooks `json:"hooks,omitempty"`
+	// AgentsFiles are the project instructions (AGENTS.md) the system
+	// prompt carried; absent when none were read.
+	AgentsFiles []AgentsFile `json:"agents_files,omitempty"`
 }
 
 // ReportHooks is the report's "hooks": the handlers run, blocking, failed
@@ -88,6 +91,18 @@ type Facts struct {
 	EventsDropped           int64
 	Budget                  *budget.Snapshot // nil when the run has no tracker
 	Hooks                   *hooks.Counts    // what the hooks did; nil when the run has none
+	AgentsFiles             []AgentsFile     // the AGENTS.md files read, in order
+}
+
+// AgentsFile is one project instructions file (AGENTS.md) a run read, as
+// the report's and run_started's agents_files name it.
+type AgentsFile struct {
+	Name       string `json:"name"`  // as the model saw it: relative to the repository root, or $ODEK_HOME/AGENTS.md
+	Scope      string `json:"scope"` // "operator" or "repository"
+	SHA256     string `json:"sha256"`
+	Bytes      int64  `json:"bytes"`       // the file's size
+	ShownBytes int    `json:"shown_bytes"` // what the model was given of it
+	Truncated  bool   `json:"truncated"`   // cut (or left out) at agents_max_bytes
 }
 
 // Outcome classifies how a run ended: status, termination reason, exit code.
@@ -170,6 +185,7 @@ func NewReport(ctx context.Context, ios *iostreams.IOStreams, f Facts, res *loop
 		rep.ReasoningChars, rep.ReasoningTokens = res.ReasoningChars, res.ReasoningTokens
 	}
 	rep.SessionID = f.SessionID
+	rep.AgentsFiles = f.AgentsFiles
 	rep.Artifacts = f.Artifacts
 	rep.EventsDropped = f.EventsDropped
 	if snap := f.Budget; snap != nil {

@@ -54,7 +54,7 @@ func (t *Tool) runReserved(ctx context.Context, index int, spec TaskSpec, share 
 		ParentTrust: parentTrust, ArtifactRoot: root, Provider: t.o.Provider, Model: t.o.Model,
 		BaseURL: t.o.BaseURL, ParentRunID: t.o.Events.RunID(), ParentSession: session,
 		Events:       t.o.ForwardEvents && t.o.Events != nil,
-		ParentPolicy: t.o.ParentPolicy, LLM: t.o.LLM, Sandbox: t.o.Sandbox,
+		ParentPolicy: t.o.ParentPolicy, LLM: t.o.LLM, Sandbox: t.o.Sandbox, NoAgents: t.o.NoAgents,
 	}
 	if t.o.ParentTools != nil {
 		tools := append([]string{}, t.o.ParentTools()...)

@@ -53,7 +53,10 @@ func (s Settings) Normalized() Settings {
 type Options struct {
 	// Sandbox is written into every task file: the parent's sandbox, the
 	// widest a child may use (nil: the parent has none).
-	Sandbox   *wire.TaskSandbox
+	Sandbox *wire.TaskSandbox
+	// NoAgents is written into every task file: the parent reads no
+	// AGENTS.md (no_agents), so neither do its children.
+	NoAgents  bool
 	Runner    Runner
 	Semaphore *Semaphore // process-wide: one per process, shared by every call
 	Settings  Settings

@@ -77,6 +77,10 @@ type Task struct {
 	// Sandbox is the parent's sandbox, the widest the child may use
 	// (sandboxfield.go).
 	Sandbox *TaskSandbox `json:"sandbox,omitempty"`
+	// NoAgents tells the child to read no AGENTS.md (additive; the parent
+	// sets it when it read none, by no_agents). Absent, the child reads
+	// them as a run would.
+	NoAgents bool `json:"no_agents,omitempty"`
 }
 
 // Budget is the budget block: the child's reserved share of the parent's
