@@ -50,7 +50,7 @@ func (r *Run) facts() runview.Facts {
 		f.OutputSchema, f.OutputSchemaSHA, f.Output = true, r.schema.sha256(), r.schema.value()
 	}
 	if r.session != nil {
-		f.SessionID = r.session.sess.ID
+		f.SessionID, f.ParentSessionID = r.session.sess.ID, r.session.sess.Parent
 	}
 	if r.limits.tracker != nil {
 		snap := r.limits.tracker.Snapshot()

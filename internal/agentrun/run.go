@@ -43,6 +43,7 @@ type Options struct {
 	Session           bool                  // run --session, continue: the conversation is saved
 	Refs              []session.ExternalRef // --external-ref
 	Resume            *session.Session      // continue: the session carried on
+	SessionID         string                // run --session-id: the new session's id ("" = a fresh one)
 	EventsPath        string                // --events-jsonl
 	EventsIncludeArgs bool
 	Output            string   // --output: runview.Text, JSON or StreamJSON

@@ -82,7 +82,7 @@ func (r *Run) createSession(ios *iostreams.IOStreams, msgs []llm.Message) (*loop
 	o := r.o
 	cfg := r.conf.cfg
 	rs := r.newRunSession(ios, nil)
-	sess, warns, err := rs.store.Create(session.New{Model: cfg.Model, Provider: providerOf(cfg.BaseURL), Task: o.Task, Messages: msgs, Refs: o.Refs, Dir: SessionDir(ios)})
+	sess, warns, err := rs.store.Create(session.New{ID: o.SessionID, Model: cfg.Model, Provider: providerOf(cfg.BaseURL), Task: o.Task, Messages: msgs, Refs: o.Refs, Dir: SessionDir(ios)})
 	runview.PrintWarnings(ios, warns)
 	if err != nil {
 		return nil, errclass.Wrap(errclass.SetupError, err)

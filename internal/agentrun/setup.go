@@ -256,6 +256,9 @@ func (r *Run) startedData() map[string]any {
 	if files := r.agentsFiles(); files != nil {
 		d["agents_files"] = files
 	}
+	if s := r.o.Resume; s != nil && s.Parent != "" {
+		d["parent_session_id"] = s.Parent // a fork; session_id is every event's
+	}
 	if len(d) == 0 {
 		return nil
 	}

@@ -14,10 +14,10 @@ import (
 // and which session to carry on. RunE only fills them.
 type continueOptions struct {
 	runOptions
-	id         string // --id
-	idGiven    bool   // --id was given, even empty
-	anyDir     bool   // --any-dir
-	modelGiven bool   // --model was given: it beats the session's
+	id      string // --id
+	idGiven bool   // --id was given, even empty
+	anyDir  bool   // --any-dir
+	fork    bool   // --fork: carry on a copy, under --session-id
 }
 
 // newCmdContinue is `odek continue`: RunE fills continueOptions and hands
@@ -39,18 +39,25 @@ the system prompt is the one the conversation started with (--system and
 --append-system do not change it). The session is saved after every tool batch and when the
 run ends.
 
+--fork carries on a copy of the session instead, under --session-id (a fresh
+id without it); the session itself is left as it was. Without --fork,
+--session-id is another spelling of --id.
+
 The task comes from the arguments, --task-file or stdin, and --output takes
 text, json or stream-json, as for odek run.
 
-Exit codes: as odek run; an invalid --id exits 3.`,
+Exit codes: as odek run; an invalid --id or --session-id, or a fork onto an id
+that is taken, exits 3.`,
 		Example: `  odek run --session "Find the flaky test in ./internal/loop"
   odek continue "Now fix it"
   odek continue --any-dir "Carry on wherever the last session ran"
+  odek continue --fork --session-id ci-1234.b "Try another way"
   odek continue --id 20260807-0123456789abcdef0123456789abcdef --max-tool-calls 20 "And add a regression test"`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.args = args
 			o.idGiven, o.modelGiven = cmd.Flags().Changed("id"), cmd.Flags().Changed("model")
+			o.sessionIDGiven = cmd.Flags().Changed("session-id")
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
@@ -60,6 +67,8 @@ Exit codes: as odek run; an invalid --id exits 3.`,
 	fl := cmd.Flags()
 	fl.StringVar(&o.id, "id", "", "the session to continue (default: the most recently updated of this directory)")
 	fl.BoolVar(&o.anyDir, "any-dir", false, "without --id: continue the most recently updated session of any directory")
+	fl.BoolVar(&o.fork, "fork", false, "carry on a copy of the session under a new id (--session-id, else a fresh one); the session itself is left as it was")
+	registerSessionIDFlag(cmd, &o.runOptions, "with --fork: the copy's id (1 to 128 of A-Z a-z 0-9 . _ -); without: the session to continue, as --id")
 	registerRunFlags(cmd, &o.run.Overrides)
 	registerRunOutputFlags(cmd, &o.runOptions)
 	registerTaskFlags(cmd, ios, &o.runOptions)
@@ -78,15 +87,33 @@ func runContinue(ctx context.Context, o *continueOptions) error {
 	if err := o.readInputs(ctx, "continue"); err != nil {
 		return o.earlyFailure(ctx, err)
 	}
+	if err := o.sessionIDAsID(); err != nil {
+		return o.earlyFailure(ctx, err)
+	}
 	sess, err := loadForContinue(o.io, o.id, o.idGiven, o.anyDir)
 	if err != nil {
 		return o.earlyFailure(ctx, fmt.Errorf("continue: %w", err))
 	}
-	o.run.Resume, o.run.Session = sess, true
-	if !o.modelGiven && sess.Model != "" {
-		if err := o.run.Overrides.Set("model", sess.Model, "the session"); err != nil {
-			return errclass.Wrap(errclass.SetupError, err)
+	if o.fork {
+		if sess, err = o.forkSession(sess); err != nil {
+			return o.earlyFailure(ctx, err)
 		}
 	}
+	if err := o.resume(sess); err != nil {
+		return err
+	}
 	return runAgent(ctx, &o.runOptions)
+}
+
+// sessionIDAsID reads continue's --session-id without --fork as --id
+// (the spelling run takes); both, naming different sessions, are refused.
+func (o *continueOptions) sessionIDAsID() error {
+	if o.fork || !o.sessionIDGiven {
+		return nil
+	}
+	if o.idGiven && o.id != o.sessionID {
+		return errclass.Wrap(errclass.SetupError, fmt.Errorf("continue: --id %s and --session-id %s name different sessions (--session-id names the copy only with --fork)", o.id, o.sessionID))
+	}
+	o.id, o.idGiven = o.sessionID, true
+	return nil
 }

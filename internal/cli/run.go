@@ -19,6 +19,11 @@ type runOptions struct {
 	args     []string     // the command line's arguments: the task, or "-"
 	sessFlag sessionFlags // --external-ref, --no-planning, --no-compaction
 	taskFile string       // --task-file
+	// sessionID is --session-id: run creates or carries on that session,
+	// continue --fork names its copy.
+	sessionID      string
+	modelGiven     bool // --model was given: it beats a carried-on session's
+	sessionIDGiven bool // --session-id was given, even empty
 	// run is what the run is set up with: the flags, then the task and
 	// the session the checks read.
 	run agentrun.Options
@@ -77,6 +82,7 @@ departs from its cassette), 4 budget exhausted, 130 interrupted.`,
   odek run --model gpt-4o --max-iter 20 "Find and fix the flaky test in ./internal/loop"
   odek run --max-runtime 600 --max-tool-calls 50 --max-cost-usd 1 --events-jsonl run.jsonl "Update the changelog"
   odek run --output json "What is 2+2?" | jq -r .status
+  odek run --session-id "ci-$CI_JOB_ID" --max-cost-usd 2 "Fix the failing test"   # a retry resumes
   git diff | odek run "Review this diff"
   odek run --task-file task.md --output stream-json | jq -c 'select(.type == "tool_call_failed")'
   odek run -C ../other-repo "Run the tests and summarise the failures"
@@ -87,6 +93,7 @@ departs from its cassette), 4 budget exhausted, 130 interrupted.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.args = args
+			o.modelGiven, o.sessionIDGiven = cmd.Flags().Changed("model"), cmd.Flags().Changed("session-id")
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
@@ -100,6 +107,7 @@ departs from its cassette), 4 budget exhausted, 130 interrupted.`,
 	o.sessFlag.register(cmd)
 	fl.BoolVar(&o.run.PrintSystem, "print-system", false, "print the system prompt this run would send (AGENTS.md, --system, --append-system and --output-schema applied) and exit; no task, no model call")
 	fl.BoolVar(&o.run.Session, "session", false, "save the conversation as a session that odek continue can carry on")
+	registerSessionIDFlag(cmd, o, "save the conversation as the session of this id (1 to 128 of A-Z a-z 0-9 . _ -), or carry it on when it exists: a retried CI step resumes (implies --session)")
 	fl.BoolVar(&o.run.FullAuto, "full-auto", false, "for CI: sandbox workspace-write with the network off, and every risk class the sandbox contains allowed without a prompt (exit 3 where the kernel cannot hold the sandbox)")
 	fl.SetInterspersed(true)
 	return cmd
@@ -135,6 +143,11 @@ func runRun(ctx context.Context, o *runOptions) error {
 	}
 	if err := o.readInputs(ctx, "run"); err != nil {
 		return o.earlyFailure(ctx, err)
+	}
+	if o.sessionIDGiven {
+		if err := o.openSessionID("run"); err != nil {
+			return o.earlyFailure(ctx, err)
+		}
 	}
 	if len(o.run.Refs) > 0 && !o.run.Session {
 		fmt.Fprintln(o.io.ErrOut, "odek: warning: --external-ref given without --session — refs will not be persisted")

@@ -33,6 +33,7 @@ type Report struct {
 	Error             string                   `json:"error,omitempty"`
 	RunID             string                   `json:"run_id"`
 	SessionID         string                   `json:"session_id,omitempty"`
+	ParentSessionID   string                   `json:"parent_session_id,omitempty"` // continue --fork: the session copied
 	Model             string                   `json:"model"`
 	Iterations        int                      `json:"iterations"`
 	InputTokens       int64                    `json:"input_tokens"`
@@ -81,6 +82,7 @@ type ToolCounts struct {
 // the moment the report is made.
 type Facts struct {
 	RunID, Model, SessionID string
+	ParentSessionID         string // the session a fork was copied from
 	Start                   time.Time
 	Denials                 []Denial
 	Sandbox                 map[string]any
@@ -184,7 +186,7 @@ func NewReport(ctx context.Context, ios *iostreams.IOStreams, f Facts, res *loop
 		rep.TTFTMS = res.TimeToFirstToken.Milliseconds()
 		rep.ReasoningChars, rep.ReasoningTokens = res.ReasoningChars, res.ReasoningTokens
 	}
-	rep.SessionID = f.SessionID
+	rep.SessionID, rep.ParentSessionID = f.SessionID, f.ParentSessionID
 	rep.AgentsFiles = f.AgentsFiles
 	rep.Artifacts = f.Artifacts
 	rep.EventsDropped = f.EventsDropped
