@@ -66,6 +66,9 @@ func llmSettings(cfg *config.Config) map[string]string {
 	if n := contextWindow(cfg); n > 0 {
 		m["context_window"] = strconv.Itoa(n)
 	}
+	if len(cfg.LLM.FallbackModels) > 0 {
+		m["llm.fallback_models"] = strings.Join(cfg.LLM.FallbackModels, ",") // a flag's text: comma-separated
+	}
 	return m
 }
 

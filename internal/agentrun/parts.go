@@ -13,6 +13,7 @@ import (
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/llm"
+	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/mcpclient"
 	"github.com/odek-run/odek/internal/redact"
 	"github.com/odek-run/odek/internal/runview"
@@ -77,8 +78,10 @@ type runLimits struct {
 // here: the config refuses it (RequireEnforceableBudget).
 func (l *runLimits) start(ctx context.Context, conf *runConf) context.Context {
 	cfg := conf.cfg
-	prices := cfg.BudgetPrices() // a project's model is never priced below the price table
-	l.tracker = budget.New(budget.Options{Limits: cfg.Limits, Prices: prices, Start: conf.start, Now: conf.now})
+	prices := cfg.BudgetPrices()         // a project's model is never priced below the price table
+	fallbacks, _ := cfg.FallbackPrices() // a cost cap with an unpriced one never gets here
+	l.tracker = budget.New(budget.Options{Limits: cfg.Limits, Prices: prices, Model: cfg.Model, ModelPrices: fallbacks,
+		Start: conf.start, Now: conf.now})
 	ctx, l.overrun = context.WithCancelCause(ctx)
 	var stop context.CancelFunc
 	if dl, ok := l.tracker.Deadline(); ok {
@@ -215,8 +218,19 @@ func (sv *runServers) close(ctx context.Context, departed bool) {
 	reportStopped(sv.errOut, names) // unless a second interrupt is already exiting
 }
 
-// runModel is the model client and the reasoning effort it is sent.
+// runModel is the model client (the fallback chain over it when
+// llm.fallback_models is set) and the reasoning effort it is sent.
 type runModel struct {
-	client *llm.Client
-	effort string // sent as reasoning_effort; "" sends none
+	client loop.Model
+	chain  *llm.Chain // nil without fallback models
+	effort string     // sent as reasoning_effort; "" sends none
+}
+
+// models are the models the run sent requests to, in order: the run's
+// own, then each fallback it moved to.
+func (m *runModel) models(own string) []string {
+	if m.chain != nil {
+		return m.chain.Models()
+	}
+	return []string{own}
 }

@@ -3,7 +3,9 @@ package agentrun
 import (
 	"context"
 	"fmt"
+	"slices"
 
+	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/runview"
@@ -55,6 +57,7 @@ func (r *Run) facts() runview.Facts {
 	if r.limits.tracker != nil {
 		snap := r.limits.tracker.Snapshot()
 		f.Budget = &snap
+		f.Models = usedModels(r.model.models(r.conf.cfg.Model), r.limits.tracker.Models())
 	}
 	if rn := r.hookRunner(); rn != nil {
 		counts := rn.Counts()
@@ -78,4 +81,26 @@ func writeSetupReport(ctx context.Context, ios *iostreams.IOStreams, r *Run, err
 		}
 	}
 	runview.WriteSetupReport(ctx, ios, f, err)
+}
+
+// usedModels is the report's models: every model the run sent requests
+// to, in order (one that only failed has no usage), then any other model
+// the budget saw serve.
+func usedModels(sent []string, served []budget.ModelUsage) []budget.ModelUsage {
+	out := make([]budget.ModelUsage, 0, len(sent)+len(served))
+	for _, m := range sent {
+		u := budget.ModelUsage{Model: m, Priced: true}
+		for _, s := range served {
+			if s.Model == m {
+				u = s
+			}
+		}
+		out = append(out, u)
+	}
+	for _, s := range served {
+		if !slices.Contains(sent, s.Model) {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -10,11 +10,13 @@ import (
 	"github.com/odek-run/odek/internal/artifact"
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/errclass"
+	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/redact"
 	"github.com/odek-run/odek/internal/runview"
+	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // Home is $ODEK_HOME, else ~/.odek. Its error is a setup error.
@@ -178,17 +180,30 @@ func (r *Run) startModel(ios, gateIOS *iostreams.IOStreams, quiet bool) (err err
 		return err
 	}
 	view := r.sinks.view
-	r.model.client = llm.New(llm.Options{
+	client := llm.New(llm.Options{
 		BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, KeySource: cfg.APIKeySource, Stream: cfg.Stream,
 		WireAPI: cfg.LLM.WireAPI, PromptCacheKey: r.promptCacheKey(),
 		Timeouts: llmTimeouts(cfg.LLM), OnRetry: view.Retry, HTTPClient: hc,
 		OnFallback: func(f llm.Fallback) { r.sinks.warn(runview.FallbackWarning(f)) },
 		Sleep:      r.cas.retryWait(),
 	})
+	r.model.client = client
+	if len(cfg.LLM.FallbackModels) > 0 {
+		r.model.chain = llm.NewChain(client, append([]string{cfg.Model}, cfg.LLM.FallbackModels...), r.modelSwitched)
+		r.model.client = r.model.chain
+	}
 	var warns []string
 	r.model.effort, warns = llm.ReasoningEffort(cfg.Model, cfg.Thinking, cfg.ReasoningEffort)
 	runview.PrintWarnings(ios, warns)
 	return nil
+}
+
+// modelSwitched tells the operator (on stderr, with --quiet too) and the
+// event stream that the run moved to a fallback model.
+func (r *Run) modelSwitched(sw llm.ModelSwitch) {
+	msg := redact.String(sw.Err.Error())
+	r.sinks.warn(runview.ModelFallbackWarning(sw.From, sw.To, msg))
+	r.sinks.emitter.Emit(events.ModelFallback, 0, "", map[string]any{"from": sw.From, "to": sw.To, "error": untrusted.OneLine(msg, 300)})
 }
 
 // promptCacheKey is the Responses wire's prompt_cache_key: the session's id

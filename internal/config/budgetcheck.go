@@ -12,13 +12,11 @@ import (
 // because the run's model has no input and output price: a setup error
 // (exit 3) before the first model call, wherever the cap or the model came
 // from. Without it a project file naming an unpriced model would turn the
-// operator's cost cap into a warning (issue 8 item 4).
+// operator's cost cap into a warning (issue 8 item 4). A fallback model
+// (llm.fallback_models) without prices is refused the same way: the run
+// could move to it and spend unpriced.
 func (c *Config) RequireEnforceableBudget() error {
 	if c.Limits.MaxCostUSD <= 0 {
-		return nil
-	}
-	p, ok := c.budgetPrices()
-	if ok && p.InputPerMillionUSD > 0 && p.OutputPerMillionUSD > 0 {
 		return nil
 	}
 	global := "~/.odek/config.json"
@@ -26,6 +24,18 @@ func (c *Config) RequireEnforceableBudget() error {
 		global = filepath.Join(c.Home, "config.json")
 	}
 	capText := strconv.FormatFloat(c.Limits.MaxCostUSD, 'f', -1, 64)
+	p, ok := c.budgetPrices()
+	if ok && p.InputPerMillionUSD > 0 && p.OutputPerMillionUSD > 0 {
+		if _, unpriced := c.FallbackPrices(); len(unpriced) > 0 {
+			m := unpriced[0]
+			return &SetupError{
+				Msg: fmt.Sprintf("limits.max_cost_usd %s (%s) cannot be enforced: fallback model %q (%s) has no input and output price (the run may move to it); set limits.model_prices.%q in %s",
+					capText, c.origin("limits.max_cost_usd"), m, c.origin("llm.fallback_models"), m, global),
+				Err: ErrUnenforceableBudget,
+			}
+		}
+		return nil
+	}
 	if !ok {
 		return &SetupError{
 			Msg: fmt.Sprintf("limits.max_cost_usd %s (%s) cannot be enforced: model %q (%s) is not in odek's price table, "+

@@ -2,6 +2,7 @@ package config
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/odek-run/odek/internal/budget"
@@ -28,5 +29,33 @@ func TestFallbackPrices(t *testing.T) {
 	}
 	if prices["mine"] != (budget.Prices{InputPerMillionUSD: 3, OutputPerMillionUSD: 4}) || !slices.Equal(unpriced, []string{"unknown-model"}) {
 		t.Errorf("project's fallbacks: %+v unpriced %q", prices, unpriced)
+	}
+}
+
+// TestUnpricedFallbackRefusesACostCap: a cost cap with a fallback model
+// nothing prices is a setup error naming the model and the setting that
+// would price it; priced fallbacks, or no cap, pass.
+func TestUnpricedFallbackRefusesACostCap(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		want  string
+	}{
+		{"unpriced", []string{"limits.max_cost_usd=1", "llm.fallback_models=gpt-4o,unknown-model"}, `fallback model "unknown-model"`},
+		{"priced", []string{"limits.max_cost_usd=1", "llm.fallback_models=gpt-4o"}, ""},
+		{"no cap", []string{"llm.fallback_models=unknown-model"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, _ := fixture{flags: tc.flags}.mustLoad(t)
+			err := c.RequireEnforceableBudget()
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("RequireEnforceableBudget = %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), `limits.model_prices."unknown-model"`)):
+				t.Fatalf("RequireEnforceableBudget = %v, want one naming %s", err, tc.want)
+			}
+		})
 	}
 }

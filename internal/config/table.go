@@ -57,7 +57,7 @@ var table = []Setting{
 		Help: "the endpoint's API: chat (/chat/completions) or responses (/responses, OpenAI's Responses API: reasoning carried back, append-only requests; docs/LLM.md says which endpoints serve it)",
 		bind: func(c *Config) any { return &c.LLM.WireAPI }},
 	{Key: "llm.fallback_models", Kind: StringList, Env: "ODEK_LLM_FALLBACK_MODELS", Flag: "fallback-model",
-		Trust:     ProjectMaySet,
+		Trust: ProjectMaySet, Supported: true,
 		TrustNote: "a model a project file names is priced as a model it chose is (docs/PRICES.md): the flat config prices never lower odek's table's",
 		Help:      "models to move to, in order, for the rest of the run when the model in use is overloaded or keeps failing after its retries (HTTP 429, 5xx, an overloaded stream), never on an authentication error or a bad request; each is priced by its own price and the budgets count them all",
 		bind:      func(c *Config) any { return &c.LLM.FallbackModels }},

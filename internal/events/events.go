@@ -86,6 +86,10 @@ const (
 	// exit code and duration.
 	HookStarted   Type = "hook_started"
 	HookCompleted Type = "hook_completed"
+	// ModelFallback: the model in use was overloaded or kept failing
+	// (llm.fallback_models), and the run moved to the next model for the
+	// rest of its life.
+	ModelFallback Type = "model_fallback"
 )
 
 // Types lists every type above, in contract order.
@@ -95,7 +99,7 @@ var Types = []Type{
 	PlanCreated, PlanUpdated, PlanBlocked, SubagentDenied, SubagentSpawned,
 	SubagentCompleted, SubagentConcurrencyWait, SideCallUsage, MCPInput, MCPProgress, SubagentEvent,
 	MCPServerSkipped, MCPServerRestarted, MCPServerLost, MCPTask,
-	RunHeartbeat, StallDetected, LoopHint, LoopDetected, HookStarted, HookCompleted,
+	RunHeartbeat, StallDetected, LoopHint, LoopDetected, HookStarted, HookCompleted, ModelFallback,
 }
 
 // Event is one line of the stream. Zero session_id, parent_run_id, task_id,

@@ -68,6 +68,7 @@ func everyType() []emitted {
 			"command": "./hooks/audit.sh", "origin": "operator"}},
 		{HookCompleted, 1, "shell", map[string]any{"event": "PostToolUse", "matcher": "Bash", "hook_type": "command",
 			"command": "./hooks/audit.sh", "origin": "operator", "decision": "none", "exit_code": 0, "duration_ms": 4}},
+		{ModelFallback, 1, "", map[string]any{"from": "gpt-4o", "to": "gpt-4o-mini", "error": "HTTP 503: overloaded"}},
 		{IterationCompleted, 1, "", map[string]any{"input_tokens": 1200, "output_tokens": 80, "tools_called": 2,
 			"call_duration_ms": 900, "ttft_ms": 120, "tokens_per_second": 88.9}},
 		{SessionSaved, 1, "", map[string]any{"message_count": 6}},

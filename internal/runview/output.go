@@ -97,3 +97,9 @@ func FallbackWarning(f llm.Fallback) string {
 	}
 	return f.Warning()
 }
+
+// ModelFallbackWarning says that the run moved from one model to the next
+// of llm.fallback_models, and why (the error's text, already redacted).
+func ModelFallbackWarning(from, to, why string) string {
+	return fmt.Sprintf("model %s failed (%s): the run goes on with %s (llm.fallback_models)", from, untrusted.TerminalLine(why), to)
+}

@@ -62,6 +62,9 @@ type Report struct {
 	// AgentsFiles are the project instructions (AGENTS.md) the system
 	// prompt carried; absent when none were read.
 	AgentsFiles []AgentsFile `json:"agents_files,omitempty"`
+	// Models are the models that served the run and what each used, in
+	// the order they first did; absent before the first response.
+	Models []ReportModel `json:"models,omitempty"`
 }
 
 // ReportHooks is the report's "hooks": the handlers run, blocking, failed
@@ -94,6 +97,33 @@ type Facts struct {
 	Budget                  *budget.Snapshot // nil when the run has no tracker
 	Hooks                   *hooks.Counts    // what the hooks did; nil when the run has none
 	AgentsFiles             []AgentsFile     // the AGENTS.md files read, in order
+	// Models is the usage of each model that served the run, in the order
+	// they first did (more than one after a fallback).
+	Models []budget.ModelUsage
+}
+
+// ReportModel is one model that served the run, as the report's models
+// name it.
+type ReportModel struct {
+	Model        string   `json:"model"`
+	Responses    int64    `json:"responses"`
+	InputTokens  int64    `json:"input_tokens"`
+	OutputTokens int64    `json:"output_tokens"`
+	CostUSD      *float64 `json:"cost_usd,omitempty"` // absent when the model's tokens had no price
+}
+
+// reportModels are the report's models: nil when none served.
+func reportModels(ms []budget.ModelUsage) []ReportModel {
+	var out []ReportModel
+	for _, m := range ms {
+		rm := ReportModel{Model: m.Model, Responses: m.Responses, InputTokens: m.InputTokens, OutputTokens: m.OutputTokens}
+		if m.Priced {
+			c := float64(m.CostMicroUSD) / 1e6
+			rm.CostUSD = &c
+		}
+		out = append(out, rm)
+	}
+	return out
 }
 
 // AgentsFile is one project instructions file (AGENTS.md) a run read, as
@@ -188,6 +218,7 @@ func NewReport(ctx context.Context, ios *iostreams.IOStreams, f Facts, res *loop
 	}
 	rep.SessionID, rep.ParentSessionID = f.SessionID, f.ParentSessionID
 	rep.AgentsFiles = f.AgentsFiles
+	rep.Models = reportModels(f.Models)
 	rep.Artifacts = f.Artifacts
 	rep.EventsDropped = f.EventsDropped
 	if snap := f.Budget; snap != nil {

@@ -44,7 +44,7 @@ var LLMSettingKeys = []string{
 	"stream", "thinking", "reasoning_effort",
 	"llm.connect_timeout_seconds", "llm.first_byte_timeout_seconds",
 	"llm.idle_timeout_seconds", "llm.request_timeout_seconds", "llm.response_format", "llm.wire_api",
-	"context_window", "compaction",
+	"context_window", "compaction", "llm.fallback_models",
 }
 
 // Decisions are the values a class may have in parent_policy.
