@@ -8,16 +8,18 @@ import (
 	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/runview"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // continueOptions are what `odek continue` is asked to do: run's options
 // and which session to carry on. RunE only fills them.
 type continueOptions struct {
 	runOptions
-	id      string // --id
-	idGiven bool   // --id was given, even empty
-	anyDir  bool   // --any-dir
-	fork    bool   // --fork: carry on a copy, under --session-id
+	id      string          // --id
+	idGiven bool            // --id was given, even empty
+	anyDir  bool            // --any-dir
+	fork    bool            // --fork: carry on a copy, under --session-id
+	changed map[string]bool // the flags given, by name
 }
 
 // newCmdContinue is `odek continue`: RunE fills continueOptions and hands
@@ -33,11 +35,12 @@ the plan, then the new task, with the same tools as run.
 Without --id the most recently updated session of this directory is
 continued (the one run --session started here, or in -C's directory);
 --any-dir continues the most recently updated one of any directory. Budgets
-(--max-*) and events (--events-jsonl) apply to this run as to odek run
-(DECISION 3); the model is the session's unless --model says otherwise, and
-the system prompt is the one the conversation started with (--system and
---append-system do not change it). The session is saved after every tool batch and when the
-run ends.
+(--max-*) and events (--events-jsonl) apply to this run as to odek run, with
+this run's limits: a session that stopped on a budget goes on with new ones.
+The model is the session's unless --model says otherwise, and the system
+prompt is the one the conversation started with: --system and
+--append-system are refused here, and no AGENTS.md is read again. The
+session is saved after every tool batch and when the run ends.
 
 --fork carries on a copy of the session instead, under --session-id (a fresh
 id without it); the session itself is left as it was. Without --fork,
@@ -58,6 +61,8 @@ that is taken, exits 3.`,
 			o.args = args
 			o.idGiven, o.modelGiven = cmd.Flags().Changed("id"), cmd.Flags().Changed("model")
 			o.sessionIDGiven = cmd.Flags().Changed("session-id")
+			o.changed = map[string]bool{}
+			cmd.Flags().Visit(func(f *pflag.Flag) { o.changed[f.Name] = true })
 			if runF != nil {
 				return runF(cmd.Context(), o)
 			}
@@ -90,6 +95,9 @@ func runContinue(ctx context.Context, o *continueOptions) error {
 	if err := o.sessionIDAsID(); err != nil {
 		return o.earlyFailure(ctx, err)
 	}
+	if err := o.promptFlags(); err != nil {
+		return o.earlyFailure(ctx, err)
+	}
 	sess, err := loadForContinue(o.io, o.id, o.idGiven, o.anyDir)
 	if err != nil {
 		return o.earlyFailure(ctx, fmt.Errorf("continue: %w", err))
@@ -103,6 +111,22 @@ func runContinue(ctx context.Context, o *continueOptions) error {
 		return err
 	}
 	return runAgent(ctx, &o.runOptions)
+}
+
+// promptFlags refuses the flags that would change the system prompt: a
+// continued session keeps the one it began with, so they would do
+// nothing. --no-agents does nothing either (no AGENTS.md is read again),
+// but changes nothing the run does: a warning.
+func (o *continueOptions) promptFlags() error {
+	for _, name := range []string{"system", "append-system"} {
+		if o.changed[name] {
+			return errclass.Wrap(errclass.SetupError, fmt.Errorf("continue: --%s has no effect: a continued session keeps the system prompt it began with (start a new one with odek run --session)", name))
+		}
+	}
+	if o.changed["no-agents"] && !o.run.Quiet {
+		fmt.Fprintln(o.io.ErrOut, "odek: warning: --no-agents has no effect on continue: the session keeps the system prompt it began with, and no AGENTS.md is read again")
+	}
+	return nil
 }
 
 // sessionIDAsID reads continue's --session-id without --fork as --id

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/odek-run/odek/internal/errclass"
+	"github.com/odek-run/odek/internal/flaghint"
 	"github.com/odek-run/odek/internal/suggest"
 	"github.com/spf13/cobra"
 )
@@ -67,7 +68,9 @@ func unknownCommand(cmd *cobra.Command, name string) error {
 	if cmd.SuggestionsMinimumDistance <= 0 {
 		cmd.SuggestionsMinimumDistance = 2
 	}
-	if s := suggest.ByDistance(name, cmd.SuggestionsFor(name)); len(s) > 0 {
+	if h, ok := flaghint.Command(name); ok && !cmd.HasParent() {
+		msg += "; " + h.Message()
+	} else if s := suggest.ByDistance(name, cmd.SuggestionsFor(name)); len(s) > 0 {
 		msg += "; did you mean " + quoteList(s) + "?"
 	}
 	return errclass.Wrap(errclass.SetupError, fmt.Errorf("%s\nRun '%s --help' for usage", msg, cmd.CommandPath()))

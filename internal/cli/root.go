@@ -71,6 +71,9 @@ stdout, progress to stderr, and the exit code says how the run ended:
 		if name := strayCommand(cmd, ios.Args); name != "" {
 			err = unknownCommand(cmd, name) // odek runn --max-iter 3: the typo, not the flag
 		} else {
+			if hint := flagHint(cmd, err); hint != "" {
+				err = fmt.Errorf("%w; %s", err, hint)
+			}
 			err = errclass.Wrap(errclass.SetupError, fmt.Errorf("%w\nRun '%s --help' for usage", err, cmd.CommandPath()))
 		}
 		earlyReport(cmd, ios, err)

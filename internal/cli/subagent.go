@@ -82,8 +82,13 @@ file, config, profile), 4 execution budget exhausted, 130 interrupted.`,
 	fl.StringVar(&o.child.Profile, "profile", "", "sub-agent profile (overrides the task file's and subagent.default_profile)")
 	fl.StringVar(&o.child.OutputSchema, "output-schema", "", "JSON Schema file the final answer must match; the result carries the value as output (overrides the task file's)")
 	registerChildCassetteFlags(cmd, &o.cassette)
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return childSetupError(ios, flagError(err))
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		hint := flagHint(c, err)
+		err = flagError(err)
+		if hint != "" {
+			err = fmt.Errorf("%w; %s", err, hint)
+		}
+		return childSetupError(ios, err)
 	})
 	return cmd
 }
