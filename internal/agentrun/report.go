@@ -46,7 +46,7 @@ func (r *Run) facts() runview.Facts {
 		RunID: r.conf.runID, Model: r.conf.cfg.Model, Start: r.conf.start,
 		Denials: r.tools.denied.All(), Sandbox: r.tools.sandbox.info,
 		Artifacts: runview.Artifacts(r.tools.store), EventsDropped: r.sinks.emitter.Dropped(),
-		AgentsFiles: r.agentsFiles(),
+		AgentsFiles: r.agentsFiles(), ProjectFile: r.conf.cfg.ProjectFile,
 	}
 	if r.schema != nil {
 		f.OutputSchema, f.OutputSchemaSHA, f.Output = true, r.schema.sha256(), r.schema.value()
@@ -77,7 +77,7 @@ func writeSetupReport(ctx context.Context, ios *iostreams.IOStreams, r *Run, err
 			f.Sandbox = r.tools.sandbox.info
 		}
 		if r.conf.cfg != nil {
-			f.Model = r.conf.cfg.Model
+			f.Model, f.ProjectFile = r.conf.cfg.Model, r.conf.cfg.ProjectFile
 		}
 	}
 	runview.WriteSetupReport(ctx, ios, f, err)

@@ -271,6 +271,9 @@ func (r *Run) startedData() map[string]any {
 	if files := r.agentsFiles(); files != nil {
 		d["agents_files"] = files
 	}
+	if p := r.conf.cfg.ProjectFile; p != "" {
+		d["project_file"] = p
+	}
 	if s := r.o.Resume; s != nil && s.Parent != "" {
 		d["parent_session_id"] = s.Parent // a fork; session_id is every event's
 	}

@@ -65,6 +65,10 @@ type Report struct {
 	// Models are the models that served the run and what each used, in
 	// the order they first did; absent before the first response.
 	Models []ReportModel `json:"models,omitempty"`
+	// ProjectFile is the project file (odek.json) the config read, found
+	// from the working directory up to the repository root; absent when
+	// there was none.
+	ProjectFile string `json:"project_file,omitempty"`
 }
 
 // ReportHooks is the report's "hooks": the handlers run, blocking, failed
@@ -86,6 +90,7 @@ type ToolCounts struct {
 type Facts struct {
 	RunID, Model, SessionID string
 	ParentSessionID         string // the session a fork was copied from
+	ProjectFile             string // the project file (odek.json) the config read; "" for none
 	Start                   time.Time
 	Denials                 []Denial
 	Sandbox                 map[string]any
@@ -218,6 +223,7 @@ func NewReport(ctx context.Context, ios *iostreams.IOStreams, f Facts, res *loop
 	}
 	rep.SessionID, rep.ParentSessionID = f.SessionID, f.ParentSessionID
 	rep.AgentsFiles = f.AgentsFiles
+	rep.ProjectFile = f.ProjectFile
 	rep.Models = reportModels(f.Models)
 	rep.Artifacts = f.Artifacts
 	rep.EventsDropped = f.EventsDropped
