@@ -127,7 +127,7 @@ func registerRunOutputFlags(cmd *cobra.Command, o *runOptions) {
 	fl.StringVar(&o.run.EventsPath, "events-jsonl", "", "append odek.event/v1 events to this file (0600; parent dir must exist), or write them to an existing FIFO")
 	fl.BoolVar(&o.run.EventsIncludeArgs, "events-include-args", false, "include raw (redacted) tool arguments in tool_call_started events")
 	fl.StringVar(&o.run.Output, "output", runview.Text, "stdout format: text (the bare answer), json (an odek.run-report/v1 object) or stream-json (events live, then the report)")
-	fl.BoolVarP(&o.run.Quiet, "quiet", "q", false, "print nothing on stderr but errors and warnings")
+	fl.BoolVarP(&o.run.Quiet, "quiet", "q", false, "print nothing on stderr but errors, warnings and what odek waits for (stdin that stays open)")
 	registerCassetteFlags(cmd, &o.run.Cassette)
 	fl.BoolVar(&o.run.FailOnDenial, "fail-on-denial", false, "exit 1 when the risk policy denied any tool call, even if the run otherwise succeeded")
 }
@@ -161,7 +161,7 @@ func (o *runOptions) readInputs(ctx context.Context, command string) error {
 	if err := o.sessFlag.apply(command, o); err != nil {
 		return err
 	}
-	task, untrusted, err := readTask(ctx, o.io, taskInput{cmd: command, args: o.args, file: o.taskFile, quiet: o.run.Quiet})
+	task, untrusted, err := readTask(ctx, o.io, taskInput{cmd: command, args: o.args, file: o.taskFile})
 	if err != nil {
 		return err
 	}

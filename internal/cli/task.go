@@ -22,15 +22,15 @@ const maxTaskBytes = 1 << 20
 
 // stdinNoticeAfter is how long reading the context on stdin may take before
 // odek says on stderr what it is waiting for (a parent that spawned it with
-// a pipe and never closes it would otherwise see a silent hang).
+// a pipe and never closes it would otherwise see a silent hang). --quiet
+// does not silence it: a quiet CI step that hangs on stdin needs it most.
 const stdinNoticeAfter = 3 * time.Second
 
 // taskInput is where odek run may find its task.
 type taskInput struct {
-	cmd   string   // "run" or "continue", for messages
-	args  []string // the arguments; ["-"] reads the task from stdin
-	file  string   // --task-file ("-" is stdin)
-	quiet bool
+	cmd  string   // "run" or "continue", for messages
+	args []string // the arguments; ["-"] reads the task from stdin
+	file string   // --task-file ("-" is stdin)
 }
 
 // readTask returns the task: the arguments, the --task-file, or stdin (with
@@ -49,7 +49,7 @@ func readTask(ctx context.Context, ios *iostreams.IOStreams, in taskInput) (task
 	if fromStdin || ios.StdinTTY || ios.In == nil {
 		return task, untrusted, nil
 	}
-	extra, err := readLimited(ctx, ios, ios.In, !in.quiet)
+	extra, err := readLimited(ctx, ios, ios.In, true)
 	if err != nil {
 		return "", false, errclass.Wrap(errclass.SetupError, fmt.Errorf("%s: reading the context on stdin: %w", in.cmd, err))
 	}

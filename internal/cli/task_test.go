@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -132,7 +133,7 @@ func TestReadTaskInterrupted(t *testing.T) {
 	ios.In = r
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := readTask(ctx, ios, taskInput{cmd: "run", args: []string{"review"}, quiet: true})
+		_, _, err := readTask(ctx, ios, taskInput{cmd: "run", args: []string{"review"}})
 		done <- err
 	}()
 	cancel()
@@ -157,5 +158,27 @@ func TestOutputArg(t *testing.T) {
 		if got, ok := outputArg(tc.args); got != tc.want || ok != tc.ok {
 			t.Errorf("outputArg(%q) = %q, %v; want %q, %v", tc.args, got, ok, tc.want, tc.ok)
 		}
+	}
+}
+
+// A pipe that stays open beside a task argument gets the notice on stderr,
+// with --quiet too: a quiet CI step that hangs on stdin must say why.
+func TestReadTaskStdinNotice(t *testing.T) {
+	t.Parallel()
+	in, inW := io.Pipe()
+	errR, errW := io.Pipe()
+	ios, _, _, _ := iostreams.Test()
+	ios.In, ios.ErrOut = in, errW
+	done := make(chan error, 1)
+	o := &runOptions{io: ios, args: []string{"review"}}
+	o.run.Quiet = true
+	go func() { done <- o.readInputs(context.Background(), "run") }()
+	line, err := bufio.NewReader(errR).ReadString('\n') // waits for the notice, stdinNoticeAfter
+	if err != nil || !strings.Contains(line, "reading stdin until it is closed") {
+		t.Fatalf("stderr = %q, %v; want the stdin notice", line, err)
+	}
+	inW.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
