@@ -1,0 +1,133 @@
+package telemetry_test
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/odek-run/odek/internal/telemetry"
+)
+
+// A collector that is not there, one that never answers and one that
+// refuses: the run's spans are lost with a warning, and Shutdown returns
+// within its limit (generous bounds here: timing figures belong in
+// benchmarks), never an error the run would fail on.
+func TestCollectorFailuresCostAWarning(t *testing.T) {
+	t.Parallel()
+	closed := func(t *testing.T) string {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close()
+		return "http://" + addr
+	}
+	silent := func(t *testing.T) string {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		t.Cleanup(func() { close(done); l.Close() })
+		go func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				go func() { <-done; c.Close() }() // holds the connection, reads nothing, answers nothing
+			}
+		}()
+		return "http://" + l.Addr().String()
+	}
+	refusing := func(t *testing.T) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			http.Error(w, "bad token", http.StatusUnauthorized)
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	for _, tc := range []struct {
+		name     string
+		endpoint func(*testing.T) string
+		want     []string
+	}{
+		{"unreachable", closed, []string{"could not be exported", "connection refused", "3 spans were not exported"}},
+		{"never answers", silent, []string{"flushing traces stopped after 300ms", "3 spans were not exported"}},
+		{"4xx", refusing, []string{"HTTP 401: bad token", "3 spans were not exported"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tr, warn := telemetry.Setup(telemetry.Options{
+				LookupEnv: lookup(map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": tc.endpoint(t), "OTEL_EXPORTER_OTLP_TIMEOUT": "60000"}),
+				Settings:  telemetry.Settings{ShutdownTimeout: 300 * time.Millisecond},
+			})
+			if tr == nil || len(warn) > 0 {
+				t.Fatalf("Setup: %v %v", tr, warn)
+			}
+			ctx, agent := tr.StartAgent(context.Background(), telemetry.AgentInfo{Model: "m", RunID: "r"})
+			_, tool := tr.StartTool(ctx, telemetry.ToolInfo{Name: "shell", CallID: "c1"})
+			tool.EndTool("", nil)
+			_, chat := tr.StartChat(ctx, telemetry.ChatInfo{Model: "m", Attempt: 1})
+			chat.EndChat(telemetry.ChatResult{}, nil)
+			agent.EndAgent(telemetry.AgentResult{})
+			start := time.Now()
+			got := strings.Join(tr.Shutdown(context.Background()), "\n")
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("Shutdown took %v with a 300ms limit", d)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("warnings %q lack %q", got, w)
+				}
+			}
+		})
+	}
+}
+
+// A malformed TRACEPARENT is ignored with a warning: the run starts its
+// own trace.
+func TestMalformedTraceparentIsIgnored(t *testing.T) {
+	t.Parallel()
+	col := startCollector(t)
+	tr, warn := telemetry.Setup(telemetry.Options{LookupEnv: lookup(map[string]string{
+		"OTEL_EXPORTER_OTLP_ENDPOINT": "http://" + col.addr, "TRACEPARENT": "00-not-a-trace-01",
+		"BAGGAGE": "=%%%",
+	})})
+	if tr == nil {
+		t.Fatal("Setup: off")
+	}
+	want := []string{`TRACEPARENT "00-not-a-trace-01" is not a W3C traceparent; ignored`, "BAGGAGE is not W3C baggage; ignored"}
+	if len(warn) != len(want) {
+		t.Fatalf("warnings %q, want %q", warn, want)
+	}
+	for i := range want {
+		if !strings.Contains(warn[i], want[i]) {
+			t.Errorf("warning %q, want %q", warn[i], want[i])
+		}
+	}
+	_, agent := tr.StartAgent(context.Background(), telemetry.AgentInfo{Model: "m", RunID: "r"})
+	agent.EndAgent(telemetry.AgentResult{})
+	if w := tr.Shutdown(context.Background()); len(w) > 0 {
+		t.Fatal(w)
+	}
+	s := col.waitSpans(t, 1)[0]
+	if s.Parent != "" || len(s.TraceID) != 32 {
+		t.Errorf("root span: trace %q parent %q, want a new trace and no parent", s.TraceID, s.Parent)
+	}
+}
+
+// acceptAll is a collector stand-in that answers 200 to everything.
+func acceptAll(tb testing.TB) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+	}))
+	tb.Cleanup(srv.Close)
+	return srv.URL
+}
