@@ -15,6 +15,7 @@ import (
 	"github.com/odek-run/odek/internal/proc"
 	"github.com/odek-run/odek/internal/risk"
 	"github.com/odek-run/odek/internal/sandbox"
+	"github.com/odek-run/odek/internal/telemetry"
 	"github.com/odek-run/odek/internal/untrusted"
 )
 
@@ -101,7 +102,7 @@ func (t *shellTool) Call(ctx context.Context, args json.RawMessage) (string, err
 	}
 	out := newCapture(MaxShellOutput, maxShellKeep)
 	out.onWrite = func() { liveness.Touch(ctx) } // output is progress for the stall watchdog
-	res := runGroup(ctx, runSpec{command: a.Command, dir: t.ws.cls.Root(), env: t.ws.env, timeout: timeout, out: out,
+	res := runGroup(ctx, runSpec{command: a.Command, dir: t.ws.cls.Root(), env: telemetry.Environ(ctx, t.ws.env), timeout: timeout, out: out,
 		sandbox: t.policyFor(now)})
 	if res.err != nil && !res.timedOut && ctx.Err() == nil {
 		return "", fmt.Errorf("shell: %w", res.err)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/odek-run/odek/internal/telemetry"
 )
 
 // Options configures a Client. Zero values take the defaults noted.
@@ -51,6 +53,10 @@ type Options struct {
 	// prompt_cache_key and reasoning items), before the request is
 	// sent again without it; the field stays out for the client's life.
 	OnFallback func(Fallback)
+	// Telemetry, when set, puts each attempt in a chat span and, where
+	// it allows the endpoint (Tracer.ModelHeaders), sends its traceparent;
+	// nil = no tracing, no header.
+	Telemetry *telemetry.Tracer
 }
 
 // Client calls an OpenAI-compatible chat-completions or Responses endpoint
@@ -72,6 +78,8 @@ type Client struct {
 	onRetry     func(attempt int, wait time.Duration, err error)
 	onFallback  func(Fallback)
 	dropped     dropped // fields the endpoint refused, left out from then on
+	tel         *telemetry.Tracer
+	traceparent bool // requests carry the attempt's traceparent header
 }
 
 // New returns a Client for o.
@@ -112,7 +120,9 @@ func New(o Options) *Client {
 		rand:        o.Rand,
 		onRetry:     o.OnRetry,
 		onFallback:  o.OnFallback,
+		tel:         o.Telemetry,
 	}
+	c.traceparent = o.Telemetry.ModelHeaders(c.endpoint)
 	if c.maxAttempts <= 0 {
 		c.maxAttempts = DefaultMaxAttempts
 	}
@@ -143,7 +153,7 @@ func defaultTransport() *http.Transport {
 // Building it costs a few small allocations, nothing next to a request.
 func (c *Client) apiFor(ex *exchange) *openai.Client {
 	hc := c.http
-	hc.Transport = &observer{base: c.http.Transport, ex: ex}
+	hc.Transport = &observer{base: c.http.Transport, ex: ex, traceparent: c.traceparent}
 	cfg := c.cfg
 	cfg.HTTPClient = &hc
 	return openai.NewClientWithConfig(cfg)
@@ -163,11 +173,11 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	defer p.done()
 	failed := 0   // attempts that failed with a retryable error
 	timedOut := 0 // of which an endpoint that went silent (retry.go)
-	for {
+	for n := 1; ; n++ {
 		if ctx.Err() != nil {
 			return nil, ctxError(ctx)
 		}
-		resp, err := c.attempt(ctx, p, req)
+		resp, err := c.tracedAttempt(ctx, p, req, n)
 		if err == nil {
 			resp.Attempts, resp.Model = failed+1, req.Model
 			return resp, nil

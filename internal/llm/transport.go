@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"sync"
+
+	"github.com/odek-run/odek/internal/telemetry"
 )
 
 // MaxResponseBytes bounds every response body (stream or not, success or
@@ -51,14 +53,21 @@ func (ex *exchange) kept() []byte {
 }
 
 // observer wraps the HTTP transport for one attempt. It only watches: it
-// never changes a request, and passes every response on with its body
-// bounded and counted (each read feeds the idle timeout).
+// changes no request but to add the attempt's traceparent header where
+// tracing allows it (a copy of the request then goes), and passes every
+// response on with its body bounded and counted (each read feeds the idle
+// timeout).
 type observer struct {
-	base http.RoundTripper
-	ex   *exchange
+	base        http.RoundTripper
+	ex          *exchange
+	traceparent bool
 }
 
 func (o *observer) RoundTrip(req *http.Request) (*http.Response, error) {
+	if o.traceparent {
+		req = req.Clone(req.Context())
+		telemetry.InjectHeaders(req.Context(), req.Header)
+	}
 	ex := o.ex
 	if ex != nil {
 		ex.mu.Lock()

@@ -4,11 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/llm"
+	"github.com/odek-run/odek/internal/telemetry"
 )
 
 // discardSink drops events: the benchmark measures the loop side of emitting.
@@ -42,11 +46,15 @@ func BenchmarkIteration(b *testing.B) {
 	}}
 	reg, _ := NewRegistry(echo)
 	for _, bc := range []struct {
-		size   int
-		events bool
-	}{{10, false}, {100, false}, {1000, false}, {100, true}} {
+		size           int
+		events, traced bool
+	}{{10, false, false}, {100, false, false}, {1000, false, false}, {100, true, false}, {100, false, true}} {
 		size := bc.size
-		b.Run(fmt.Sprintf("history=%d/events=%v", size, bc.events), func(b *testing.B) {
+		name := fmt.Sprintf("history=%d/events=%v", size, bc.events)
+		if bc.traced {
+			name += "/traced" // spans exported to a collector that accepts everything
+		}
+		b.Run(name, func(b *testing.B) {
 			base := make([]llm.Message, 0, size)
 			base = append(base, llm.Message{Role: "system", Content: "you are a test"}, llm.Message{Role: "user", Content: "task"})
 			for len(base) < size {
@@ -62,6 +70,9 @@ func BenchmarkIteration(b *testing.B) {
 				em := events.NewEmitter(events.Options{RunID: "r", Sinks: []events.Sink{discardSink{}}})
 				defer em.Close(context.Background())
 				o.Events = em
+			}
+			if bc.traced {
+				o.Telemetry = acceptingTracer(b)
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -129,4 +140,24 @@ func BenchmarkTrimSteady1000(b *testing.B) {
 			b.Fatal("empty view")
 		}
 	}
+}
+
+// acceptingTracer traces to a collector that answers 200 to everything,
+// under a run span like the CLI's.
+func acceptingTracer(b *testing.B) *telemetry.Tracer {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+	}))
+	b.Cleanup(srv.Close)
+	tr, _ := telemetry.Setup(telemetry.Options{LookupEnv: func(k string) (string, bool) {
+		if k == "OTEL_EXPORTER_OTLP_ENDPOINT" {
+			return srv.URL, true
+		}
+		return "", false
+	}})
+	if tr == nil {
+		b.Fatal("tracing is off")
+	}
+	b.Cleanup(func() { tr.Shutdown(context.Background()) })
+	return tr
 }

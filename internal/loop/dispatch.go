@@ -204,9 +204,11 @@ func (r *runner) call(ctx context.Context, i int, c llm.ToolCall) callOutcome {
 	desc := r.describe(name, c.ID, []byte(strings.TrimSpace(c.Function.Arguments)))
 	ctx, span := r.begin(ctx, r.toolActivity(i, desc))
 	defer span.End()
+	ctx, traced := r.toolSpan(ctx, name, c.ID, c.Function.Arguments)
 	r.progress(Progress{Kind: ProgressToolStart, Iteration: i, Tool: name, CallID: c.ID, Detail: desc.value})
 	var ch callHooks
 	text, ran, err := r.invoke(ctx, i, c, &ch)
+	traced.EndTool(text, err)
 	o := callOutcome{err: err, denied: isDenial(err), duration: ran, desc: desc}
 	o.exit, o.hasExit = span.ExitCode()
 	if err != nil {

@@ -30,6 +30,7 @@ import (
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/liveness"
 	"github.com/odek-run/odek/internal/llm"
+	"github.com/odek-run/odek/internal/telemetry"
 )
 
 // Defaults of docs/CONFIG.md.
@@ -108,6 +109,10 @@ type Options struct {
 	// Loops configures the loop breaker (repeats.go); the zero value takes
 	// the defaults.
 	Loops LoopLimits
+
+	// Telemetry, when set, puts each tool call in an execute_tool span
+	// under the span on the run's context (docs/TELEMETRY.md); nil = none.
+	Telemetry *telemetry.Tracer
 
 	Budget      *budget.Tracker
 	Events      *events.Emitter

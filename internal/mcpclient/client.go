@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/odek-run/odek/internal/sandbox"
+	"github.com/odek-run/odek/internal/telemetry"
 	"io"
 	"net/http"
 	"os"
@@ -49,6 +50,9 @@ type Options struct {
 	// Replay, when set, gives the stand-in for a server: no process is
 	// started and no connection opened.
 	Replay func(server string) (Peer, error)
+	// Telemetry, when set, puts each request in an MCP client span and
+	// carries its trace context to the server (docs/TELEMETRY.md).
+	Telemetry *telemetry.Tracer
 
 	// timings lets this package's tests change the waits of one Client.
 	timings timings

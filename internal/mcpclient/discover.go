@@ -45,6 +45,7 @@ type initParams struct {
 	ProtocolVersion string         `json:"protocolVersion"`
 	Capabilities    map[string]any `json:"capabilities"`
 	ClientInfo      clientInfo     `json:"clientInfo"`
+	Meta            map[string]any `json:"_meta,omitempty"` // the trace context, when traced
 }
 
 type clientInfo struct {
@@ -115,7 +116,7 @@ func (c *Client) request(ctx context.Context, op, method string, params any) (js
 	timeout := c.requestTimeout(ctx)
 	rctx, cancel := context.WithTimeout(ctx, c.lim.timeout)
 	defer cancel()
-	m, err := c.link().roundTrip(rctx, method, params)
+	m, err := c.roundTrip(rctx, c.link(), method, params)
 	if err != nil {
 		return nil, c.failure(op, timeout, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/odek-run/odek/internal/telemetry"
 	"github.com/odek-run/odek/internal/untrusted"
 )
 
@@ -35,6 +36,7 @@ type httpTransport struct {
 	token    string
 	oauth    *oauthLogin // machine login, when configured
 	limit    *readLimit
+	traced   bool // requests carry their MCP span's traceparent header
 	in       chan inMsg
 	quit     chan struct{}
 	wg       sync.WaitGroup
@@ -64,7 +66,7 @@ func newHTTPTransport(name string, cfg ServerConfig, limit *readLimit, o Options
 		return nil, nil, &ConfigError{Msg: fmt.Sprintf("mcpclient %s: url must not embed credentials (userinfo); use token_env", name)}
 	}
 	var warn []string
-	t := &httpTransport{endpoint: u.String(), client: o.HTTPClient, limit: limit,
+	t := &httpTransport{endpoint: u.String(), client: o.HTTPClient, limit: limit, traced: o.Telemetry != nil,
 		in: make(chan inMsg, 16), quit: make(chan struct{}), cancels: map[int]context.CancelFunc{}}
 	if t.client == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -263,6 +265,9 @@ func (t *httpTransport) do(ctx context.Context, method string, msg []byte) (*htt
 			req.Header.Set("Accept", "application/json, text/event-stream")
 			req.Header.Set("Content-Type", "application/json")
 			setRequestHeaders(req.Header, msg, t.paramHeaders)
+			if t.traced {
+				telemetry.InjectHeaders(ctx, req.Header) // the request's MCP span
+			}
 		} else {
 			req.Header.Set("Accept", "text/event-stream")
 		}

@@ -116,7 +116,7 @@ func (c *Client) callWithProgress(ctx context.Context, tool string, params map[s
 		}
 	})
 	defer remove()
-	m, err := cn.roundTrip(rctx, methodToolsCall, c.withMeta(params))
+	m, err := c.roundTrip(rctx, cn, methodToolsCall, c.withMeta(params))
 	if err != nil {
 		if ctx.Err() == nil && errors.Is(context.Cause(rctx), errIdleTimeout) {
 			return nil, errIdleTimeout

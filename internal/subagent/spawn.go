@@ -15,6 +15,7 @@ import (
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/liveness"
 	"github.com/odek-run/odek/internal/subagent/wire"
+	"github.com/odek-run/odek/internal/telemetry"
 )
 
 // defaultKillMargin is how long after its own timeout a child may take to
@@ -132,7 +133,9 @@ func (t *Tool) spawn(ctx context.Context, index int, task *wire.Task, extra []st
 	proc, err := t.o.Runner.Start(cctx, Spec{
 		TaskID: task.TaskID, TaskFile: file, Dir: t.o.Workspace, Key: t.o.APIKey,
 		Args: append([]string{"--timeout", strconv.Itoa(s.TimeoutSeconds), "--max-iter", strconv.Itoa(s.MaxIterations)}, extra...),
-		Env:  childEnv(t.o.Env, t.o.SecretNames, t.o.Secret, t.o.Depth+1, t.o.APIKey != ""),
+		// The call's trace context (when traced): the child's invoke_agent
+		// span nests under this delegate_tasks call's execute_tool span.
+		Env: telemetry.Environ(ctx, childEnv(t.o.Env, t.o.SecretNames, t.o.Secret, t.o.Depth+1, t.o.APIKey != "")),
 	})
 	if err != nil {
 		return notSpawned(err)

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/subagent/wire"
 )
@@ -18,9 +20,14 @@ import (
 type fakeRunner struct {
 	stdout string
 	kills  atomic.Int32
+	mu     sync.Mutex
+	env    []string // the last child's environment
 }
 
-func (r *fakeRunner) Start(context.Context, Spec) (Process, error) {
+func (r *fakeRunner) Start(_ context.Context, s Spec) (Process, error) {
+	r.mu.Lock()
+	r.env = s.Env
+	r.mu.Unlock()
 	return &fakeProc{r: r, out: strings.NewReader(r.stdout)}, nil
 }
 
@@ -156,5 +163,25 @@ func TestCompletedCarriesWhatTheChildReported(t *testing.T) {
 	_, tokens := done[0]["tokens_used"]
 	if fmt.Sprint(done[0]["duration_seconds"]) != "42.5" || iters || tokens {
 		t.Fatalf("completed: %v, want duration_seconds 42.5 and no iterations or tokens_used", done[0])
+	}
+}
+
+// TestChildGetsTheCallsTraceContext: a traced delegate_tasks call hands its
+// span's context to the child in TRACEPARENT, replacing the one odek got,
+// so the child's run nests under the call (docs/TELEMETRY.md).
+func TestChildGetsTheCallsTraceContext(t *testing.T) {
+	tool, fr, _, _ := fakeTool(t, `{"type":"result","result":{"status":"success","summary":"ok"}}`+"\n", func(o *Options) {
+		o.Env = append(o.Env, "TRACEPARENT=00-11111111111111111111111111111111-1111111111111111-01")
+	})
+	tid, _ := trace.TraceIDFromHex("0af7651916cd43dd8448eb211c80319c")
+	sid, _ := trace.SpanIDFromHex("b7ad6b7169203331")
+	ctx := trace.ContextWithSpanContext(context.Background(),
+		trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: trace.FlagsSampled}))
+	unwrap(t, call(t, tool, ctx, `{"tasks":[{"goal":"ok"}]}`))
+	fr.mu.Lock()
+	env := strings.Join(fr.env, "\n")
+	fr.mu.Unlock()
+	if !strings.Contains(env, "TRACEPARENT=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01") || strings.Contains(env, "1111") {
+		t.Errorf("child environment:\n%s", env)
 	}
 }

@@ -1,0 +1,60 @@
+package mcpclient
+
+import (
+	"context"
+	"errors"
+
+	"github.com/odek-run/odek/internal/telemetry"
+)
+
+// roundTrip sends one request on cn in its MCP client span (the MCP
+// semantic conventions, docs/TELEMETRY.md), the span's trace context in
+// params._meta in either era (and, over HTTP, in the request's headers:
+// httpTransport.do). Without a tracer it is cn.roundTrip itself.
+func (c *Client) roundTrip(ctx context.Context, cn *conn, method string, params any) (*inbound, error) {
+	tel := c.opts.Telemetry
+	if tel == nil {
+		return cn.roundTrip(ctx, method, params)
+	}
+	transport := "pipe"
+	if c.http != nil {
+		transport = "tcp"
+	}
+	ctx, span := tel.StartMCP(ctx, telemetry.MCPInfo{Method: method, Target: spanTarget(method, params),
+		Server: c.name, Transport: transport, URL: c.cfg.URL, Protocol: c.protocolVersion()})
+	m, err := cn.roundTrip(ctx, method, withTraceMeta(ctx, params))
+	var code int64
+	failed := err
+	if err == nil && m.isError() { // an error answer: the caller reads it, the span records it
+		e := m.rpcError()
+		code, failed = e.Code, errors.New(e.Message)
+	}
+	span.EndMCP(code, failed)
+	return m, err
+}
+
+// spanTarget is the span name's target: the tool a tools/call calls.
+func spanTarget(method string, params any) string {
+	if method != methodToolsCall {
+		return ""
+	}
+	if p, ok := params.(map[string]any); ok {
+		name, _ := p["name"].(string)
+		return name
+	}
+	return ""
+}
+
+// withTraceMeta puts the trace context into params._meta.
+func withTraceMeta(ctx context.Context, params any) any {
+	switch p := params.(type) {
+	case map[string]any:
+		return telemetry.InjectMeta(ctx, p)
+	case nil:
+		return telemetry.InjectMeta(ctx, nil)
+	case initParams:
+		p.Meta, _ = telemetry.InjectMeta(ctx, nil)["_meta"].(map[string]any)
+		return p
+	}
+	return params
+}
