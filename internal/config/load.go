@@ -119,6 +119,8 @@ type Config struct {
 	// Dangerous is the complete risk policy: the global file's, tightened
 	// by the project file, with defaults filled in.
 	Dangerous Dangerous
+	// Telemetry comes from the operator's layers only.
+	Telemetry Telemetry
 	// Env holds the variables secrets.env provided (absent from the real
 	// environment). SecretNames are the sorted names secrets.env defines,
 	// those the real environment overrides included, to strip from the

@@ -314,6 +314,29 @@ var table = []Setting{
 		Help: "paths sandboxed commands and the path tools may not read, besides odek's home, ~/.ssh, ~/.aws, ~/.gnupg and the rest of docs/SECURITY.md's list",
 		bind: func(c *Config) any { return &c.Sandbox.Protected }},
 
+	// Tracing (docs/TELEMETRY.md): the operator's alone, since they send
+	// data somewhere; the OTEL_* variables configure the rest.
+	{Key: "telemetry.enabled", Kind: Bool, Env: NoEnv, Trust: GlobalOnly,
+		TrustNote: "OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER=otlp turn tracing on too; OTEL_SDK_DISABLED=true and OTEL_TRACES_EXPORTER=none turn it off",
+		Help:      "export OpenTelemetry traces of each run (OTLP over HTTP/protobuf)",
+		bind:      func(c *Config) any { return &c.Telemetry.Enabled }},
+	{Key: "telemetry.endpoint", Kind: String, Env: NoEnv, Trust: GlobalOnly,
+		TrustNote: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT and OTEL_EXPORTER_OTLP_ENDPOINT beat it",
+		Help:      "the OTLP/HTTP collector's base URL (/v1/traces is appended); empty = http://localhost:4318",
+		bind:      func(c *Config) any { return &c.Telemetry.Endpoint }},
+	{Key: "telemetry.capture_content", Kind: Bool, Env: NoEnv, Trust: GlobalOnly,
+		TrustNote: "needs OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true as well",
+		Help:      "put prompts, replies, tool arguments and results into spans, redacted as events are",
+		bind:      func(c *Config) any { return &c.Telemetry.CaptureContent }},
+	{Key: "telemetry.shutdown_timeout_seconds", Kind: Seconds, Default: 2 * time.Second, ZeroDefault: true, Hi: 60,
+		Env: NoEnv, Trust: GlobalOnly,
+		Help: "longest wait at the end of a run for queued spans to reach the collector; what is left is lost with a warning",
+		bind: func(c *Config) any { return &c.Telemetry.ShutdownTimeout }},
+	{Key: "telemetry.model_traceparent", Kind: String, Default: "loopback", Env: NoEnv, Trust: GlobalOnly,
+		Enum: []string{"loopback", "always", "never"},
+		Help: "which model endpoints get a traceparent header: loopback (localhost only), always, never",
+		bind: func(c *Config) any { return &c.Telemetry.ModelTraceparent }},
+
 	// Upstream odek settings outside this odek's scope: accepted with a
 	// warning so that a shared config file still loads.
 	upstream("prompt_caching", ProjectMaySet),

@@ -97,3 +97,13 @@ var RiskClasses = []struct{ Name, Default string }{
 
 // strictness orders class decisions for the project's tighten rule.
 var strictness = map[string]int{"allow": 0, "prompt": 1, "deny": 2}
+
+// Telemetry is the operator's tracing settings (telemetry.*,
+// docs/TELEMETRY.md); the OTEL_* variables configure the rest.
+type Telemetry struct {
+	Enabled          bool
+	Endpoint         string
+	CaptureContent   bool
+	ShutdownTimeout  time.Duration // default 2s, at most 60s
+	ModelTraceparent string        // loopback (default), always, never
+}
