@@ -65,8 +65,9 @@ type Emitter struct {
 	onDrop  func(int64)
 	stall   time.Duration
 	session atomic.Pointer[string]
-	lost    atomic.Int64 // to a full buffer, a stall or an aborted Close
-	failed  atomic.Int64 // events at least one sink failed (or was disabled) on
+	trace   atomic.Pointer[[2]string] // trace_id, span_id (SetTrace)
+	lost    atomic.Int64              // to a full buffer, a stall or an aborted Close
+	failed  atomic.Int64              // events at least one sink failed (or was disabled) on
 	// delivered counts events handed to the sinks: a final event waits while it moves.
 	delivered  atomic.Int64
 	dropWarned atomic.Bool
@@ -158,6 +159,16 @@ func (e *Emitter) SetSessionID(id string) {
 	e.session.Store(&id)
 }
 
+// SetTrace stamps the run's trace id and its invoke_agent span id (32 and
+// 16 lowercase hex digits) on events emitted from now on; "" leaves them
+// out. Safe for concurrent use.
+func (e *Emitter) SetTrace(traceID, spanID string) {
+	if e == nil {
+		return
+	}
+	e.trace.Store(&[2]string{traceID, spanID})
+}
+
 // Emit queues one event without blocking. data passes to the emitter: the
 // caller must not modify it afterwards. A full buffer drops the event and
 // counts it in Dropped, except a final event (IsFinal), which waits for
@@ -171,6 +182,9 @@ func (e *Emitter) Emit(t Type, iteration int, tool string, data map[string]any) 
 		Iteration: iteration, Tool: tool, Timestamp: e.now().UTC(), Data: data}
 	if s := e.session.Load(); s != nil {
 		ev.SessionID = *s
+	}
+	if tr := e.trace.Load(); tr != nil {
+		ev.TraceID, ev.SpanID = tr[0], tr[1]
 	}
 	e.enqueue(ev)
 }

@@ -89,6 +89,28 @@ func TestEmitStampsEnvelope(t *testing.T) {
 	}
 }
 
+// TestEmitStampsTrace: once the run's trace is known, every event carries
+// trace_id and span_id (docs/TELEMETRY.md); before, and without one,
+// neither is written.
+func TestEmitStampsTrace(t *testing.T) {
+	rec := &recordSink{}
+	e := NewEmitter(Options{Sinks: []Sink{rec}, Now: fixedClock()})
+	e.Emit(RunStarted, 0, "", nil)
+	e.SetTrace("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331")
+	e.Emit(RunCompleted, 0, "", nil)
+	closeOK(t, e)
+	got := rec.all()
+	if len(got) != 2 || got[0].TraceID != "" || got[0].SpanID != "" ||
+		got[1].TraceID != "0af7651916cd43dd8448eb211c80319c" || got[1].SpanID != "b7ad6b7169203331" {
+		t.Fatalf("events %+v", got)
+	}
+	b0, _ := json.Marshal(got[0])
+	b1, _ := json.Marshal(got[1])
+	if strings.Contains(string(b0), "trace_id") || !strings.Contains(string(b1), `"trace_id":"0af7651916cd43dd8448eb211c80319c","span_id":"b7ad6b7169203331"`) {
+		t.Errorf("JSON:\n%s\n%s", b0, b1)
+	}
+}
+
 func TestSlowSinkNeverBlocksEmit(t *testing.T) {
 	gate := newGateSink()
 	e := NewEmitter(Options{Sinks: []Sink{gate}, Buffer: 4})

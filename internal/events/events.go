@@ -111,12 +111,17 @@ type Event struct {
 	SessionID string `json:"session_id,omitempty"`
 	// ParentRunID is the run_id of the run that started this one as a
 	// sub-agent, and TaskID the task it runs; both absent at the top level.
-	ParentRunID string         `json:"parent_run_id,omitempty"`
-	TaskID      string         `json:"task_id,omitempty"`
-	Iteration   int            `json:"iteration,omitempty"`
-	Tool        string         `json:"tool,omitempty"`
-	Timestamp   time.Time      `json:"timestamp"`
-	Data        map[string]any `json:"data,omitempty"`
+	ParentRunID string `json:"parent_run_id,omitempty"`
+	TaskID      string `json:"task_id,omitempty"`
+	Iteration   int    `json:"iteration,omitempty"`
+	Tool        string `json:"tool,omitempty"`
+	// TraceID and SpanID join the event to the run's trace when it is
+	// traced (docs/TELEMETRY.md): the trace, and the run's invoke_agent
+	// span. Both absent otherwise.
+	TraceID   string         `json:"trace_id,omitempty"`
+	SpanID    string         `json:"span_id,omitempty"`
+	Timestamp time.Time      `json:"timestamp"`
+	Data      map[string]any `json:"data,omitempty"`
 }
 
 // MarshalJSON forces the timestamp to UTC, whatever clock stamped it.
