@@ -28,21 +28,22 @@ func TestCollectorFailuresCostAWarning(t *testing.T) {
 		l.Close()
 		return "http://" + addr
 	}
+	// hungUp is closed when odek hangs up on the silent collector.
+	hungUp := make(chan struct{})
 	silent := func(t *testing.T) string {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}
-		done := make(chan struct{})
-		t.Cleanup(func() { close(done); l.Close() })
+		t.Cleanup(func() { l.Close() })
 		go func() {
-			for {
-				c, err := l.Accept()
-				if err != nil {
-					return
-				}
-				go func() { <-done; c.Close() }() // holds the connection, reads nothing, answers nothing
+			c, err := l.Accept()
+			if err != nil {
+				return
 			}
+			defer c.Close()
+			_, _ = io.Copy(io.Discard, c) // reads the request, answers nothing, until odek hangs up
+			close(hungUp)
 		}()
 		return "http://" + l.Addr().String()
 	}
@@ -85,6 +86,15 @@ func TestCollectorFailuresCostAWarning(t *testing.T) {
 			for _, w := range tc.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("warnings %q lack %q", got, w)
+				}
+			}
+			if tc.name == "never answers" {
+				// The export waiting on it (its own timeout is a minute)
+				// is abandoned with the run, not left behind.
+				select {
+				case <-hungUp:
+				case <-time.After(20 * time.Second):
+					t.Error("the export still waits on the silent collector after Shutdown")
 				}
 			}
 		})

@@ -165,8 +165,8 @@ func TestOneTraceSpanBySpan(t *testing.T) {
 		"error.type": "provider_error", "server.address": "127.0.0.1"})
 	checkAttrs(t, chats[1], map[string]any{"odek.llm.attempt": int64(2), "gen_ai.response.finish_reasons": []any{"tool_calls"}})
 	checkAttrs(t, chats[2], map[string]any{"odek.llm.attempt": int64(1), "gen_ai.response.finish_reasons": []any{"stop"}})
-	if chats[0].Status != 2 || chats[1].Status == 2 {
-		t.Errorf("chat statuses %d, %d: want error then not", chats[0].Status, chats[1].Status)
+	if chats[0].Status != 2 || chats[0].Message != "provider_error" || chats[1].Status == 2 {
+		t.Errorf("chat statuses %d %q, %d: want an error saying only its class, then none", chats[0].Status, chats[0].Message, chats[1].Status)
 	}
 	for _, c := range chats[1:] {
 		if _, ok := c.Attrs["gen_ai.usage.input_tokens"]; !ok {
