@@ -103,7 +103,8 @@ func (n normalizer) mcpMessage(raw []byte) (any, error) {
 }
 
 // dropVolatile removes what two faithful runs may differ in: the request
-// id (renumbered by playback), the client's version, a progress token.
+// id (renumbered by playback), the client's version, a progress token,
+// the trace context.
 func dropVolatile(msg map[string]any) {
 	delete(msg, "id")
 	params, _ := msg["params"].(map[string]any)
@@ -115,6 +116,9 @@ func dropVolatile(msg map[string]any) {
 	}
 	if meta, ok := params["_meta"].(map[string]any); ok {
 		delete(meta, "progressToken")
+		for k := range traceKeys { // a traced run's and an untraced one's replay alike
+			delete(meta, k)
+		}
 		if len(meta) == 0 {
 			delete(params, "_meta")
 		}

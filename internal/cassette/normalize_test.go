@@ -96,6 +96,22 @@ func TestMCPMessageDropsVolatile(t *testing.T) {
 	}
 }
 
+// TestTraceContextIsMasked: a traced run's _meta carries new trace ids on
+// every run; the cassette holds neither, and a replay compares them alike.
+func TestTraceContextIsMasked(t *testing.T) {
+	t.Parallel()
+	n := newNormalizer(scrub{}, false)
+	a, _ := n.mcpMessage([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01","tracestate":"k=v"}}}`))
+	b, _ := n.mcpMessage([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","_meta":{"traceparent":"00-11111111111111111111111111111111-2222222222222222-01"}}}`))
+	if d, differ := firstDiff("", a, b); differ {
+		t.Fatalf("trace context compared: %+v", d)
+	}
+	rec, _ := encodeJSON(scrub{}.walk(map[string]any{"_meta": map[string]any{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}}, func(s string) string { return s }))
+	if strings.Contains(string(rec), "0af765") || !strings.Contains(string(rec), maskedTrace) {
+		t.Errorf("recorded: %s", rec)
+	}
+}
+
 func TestFirstDiffShapes(t *testing.T) {
 	t.Parallel()
 	n := newNormalizer(scrub{}, false)

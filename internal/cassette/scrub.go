@@ -30,6 +30,13 @@ type scrub struct {
 // progress notifications with odek's call.
 var protocolKeys = map[string]bool{"progressToken": true}
 
+// traceKeys are the W3C trace context a traced run puts into an MCP
+// request's _meta (docs/TELEMETRY.md): its ids differ on every run, so a
+// cassette holds maskedTrace instead, and a replay reads them alike.
+var traceKeys = map[string]bool{"traceparent": true, "tracestate": true}
+
+const maskedTrace = "[trace context]"
+
 func (s scrub) str(x string) string {
 	if s.text == nil {
 		return x
@@ -77,7 +84,13 @@ func (s scrub) object(m map[string]any, leaf func(string) string) map[string]any
 			}
 			nk = s.str(k) + "#" + strconv.Itoa(n)
 		}
-		out[nk] = s.walk(s.byKey(k, m[k]), leaf)
+		v := s.byKey(k, m[k])
+		if traceKeys[k] {
+			if _, ok := v.(string); ok {
+				v = maskedTrace
+			}
+		}
+		out[nk] = s.walk(v, leaf)
 	}
 	return out
 }
