@@ -123,6 +123,7 @@ func TestMalformedTraceparentIsIgnored(t *testing.T) {
 		}
 	}
 	_, agent := tr.StartAgent(context.Background(), telemetry.AgentInfo{Model: "m", RunID: "r"})
+	agent.SetConversationID("20261206-s")
 	agent.EndAgent(telemetry.AgentResult{})
 	if w := tr.Shutdown(context.Background()); len(w) > 0 {
 		t.Fatal(w)
@@ -131,6 +132,7 @@ func TestMalformedTraceparentIsIgnored(t *testing.T) {
 	if s.Parent != "" || len(s.TraceID) != 32 {
 		t.Errorf("root span: trace %q parent %q, want a new trace and no parent", s.TraceID, s.Parent)
 	}
+	checkAttrs(t, s, map[string]any{"gen_ai.conversation.id": "20261206-s"})
 }
 
 // acceptAll is a collector stand-in that answers 200 to everything.

@@ -92,6 +92,15 @@ func (t *Tracer) StartAgent(ctx context.Context, a AgentInfo) (context.Context, 
 	return ctx, &Span{s: s, t: t}
 }
 
+// SetConversationID sets gen_ai.conversation.id once the run's session is
+// known (run --session creates it after the run's span starts).
+func (s *Span) SetConversationID(id string) {
+	if s == nil || id == "" {
+		return
+	}
+	s.s.SetAttributes(attribute.String(AttrConversation, id))
+}
+
 // AgentResult is how a run ended, for its span.
 type AgentResult struct {
 	// Termination is odek's termination reason (the report's); "" = none.
