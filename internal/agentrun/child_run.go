@@ -71,6 +71,7 @@ func (c *child) run(sig, ctx context.Context) (*wire.Result, error) {
 		}
 	}
 	err = c.r.cas.finish(sig, err)
+	c.r.endAgentSpan(ctx, res, err)
 	r := c.result(sig, res, err)
 	return r, c.exitError(sig, r, err)
 }
@@ -95,7 +96,7 @@ func (c *child) childLoopOptions() loop.Options {
 		StartedData:   r.startedData(),
 		MaxIterations: c.maxIter, MaxToolParallel: r.conf.cfg.MaxToolParallel,
 		Budget: r.limits.tracker, Events: r.sinks.emitter, Progress: c.progress, ReasoningEffort: r.model.effort,
-		Gate: r.tools.gate, OnUntrusted: r.taint, Sandbox: r.tools.sandbox.info,
+		Gate: r.tools.gate, OnUntrusted: r.taint, Sandbox: r.tools.sandbox.info, Telemetry: r.tel,
 	}
 	r.hookOptions(&opts)
 	r.sessionOptions(&opts) // its own plan and context trimming; a child has no session

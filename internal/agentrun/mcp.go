@@ -41,7 +41,8 @@ func (r *Run) startMCP(ctx context.Context, ios *iostreams.IOStreams, keep func(
 	opts := mcpclient.StartOptions{
 		Servers: specs, Builtins: BuiltinToolNames(), Gate: gate,
 		Client: mcpclient.Options{Stderr: serverLog, LookupEnv: cfg.LookupEnv, Store: r.tools.store, Version: r.o.Version,
-			InterruptGrace: Seams.MCPInterruptGrace, Sandbox: sandboxFor, OnNotice: notices.Handle},
+			InterruptGrace: Seams.MCPInterruptGrace, Sandbox: sandboxFor, OnNotice: notices.Handle,
+			Telemetry: r.tel},
 		Keep: keep,
 	}
 	cas.mcpHooks(&opts.Client)

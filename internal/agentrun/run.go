@@ -21,6 +21,7 @@ import (
 	"github.com/odek-run/odek/internal/loop"
 	"github.com/odek-run/odek/internal/runview"
 	"github.com/odek-run/odek/internal/session"
+	"github.com/odek-run/odek/internal/telemetry"
 )
 
 // Options say which run to assemble. A command fills them from its flags
@@ -75,12 +76,14 @@ type Run struct {
 	servers *runServers
 	tools   *toolset
 	model   runModel
-	session *runSession     // nil without run --session or continue
-	schema  *outputSchema   // nil without --output-schema
-	cas     *cassetteState  // --record or --replay; nil without
-	hooks   *runHooks       // lifecycle hooks; nil before approveHooks
-	child   *child          // a sub-agent's task, limits and result; nil otherwise
-	agents  []agentsmd.File // the project instructions (AGENTS.md) read; nil with no_agents
+	session *runSession       // nil without run --session or continue
+	schema  *outputSchema     // nil without --output-schema
+	cas     *cassetteState    // --record or --replay; nil without
+	hooks   *runHooks         // lifecycle hooks; nil before approveHooks
+	child   *child            // a sub-agent's task, limits and result; nil otherwise
+	agents  []agentsmd.File   // the project instructions (AGENTS.md) read; nil with no_agents
+	tel     *telemetry.Tracer // the run's tracing; nil when off
+	span    *telemetry.Span   // the run's invoke_agent span; nil when off or ended
 	// tainted: the model has seen untrusted content (the loop's
 	// OnUntrusted, or a continued session that lost messages), so
 	// delegate_tasks passes parent_trust untrusted (docs/SUBAGENTS.md).
@@ -104,6 +107,7 @@ func (r *Run) Execute(sig, ctx context.Context) error {
 	opts := r.loopOptions()
 	h, err := r.beginHistory(ios, opts.System) // the task, a new session, or the one continued
 	if err != nil {
+		r.endAgentSpan(ctx, nil, err)
 		if runview.ReportsJSON(o.Output) {
 			r.sinks.closeEvents() // stream-json: nothing may follow the report
 			writeSetupReport(sig, ios, r, err)
@@ -117,6 +121,7 @@ func (r *Run) Execute(sig, ctx context.Context) error {
 	r.sinks.streamer.Answer(res)
 	runErr = r.cas.finish(sig, runErr)
 	runErr = r.tools.denied.FailRun(o.FailOnDenial, runErr)
+	r.endAgentSpan(ctx, res, runErr)
 	r.sinks.view.Stop()
 	r.session.end(res)
 	err = r.finish(sig, ios, res, runErr)

@@ -89,6 +89,7 @@ func (r *Run) createSession(ios *iostreams.IOStreams, msgs []llm.Message) (*loop
 	}
 	rs.sess, r.session = sess, rs
 	r.sinks.emitter.SetSessionID(sess.ID)
+	r.span.SetConversationID(sess.ID)
 	note(ios, o.Quiet, "odek: session %s created\n", sess.ID)
 	return loop.NewHistory(msgs...), nil
 }

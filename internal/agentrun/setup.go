@@ -75,6 +75,7 @@ func Setup(ctx context.Context, o Options) (runCtx context.Context, r *Run, err 
 	}
 	defer func() {
 		if err != nil {
+			r.endAgentSpan(runCtx, nil, err)
 			r.close(runCtx)
 		}
 	}()
@@ -93,6 +94,9 @@ func Setup(ctx context.Context, o Options) (runCtx context.Context, r *Run, err 
 		r.sinks = &runSinks{notices: runview.NewNotices(nil)}
 		r.tools = &toolset{store: artifact.NewStore("")}
 		return runCtx, r, r.buildTools(ctx, ios, ios.ErrOut)
+	}
+	if !o.PrintSystem { // showing the prompt runs nothing worth a trace
+		r.startTelemetry(ios)
 	}
 	r.discoverAgents(ios, r.child != nil)
 	if r.cas, err = openRunCassette(ios, o.Cassette, r.conf.cfg.Home, o.Version, r.cassetteAgents(), r.limits.departed); err != nil {
@@ -124,7 +128,7 @@ func Setup(ctx context.Context, o Options) (runCtx context.Context, r *Run, err 
 	} else if r.sinks, err = openSinks(ctx, ios, r.conf.runID, o.EventsPath, o.Output); err != nil {
 		return runCtx, r, err
 	}
-	runCtx = r.limits.start(ctx, r.conf)
+	runCtx = r.startAgentSpan(r.limits.start(ctx, r.conf))
 	r.tools = newToolset(r.conf, r.sinks)
 	if err = r.buildTools(runCtx, toolsIOS, serverLog(ios, o.Quiet)); err != nil {
 		return runCtx, r, err
@@ -185,7 +189,7 @@ func (r *Run) startModel(ios, gateIOS *iostreams.IOStreams, quiet bool) (err err
 		WireAPI: cfg.LLM.WireAPI, PromptCacheKey: r.promptCacheKey(),
 		Timeouts: llmTimeouts(cfg.LLM), OnRetry: view.Retry, HTTPClient: hc,
 		OnFallback: func(f llm.Fallback) { r.sinks.warn(runview.FallbackWarning(f)) },
-		Sleep:      r.cas.retryWait(),
+		Sleep:      r.cas.retryWait(), Telemetry: r.tel,
 	})
 	r.model.client = client
 	if len(cfg.LLM.FallbackModels) > 0 {
@@ -251,7 +255,7 @@ func (r *Run) loopOptions() loop.Options {
 		MaxIterations: cfg.MaxIterations, MaxToolParallel: cfg.MaxToolParallel,
 		Budget: r.limits.tracker, Events: r.sinks.emitter, IncludeArgs: r.o.EventsIncludeArgs, Gate: r.tools.gate,
 		Progress: r.sinks.view.Update, ReasoningEffort: r.model.effort, OnUntrusted: r.taint,
-		Sandbox: r.tools.sandbox.info,
+		Sandbox: r.tools.sandbox.info, Telemetry: r.tel,
 	}
 	r.hookOptions(&lo)
 	if r.o.Resume != nil {
@@ -296,6 +300,7 @@ func (r *Run) close(ctx context.Context) {
 	}
 	r.closeHooks()
 	r.servers.close(ctx, r.cas.departed())
+	r.stopTelemetry(ctx) // after the servers: their last requests are traced
 	if r.cas != nil && r.cas.rec != nil {
 		_ = r.cas.rec.Close()
 	}
