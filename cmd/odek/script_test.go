@@ -134,9 +134,10 @@ func scriptParams(t *testing.T, odekDir string, files []string) testscript.Param
 			env.Setenv("WORDCOUNT", wordcount)
 			env.Setenv("PREFILTER", prefilter)
 			env.Values[fakeKey{}] = &fakeHolder{}
+			env.Values[otelKey{}] = newOtelHolder()
 			return failOnViolations(env)
 		},
-		Cmds: withCmds(sessionCmds, map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		Cmds: withCmds(telemetryCmds, withCmds(sessionCmds, map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"fakellm":           cmdFakeLLM,
 			"llm-requests":      cmdLLMRequests,
 			"llm-request":       cmdLLMRequest,
@@ -159,7 +160,7 @@ func scriptParams(t *testing.T, odekDir string, files []string) testscript.Param
 			"llm-wait":          cmdLLMWait,
 			"same-event-types":  cmdSameEventTypes,
 			"same-report":       cmdSameReport,
-		}),
+		})),
 	}
 }
 
