@@ -144,6 +144,9 @@ func runAgainst(b *testing.B, argv []string, home string, script *fakellm.Script
 	}
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Env = []string{"ODEK_HOME=" + home, "HOME=" + home, "ODEK_BASE_URL=" + srv.URL + "/v1", "PATH=" + os.Getenv("PATH")}
+	// ODEK_SPEED_ENV adds variables to every measured run (space-separated
+	// NAME=value): OTEL_EXPORTER_OTLP_ENDPOINT=… measures a traced run.
+	cmd.Env = append(cmd.Env, strings.Fields(os.Getenv("ODEK_SPEED_ENV"))...)
 	start := time.Now()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("%s: %v\n%s", filepath.Base(argv[0]), err, out)
