@@ -71,7 +71,7 @@ func (c *child) run(sig, ctx context.Context) (*wire.Result, error) {
 		}
 	}
 	err = c.r.cas.finish(sig, err)
-	c.r.endAgentSpan(ctx, res, err)
+	c.r.endAgentSpan(sig, res, err)
 	r := c.result(sig, res, err)
 	return r, c.exitError(sig, r, err)
 }

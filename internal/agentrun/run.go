@@ -107,7 +107,7 @@ func (r *Run) Execute(sig, ctx context.Context) error {
 	opts := r.loopOptions()
 	h, err := r.beginHistory(ios, opts.System) // the task, a new session, or the one continued
 	if err != nil {
-		r.endAgentSpan(ctx, nil, err)
+		r.endAgentSpan(sig, nil, err)
 		if runview.ReportsJSON(o.Output) {
 			r.sinks.closeEvents() // stream-json: nothing may follow the report
 			writeSetupReport(sig, ios, r, err)
@@ -121,7 +121,7 @@ func (r *Run) Execute(sig, ctx context.Context) error {
 	r.sinks.streamer.Answer(res)
 	runErr = r.cas.finish(sig, runErr)
 	runErr = r.tools.denied.FailRun(o.FailOnDenial, runErr)
-	r.endAgentSpan(ctx, res, runErr)
+	r.endAgentSpan(sig, res, runErr)
 	r.sinks.view.Stop()
 	r.session.end(res)
 	err = r.finish(sig, ios, res, runErr)

@@ -75,7 +75,7 @@ func Setup(ctx context.Context, o Options) (runCtx context.Context, r *Run, err 
 	}
 	defer func() {
 		if err != nil {
-			r.endAgentSpan(runCtx, nil, err)
+			r.endAgentSpan(ctx, nil, err)
 			r.close(runCtx)
 		}
 	}()

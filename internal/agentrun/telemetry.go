@@ -45,12 +45,14 @@ func (r *Run) startAgentSpan(ctx context.Context) context.Context {
 }
 
 // endAgentSpan ends the run's span with how the run ended (once; later
-// calls do nothing). ctx is the run's, for the termination reason.
-func (r *Run) endAgentSpan(ctx context.Context, res *loop.Result, err error) {
+// calls do nothing): the report's termination reason, the run's tokens.
+// sig is the signal context, which tells an interrupt apart as the
+// report does.
+func (r *Run) endAgentSpan(sig context.Context, res *loop.Result, err error) {
 	if r == nil || r.span == nil {
 		return
 	}
-	_, reason, _ := runview.Outcome(ctx, res, err)
+	_, reason, _ := runview.Outcome(sig, res, err)
 	ar := telemetry.AgentResult{Termination: reason, Err: err}
 	if res != nil {
 		u := res.Usage
