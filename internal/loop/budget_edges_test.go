@@ -69,6 +69,11 @@ func TestRuntimeCheckedBeforeEachCall(t *testing.T) {
 	if !errors.As(err, &be) || be.Limit != budget.LimitRuntime {
 		t.Fatalf("err = %v, want the runtime budget", err)
 	}
+	// The failure names the iterations done (one, the
+	// second stopped before its model call).
+	if want := "time budget reached after 1 iteration without final answer: "; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("err = %q, want it to start with %q", err, want)
+	}
 	if len(m.reqs) != 1 {
 		t.Fatalf("%d model calls, want 1: the second must not start", len(m.reqs))
 	}

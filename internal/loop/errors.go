@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/errclass"
 )
 
@@ -33,6 +34,39 @@ func (e *MaxIterationsError) Unwrap() error { return e.Err }
 
 // ErrorClass implements events.Classifier.
 func (e *MaxIterationsError) ErrorClass() string { return errclass.Error }
+
+// TimeBudgetError ends a run the runtime budget stopped before it had an
+// answer. It wraps the budget error, so the run's exit code, error_class and
+// budget_exceeded event are the budget's.
+type TimeBudgetError struct {
+	Iterations int // iterations begun before the stop
+	Err        *budget.Error
+}
+
+func (e *TimeBudgetError) Error() string {
+	return fmt.Sprintf("time budget reached after %d %s without final answer: %v",
+		e.Iterations, pluralIter(e.Iterations), e.Err)
+}
+
+func (e *TimeBudgetError) Unwrap() error { return e.Err }
+
+func pluralIter(n int) string {
+	if n == 1 {
+		return "iteration"
+	}
+	return "iterations"
+}
+
+// timeUp wraps a runtime budget stop in a TimeBudgetError naming n
+// iterations; any other error, or one already wrapped, is returned as is.
+func timeUp(n int, err error) error {
+	var be *budget.Error
+	var te *TimeBudgetError
+	if !errors.As(err, &be) || be.Limit != budget.LimitRuntime || be.Overrun || errors.As(err, &te) {
+		return err
+	}
+	return &TimeBudgetError{Iterations: n, Err: be}
+}
 
 // Reasons an AnswerError gives; test with errors.Is.
 var (

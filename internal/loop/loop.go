@@ -204,6 +204,9 @@ func (r *runner) run(ctx context.Context, h *History) (*Result, error) {
 	if answer == "" {
 		answer = r.stallSummary(ctx, err) // a tool hung, not the model: it can say what was done
 	}
+	if answer == "" {
+		err = timeUp(r.res.Iterations, err)
+	}
 	if err == nil {
 		// What sub-agents charged back may have taken the run past a
 		// limit that no check of its own saw: an answer does not excuse it.
@@ -239,7 +242,7 @@ func (r *runner) iterate(ctx context.Context) (string, error) {
 		r.res.Iterations = i
 		r.publish()
 		if err := r.checkStart(ctx); err != nil {
-			return "", err
+			return "", timeUp(i-1, err)
 		}
 		if err := r.trimBefore(ctx, i); err != nil {
 			return "", err

@@ -282,6 +282,12 @@ func TestRuntimeDeadlineCancelsTool(t *testing.T) {
 	if !errors.As(err, &be) || be.Limit != "runtime" {
 		t.Fatalf("err = %v", err)
 	}
+	if want := "time budget reached after 1 iteration without final answer: execution budget exceeded: runtime"; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("err = %q, want it to start with %q", err, want)
+	}
+	if c := events.ErrorClass(err); c != "execution_budget" {
+		t.Errorf("error class %q, want the budget's", c)
+	}
 	if el := time.Since(start); el > 10*time.Second { // the tool alone would hang forever
 		t.Errorf("stopped after %v", el)
 	}
