@@ -317,3 +317,24 @@ func TestToolPromptShowsHints(t *testing.T) {
 		t.Errorf("a tool without hints:\n%s", got)
 	}
 }
+
+// An error names the server's command line; a server without arguments
+// is not shown followed by an empty "" (issue 40).
+func TestCommandLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		cfg  mcpclient.ServerConfig
+		want string
+	}{
+		{mcpclient.ServerConfig{Command: "node", Args: []string{"server.js", "--x"}}, `node "server.js --x"`},
+		{mcpclient.ServerConfig{Command: "/usr/bin/fx"}, `/usr/bin/fx`},
+		{mcpclient.ServerConfig{Command: "fx", Args: []string{}}, `fx`},
+		{mcpclient.ServerConfig{URL: "https://mcp.example/x"}, `https://mcp.example/x`},
+		{mcpclient.ServerConfig{Command: "fx", Args: []string{""}}, `fx ""`},
+	}
+	for _, tt := range tests {
+		if got := commandLine(tt.cfg); got != tt.want {
+			t.Errorf("commandLine(%+v) = %q, want %q", tt.cfg, got, tt.want)
+		}
+	}
+}

@@ -226,13 +226,18 @@ func definingFile(spec mcpclient.ServerSpec) string {
 	return filepath.Join(spec.Dir, ProjectFile)
 }
 
-// commandLine is the short "<cmd> "<args>"" form used in errors.
+// commandLine is the short "<cmd> "<args>"" form used in errors; a server
+// without arguments is its command (or URL) alone, not followed by "".
 func commandLine(cfg mcpclient.ServerConfig) string {
 	cmd := cfg.Command
 	if cmd == "" {
 		cmd = cfg.URL
 	}
-	return untrusted.OneLine(cmd, 256) + " " + strconv.Quote(untrusted.OneLine(strings.Join(cfg.Args, " "), 256))
+	line := untrusted.OneLine(cmd, 256)
+	if len(cfg.Args) == 0 {
+		return line
+	}
+	return line + " " + strconv.Quote(untrusted.OneLine(strings.Join(cfg.Args, " "), 256))
 }
 
 // maxRecordCommand caps the command line kept in a grant's Record; the key
