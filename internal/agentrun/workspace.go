@@ -68,7 +68,7 @@ func (ts *toolset) workspaceTools(ios *iostreams.IOStreams, conf *runConf, plan 
 	}
 	var tools []loop.Tool
 	for _, t := range builtin.New(builtin.Options{Classifier: plan.cls, Store: ts.store, Env: env, Sandbox: ts.sandbox.policy,
-		Access: access, OnDeny: mapDenial(&ts.denied, warn)}) {
+		Access: access, OnDeny: mapDenial(&ts.denied, warn), OnHint: warn}) {
 		tools = append(tools, t)
 	}
 	return tools, nil

@@ -59,3 +59,21 @@ func goEnv(t *testing.T, name string) string {
 	}
 	return dir
 }
+
+// TestSandboxGoCacheHint: a real go build whose cache the sandbox keeps
+// read-only fails as Go says, and the result names sandbox.writable_paths.
+func TestSandboxGoCacheHint(t *testing.T) {
+	t.Parallel()
+	needLandlock(t)
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not installed")
+	}
+	j := newJail(t, true, nil)
+	mustWrite(t, filepath.Join(j.ws, "go.mod"), "module example.com/w\n\ngo 1.21\n")
+	mustWrite(t, filepath.Join(j.ws, "w.go"), "package main\n\nfunc main() {}\n")
+	out := j.run("export GOCACHE=$HOME/.cache/go-build GOTOOLCHAIN=local GOFLAGS=-mod=mod GOPATH=$TMPDIR/gopath; go build -o w .", 120)
+	if strings.Contains(out, "exit code: 0") || !strings.Contains(out, "hint: the sandbox kept the Go toolchain from writing its cache "+j.home+"/.cache/go-build; ") ||
+		!strings.Contains(out, "sandbox.writable_paths") {
+		t.Fatalf("want a failed build with the cache hint:\n%s", out)
+	}
+}

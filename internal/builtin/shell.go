@@ -118,6 +118,12 @@ func (t *shellTool) Call(ctx context.Context, args json.RawMessage) (string, err
 		return "", &TimeoutError{After: timeout, Contained: res.contained, Output: untrusted.Wrap("shell", body) + note}
 	}
 	liveness.SetExitCode(ctx, res.code)
+	if t.ws.sandbox != nil && res.code != 0 {
+		if h := goCacheHint(body); h != "" {
+			note += "\n" + h
+			t.ws.hint.tell(h)
+		}
+	}
 	return fmt.Sprintf("exit code: %d%s\n%s%s", res.code, out.summary(), untrusted.Wrap("shell", body), note), nil
 }
 

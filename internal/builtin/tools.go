@@ -33,6 +33,9 @@ type Options struct {
 	// OnDeny hears every call the map refused, as the risk policy's
 	// OnDeny hears its refusals; nil drops them.
 	OnDeny func(Denial)
+	// OnHint hears, once a run, a hint the operator can act on (the
+	// sandbox keeping the Go toolchain from writing its cache); nil drops it.
+	OnHint func(string)
 }
 
 // Denial is a path tool call the sandbox's map refused.
@@ -65,7 +68,8 @@ var Names = []string{"read_file", "write_file", "list_dir", "glob", "search_file
 
 // New returns the workspace tools.
 func New(o Options) []Tool {
-	ws := &workspace{cls: o.Classifier, store: o.Store, env: o.Env, sandbox: o.Sandbox, access: o.Access, onDeny: o.OnDeny}
+	ws := &workspace{cls: o.Classifier, store: o.Store, env: o.Env, sandbox: o.Sandbox, access: o.Access, onDeny: o.OnDeny,
+		hint: &onceHint{fn: o.OnHint}}
 	return []Tool{&readFile{ws}, &writeFile{ws}, &listDir{ws}, &globTool{ws}, &searchFiles{ws}, &patchTool{ws}, &shellTool{ws}}
 }
 
@@ -80,6 +84,7 @@ type workspace struct {
 	// refusals.
 	access *sandbox.Access
 	onDeny func(Denial)
+	hint   *onceHint // the operator's hints, given once
 }
 
 // decode reads a tool's JSON arguments strictly: an unknown field is an
