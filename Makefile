@@ -10,6 +10,7 @@ LDFLAGS := -s -w -X github.com/odek-run/odek/internal/cli.version=$(VERSION)
 # lower RSS (the pure-Go DNS resolver is all odek needs).
 build:
 	@mkdir -p $(BIN)
+	@echo "building bin/odek and bin/fakellm (the first build compiles every dependency: a minute or more)"
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/odek ./cmd/odek
 	$(GO) build -trimpath -o $(BIN)/fakellm ./internal/fakellm/cmd/fakellm
 
@@ -23,6 +24,7 @@ build:
 # seconds then overlap the few slow ones. docs/TESTING.md has the figures.
 TESTP ?= 4
 test: interop-deps lint cross
+	@echo "make test: compiling the race-enabled test binaries, then running them (a cold build cache takes minutes before the first package line)"
 	@bash -o pipefail -c 'ODEK_INTEROP_REQUIRED=1 $(GO) test -p $(TESTP) -race -count=1 -json ./... | $(GO) run ./scripts/testprogress'
 	$(MAKE) --no-print-directory fuzz FUZZTIME=3000x
 
@@ -60,6 +62,7 @@ bench:
 # once and relies on the classifier); Windows is not supported, and its
 # build is a main that says so (cmd/odek/unsupported.go).
 cross:
+	@echo "cross: building for macOS and Windows"
 	GOOS=darwin $(GO) build ./...
 	GOOS=windows $(GO) build -o /dev/null ./cmd/odek
 
@@ -67,6 +70,7 @@ STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(BIN)/tools/staticcheck-$(STATICCHECK_VERSION)
 
 lint: $(STATICCHECK)
+	@echo "lint: gofmt, go mod tidy, go vet, staticcheck, layering"
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) mod tidy -diff
 	$(GO) vet ./...

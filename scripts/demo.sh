@@ -5,6 +5,7 @@
 # under the risk policy. No API key, no network. It cleans up after itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+echo "demo: building bin/wordcount (the demo's MCP server)..."
 go build -o bin/wordcount ./testdata/demo/wordcount
 
 work=$(mktemp -d)
@@ -37,14 +38,17 @@ echo "ODEK_HOME=$work/home, whose config.json is:"
 sed 's/^/  /' "$work/home/config.json"
 echo "ODEK_BASE_URL=$(cat "$work/url") (bin/fakellm playing testdata/demo/script.json)"
 echo
-echo "\$ bin/odek run --events-jsonl events.jsonl \"Summarise what odek is, and check the length of its description\""
+# The run's workspace is a directory of its own: ODEK_HOME inside it would
+# be a protected path in the workspace, which odek warns about.
+mkdir -p "$work/project"
+echo "\$ cd project && bin/odek run --events-jsonl events.jsonl \"Summarise what odek is, and check the length of its description\""
 echo
-(cd "$work" && ODEK_HOME="$work/home" ODEK_BASE_URL="$(cat "$work/url")" ODEK_API_KEY= \
+(cd "$work/project" && ODEK_HOME="$work/home" ODEK_BASE_URL="$(cat "$work/url")" ODEK_API_KEY= \
   "$OLDPWD/bin/odek" run --events-jsonl events.jsonl \
   "Summarise what odek is, and check the length of its description")
 echo
 echo "Events written (odek.event/v1):"
-cut -c1-160 "$work/events.jsonl" | sed 's/^/  /'
+cut -c1-160 "$work/project/events.jsonl" | sed 's/^/  /'
 
 # Part two: the built-in tools in a scratch workspace, no MCP server. A shell
 # command that runs code is denied without a terminal, and the model is told.
