@@ -19,6 +19,7 @@ type runOptions struct {
 	args     []string     // the command line's arguments: the task, or "-"
 	sessFlag sessionFlags // --external-ref, --no-planning, --no-compaction
 	taskFile string       // --task-file
+	ctxFiles []string     // --ctx, repeatable
 	// sessionID is --session-id: run creates or carries on that session,
 	// continue --fork names its copy.
 	sessionID      string
@@ -44,7 +45,10 @@ task argument (or file) is added to the task as context, after a blank line,
 between the lines "--- stdin ---" and "--- end stdin ---"; odek reads it only
 when it is not a terminal, until it is closed (run with </dev/null to skip it).
 A task from stdin or a file is at most 1 MiB of UTF-8 text. A task that starts
-with "-" goes after "--".
+with "-" goes after "--". --ctx FILE (repeatable) puts a file's text before
+the task, and @path in a task argument is replaced by that file's text (an
+@word naming no file stays as written); both are fenced as untrusted data,
+under the same limits, and taint the run like a task file.
 
 The final answer alone goes to stdout; progress, warnings and errors go to
 stderr. --output json prints one odek.run-report/v1 object instead, and
@@ -117,6 +121,7 @@ departs from its cassette), 4 budget exhausted, 130 interrupted.`,
 // the value completions of run's flags; run and continue share them.
 func registerTaskFlags(cmd *cobra.Command, ios *iostreams.IOStreams, o *runOptions) {
 	cmd.Flags().StringVar(&o.taskFile, "task-file", "", `read the task from this file ("-" = stdin)`)
+	cmd.Flags().StringArrayVar(&o.ctxFiles, "ctx", nil, "put this file's text before the task as context, fenced as untrusted data (repeatable; at most 1 MiB of UTF-8 text each)")
 	registerValueCompletions(cmd, ios)
 }
 
@@ -161,7 +166,7 @@ func (o *runOptions) readInputs(ctx context.Context, command string) error {
 	if err := o.sessFlag.apply(command, o); err != nil {
 		return err
 	}
-	task, untrusted, err := readTask(ctx, o.io, taskInput{cmd: command, args: o.args, file: o.taskFile})
+	task, untrusted, err := readTask(ctx, o.io, taskInput{cmd: command, args: o.args, file: o.taskFile, ctx: o.ctxFiles})
 	if err != nil {
 		return err
 	}

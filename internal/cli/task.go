@@ -31,6 +31,7 @@ type taskInput struct {
 	cmd  string   // "run" or "continue", for messages
 	args []string // the arguments; ["-"] reads the task from stdin
 	file string   // --task-file ("-" is stdin)
+	ctx  []string // --ctx files, put before the task
 }
 
 // readTask returns the task: the arguments, the --task-file, or stdin (with
@@ -42,10 +43,19 @@ type taskInput struct {
 // error (exit 3).
 func readTask(ctx context.Context, ios *iostreams.IOStreams, in taskInput) (task string, untrusted bool, err error) {
 	task, fromStdin, err := mainTask(ctx, ios, in)
+	if err == nil && !fromStdin && in.file == "" {
+		var expanded bool
+		task, expanded, err = expandAtRefs(ctx, ios, in.cmd, task)
+		untrusted = expanded
+	}
+	if err == nil && len(in.ctx) > 0 {
+		task, err = withCtxFiles(ctx, ios, in.cmd, in.ctx, task)
+		untrusted = true
+	}
 	if err != nil {
 		return "", false, errclass.Wrap(errclass.SetupError, err)
 	}
-	untrusted = fromStdin || in.file != ""
+	untrusted = untrusted || fromStdin || in.file != ""
 	if fromStdin || ios.StdinTTY || ios.In == nil {
 		return task, untrusted, nil
 	}
