@@ -51,9 +51,9 @@ declare -A allowed=(
   [iostreams]="untrusted"
   [exitcode]="budget errclass events"
   [runview]="artifact budget errclass events exitcode hooks iostreams liveness llm loop mcpclient outschema policy prompt subagent/wire untrusted"
-  [agentrun]="agentsmd approval artifact atomicfile budget builtin cassette childkey config errclass events exitcode hooks iostreams liveness llm loop mcpclient msgkind outschema plan policy proc prompt redact risk runview sandbox session subagent subagent/childside subagent/wire suggest telemetry untrusted"
+  [agentrun]="acp agentsmd approval artifact atomicfile budget builtin cassette childkey config errclass events exitcode hooks iostreams liveness llm loop mcpclient msgkind outschema plan policy proc prompt redact risk runview sandbox session subagent subagent/childside subagent/wire suggest telemetry untrusted"
   [testbin]=""
-  [cli]="agentrun approval artifact config errclass exitcode flaghint iostreams runview session subagent/wire suggest untrusted"
+  [cli]="acp agentrun approval artifact config errclass exitcode flaghint iostreams runview session subagent/wire suggest untrusted"
   [acp]="budget config events liveness llm mcpclient plan policy risk session untrusted"
 )
 # entry is the allowed[] key of an internal package: its own, else its top

@@ -128,9 +128,9 @@ type runSinks struct {
 
 // openSinks opens the JSONL sink (a setup error if it cannot), the stdout
 // sink of stream-json, and the emitter.
-func openSinks(ctx context.Context, ios *iostreams.IOStreams, runID, eventsPath, output string) (*runSinks, error) {
+func openSinks(ctx context.Context, ios *iostreams.IOStreams, runID, eventsPath, output string, extra ...events.Sink) (*runSinks, error) {
 	k := &runSinks{}
-	var sinks []events.Sink
+	sinks := append([]events.Sink(nil), extra...)
 	if eventsPath != "" {
 		sink, err := events.OpenJSONL(ctx, eventsPath)
 		if err != nil {

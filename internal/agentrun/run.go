@@ -55,6 +55,9 @@ type Options struct {
 
 	// Child makes the run a sub-agent (odek subagent); nil for the others.
 	Child *Child
+
+	// acp is an odek acp turn's additions (acp.go); nil for the others.
+	acp *acpTurn
 }
 
 // Child is what odek subagent is told beside the run's options: the task
@@ -117,6 +120,7 @@ func (r *Run) Execute(sig, ctx context.Context) error {
 	r.sessionOptions(&opts)
 	r.livenessOptions(&opts)
 	r.streamOptions(&opts)
+	o.acp.loopOptions(&opts)
 	res, runErr := loop.Continue(ctx, opts, h)
 	r.sinks.streamer.Answer(res)
 	runErr = r.cas.finish(sig, runErr)
@@ -125,6 +129,7 @@ func (r *Run) Execute(sig, ctx context.Context) error {
 	r.sinks.view.Stop()
 	r.session.end(res)
 	err = r.finish(sig, ios, res, runErr)
+	r.acpDone(sig, res, runErr)
 	r.session.goOnNote(ios, o.Quiet)
 	return err
 }

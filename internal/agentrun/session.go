@@ -75,7 +75,7 @@ func (r *Run) beginHistory(ios *iostreams.IOStreams, system string) (*loop.Histo
 		}
 		return r.createSession(ios, msgs)
 	}
-	return r.resumeSession(ios)
+	return r.resumeSession(ios, system)
 }
 
 func (r *Run) createSession(ios *iostreams.IOStreams, msgs []llm.Message) (*loop.History, error) {
@@ -94,7 +94,7 @@ func (r *Run) createSession(ios *iostreams.IOStreams, msgs []llm.Message) (*loop
 	return loop.NewHistory(msgs...), nil
 }
 
-func (r *Run) resumeSession(ios *iostreams.IOStreams) (*loop.History, error) {
+func (r *Run) resumeSession(ios *iostreams.IOStreams, system string) (*loop.History, error) {
 	o := r.o
 	r.session = r.newRunSession(ios, o.Resume)
 	sess := o.Resume
@@ -114,7 +114,11 @@ func (r *Run) resumeSession(ios *iostreams.IOStreams) (*loop.History, error) {
 	if sess.Tainted || session.Trimmed(sess.Messages) || heldStdin(sess.Messages) {
 		r.taint() // untrusted before, unverifiable, piped in, or what was removed cannot be told trusted: fail closed
 	}
-	h := loop.Regroup(restorePlan(r.tools.plan, sess.Messages))
+	msgs := sess.Messages
+	if len(msgs) == 0 && system != "" { // odek acp's session/new stores no message
+		msgs = []llm.Message{{Role: llm.RoleSystem, Content: system}}
+	}
+	h := loop.Regroup(restorePlan(r.tools.plan, msgs))
 	h.Append(llm.Message{Role: llm.RoleUser, Content: r.schema.task(o.Task, h.Messages())})
 	return h, nil
 }

@@ -90,6 +90,7 @@ func Setup(ctx context.Context, o Options) (runCtx context.Context, r *Run, err 
 	if r.conf.cfg, err = LoadConfig(cfgIOS, over); err != nil {
 		return runCtx, r, err
 	}
+	o.acp.applyConfig(r.conf.cfg)
 	if o.ToolsOnly {
 		r.sinks = &runSinks{notices: runview.NewNotices(nil)}
 		r.tools = &toolset{store: artifact.NewStore("")}
@@ -125,7 +126,7 @@ func Setup(ctx context.Context, o Options) (runCtx context.Context, r *Run, err 
 	}
 	if r.child != nil {
 		r.sinks = r.child.openEvents(ios)
-	} else if r.sinks, err = openSinks(ctx, ios, r.conf.runID, o.EventsPath, o.Output); err != nil {
+	} else if r.sinks, err = openSinks(ctx, ios, r.conf.runID, o.EventsPath, o.Output, o.acp.sinks()...); err != nil {
 		return runCtx, r, err
 	}
 	runCtx = r.startAgentSpan(r.limits.start(ctx, r.conf))
@@ -228,7 +229,7 @@ func (r *Run) gateOptions() gateOptions {
 		dangerous: r.conf.cfg.Dangerous, defaulted: r.conf.cfg.DefaultedClasses(),
 		dir: r.tools.workDir, contained: r.tools.sandbox.contained(),
 		parent: r.conf.place.parentPolicy, denied: &r.tools.denied, view: r.sinks.view, warn: r.sinks.warn,
-		notify: r.notify,
+		notify: r.notify, asker: r.o.acp.gateAsker(),
 	}
 }
 

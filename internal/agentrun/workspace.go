@@ -98,6 +98,7 @@ type gateOptions struct {
 	view      *runview.Progress // paused while a question is open
 	warn      func(string)      // says what was denied
 	notify    func(string)      // Notification hooks: a prompt asked or refused; nil = none
+	asker     policy.Asker      // odek acp: the client answers prompts, not the terminal
 }
 
 // newGate is the risk policy of docs/TOOLS.md over the dangerous settings. It
@@ -123,7 +124,9 @@ func newGate(ios *iostreams.IOStreams, g gateOptions) (loop.Gate, error) {
 			}
 		},
 	}
-	if ios.StdinTTY && ios.StderrTTY {
+	if g.asker != nil {
+		o.Asker = g.asker
+	} else if ios.StdinTTY && ios.StderrTTY {
 		o.Asker = pausingAsker{policy.NewTerminal(ios.In, ios.ErrOut), g.view, g.notify}
 	}
 	p, err := policy.New(o)

@@ -105,6 +105,7 @@ var subcommands = []struct {
 	{"session", newCmdSession},
 	{"artifacts", newCmdArtifacts},
 	{"subagent", func(ios *iostreams.IOStreams) *cobra.Command { return newCmdSubagent(ios, nil) }},
+	{"acp", func(ios *iostreams.IOStreams) *cobra.Command { return newCmdACP(ios, nil) }},
 }
 
 // commandsFor builds the commands a command line needs: the one it names
