@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -301,9 +302,10 @@ func TestACPSessionPermissionAndLoad(t *testing.T) {
 // sleep is gone, and odek exits when the client leaves.
 func TestACPCancelMidTool(t *testing.T) {
 	t.Parallel()
+	marker := sleepMarker()
 	url := fakeModel(t,
 		fakellm.Turn{ToolCalls: []fakellm.ScriptCall{{ID: "s1", Name: "shell",
-			Arguments: callArgs(map[string]string{"command": "make --version >/dev/null; sleep 600", "description": "wait"})}}},
+			Arguments: callArgs(map[string]string{"command": "make --version >/dev/null; sleep " + marker, "description": "wait"})}}},
 		fakellm.Turn{Content: "not reached"},
 	)
 	client := &acpClient{answers: []string{"allow_once"}, asked: make(chan sdk.RequestPermissionRequest, 1)}
@@ -326,6 +328,7 @@ func TestACPCancelMidTool(t *testing.T) {
 	if resp := <-done; resp.StopReason != sdk.StopReasonCancelled {
 		t.Errorf("stop reason %q, want cancelled", resp.StopReason)
 	}
+	noProcess(t, marker) // the turn ended: the command is gone before the client leaves
 	p.exitedClean(t)
 }
 
@@ -351,9 +354,10 @@ func TestACPBudgetStop(t *testing.T) {
 // turn, exits 0, and leaves no process behind.
 func TestACPClientLeavesMidTurn(t *testing.T) {
 	t.Parallel()
+	marker := sleepMarker()
 	url := fakeModel(t,
 		fakellm.Turn{ToolCalls: []fakellm.ScriptCall{{ID: "s1", Name: "shell",
-			Arguments: callArgs(map[string]string{"command": "make --version >/dev/null; sleep 600", "description": "wait"})}}},
+			Arguments: callArgs(map[string]string{"command": "make --version >/dev/null; sleep " + marker, "description": "wait"})}}},
 		fakellm.Turn{Content: "not reached"},
 	)
 	client := &acpClient{answers: []string{"allow_once"}, asked: make(chan sdk.RequestPermissionRequest, 1)}
@@ -366,4 +370,25 @@ func TestACPClientLeavesMidTurn(t *testing.T) {
 	}()
 	waitRunning(t, p, client, prompted)
 	p.exitedClean(t)
+	noProcess(t, marker)
+}
+
+// sleepMarker is a sleep duration no other process's command line holds.
+func sleepMarker() string {
+	return fmt.Sprintf("600.%d%d", os.Getpid(), time.Now().UnixNano()%1e9)
+}
+
+// noProcess fails when a process's command line still holds marker.
+func noProcess(t *testing.T, marker string) {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skip("no /proc")
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), marker) {
+			t.Errorf("process %s outlived the turn: %q", e.Name(), strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
 }
