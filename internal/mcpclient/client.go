@@ -56,6 +56,10 @@ type Options struct {
 
 	// timings lets this package's tests change the waits of one Client.
 	timings timings
+	// dial, set by this package's tests, gives the transport instead of a
+	// process or a connection: the in-memory pair, for tests of the
+	// protocol where a process is not the point.
+	dial func(c *Client) (transport, error)
 	// recheck, set by Start from a Gate that is a Rechecker, re-checks
 	// without asking anyone that the server may be started again; nil:
 	// a project server is never restarted.
@@ -185,7 +189,12 @@ func (c *Client) serveRequest(method string, params json.RawMessage) (any, bool)
 	return nil, false
 }
 
+// startProcess starts the server (at Connect, and again on a restart);
+// under a test's dial hook it joins the in-memory pair instead.
 func (c *Client) startProcess() (transport, error) {
+	if c.opts.dial != nil {
+		return c.opts.dial(c)
+	}
 	parent := c.opts.Environ
 	if parent == nil {
 		parent = os.Environ()

@@ -11,12 +11,11 @@ import (
 	"time"
 )
 
-// eraClient connects to era_server in mode and discovers.
+// eraClient connects to an eraServer in mode, in memory, and discovers.
 func eraClient(t *testing.T, mode string, cfg ServerConfig, o Options) (*Client, error) {
 	t.Helper()
-	cfg.Command, cfg.Args = eraBin, []string{"-era", mode}
-	o.Environ = testEnviron
-	c, _, err := connectDiscovered(t, "era", cfg, o)
+	s := &eraServer{mode: mode}
+	c, _, err := connectInMemory(t, "era", cfg, o, s.serve)
 	return c, err
 }
 

@@ -21,9 +21,6 @@ import (
 // separate binary (not the race-instrumented test binary) keeps spawn fast.
 var fixtureBin string
 
-// eraBin is testdata/era_server.go, the era-detection fixture.
-var eraBin string
-
 // taskBin is testdata/task_server.go, a server of the Tasks extension.
 var taskBin string
 
@@ -47,7 +44,7 @@ func TestMain(m *testing.M) {
 	for _, f := range []struct {
 		bin *string
 		src string
-	}{{&fixtureBin, "./internal/mcpclient/testdata/artifact_server.go"}, {&eraBin, "./internal/mcpclient/testdata/era_server.go"},
+	}{{&fixtureBin, "./internal/mcpclient/testdata/artifact_server.go"},
 		{&taskBin, "./internal/mcpclient/testdata/task_server.go"}} {
 		if fuzzing {
 			break
