@@ -68,7 +68,7 @@ func (a *ToolAdapter) ProducesArtifacts() bool { return true }
 
 // Call invokes the tool; the result text is already wrapped as untrusted.
 func (a *ToolAdapter) Call(ctx context.Context, args json.RawMessage) (string, error) {
-	r, err := a.Client.CallToolResult(ctx, a.ToolName, args)
+	r, err := a.Client.callToolResult(ctx, a.ToolName, args)
 	if err != nil {
 		return "", err
 	}

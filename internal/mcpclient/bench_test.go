@@ -29,7 +29,7 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 	ds := make([]time.Duration, 0, b.N)
 	for b.Loop() {
 		start := time.Now()
-		if _, err := f.c.CallToolResult(ctx, "echo", args); err != nil {
+		if _, err := f.c.callToolResult(ctx, "echo", args); err != nil {
 			b.Fatal(err)
 		}
 		ds = append(ds, time.Since(start))
@@ -61,7 +61,7 @@ func BenchmarkLargeResult10MiB(b *testing.B) {
 	args := json.RawMessage(`{"n":10485760}`)
 	b.SetBytes(10 << 20)
 	for b.Loop() {
-		r, err := f.c.CallToolResult(context.Background(), "large_result", args)
+		r, err := f.c.callToolResult(context.Background(), "large_result", args)
 		if err != nil || !r.Truncated {
 			b.Fatal(err)
 		}
@@ -86,7 +86,7 @@ func BenchmarkCallRoundTripMinimalServer(b *testing.B) {
 	ds := make([]time.Duration, 0, b.N)
 	for b.Loop() {
 		start := time.Now()
-		if _, err := c.CallToolResult(ctx, "word_count", args); err != nil {
+		if _, err := c.callToolResult(ctx, "word_count", args); err != nil {
 			b.Fatal(err)
 		}
 		ds = append(ds, time.Since(start))
@@ -118,7 +118,7 @@ func BenchmarkResult20MiB(b *testing.B) {
 				runtime.ReadMemStats(&before)
 				b.StartTimer()
 				start := time.Now()
-				r, err := f.c.CallToolResult(context.Background(), bc.tool, args)
+				r, err := f.c.callToolResult(context.Background(), bc.tool, args)
 				took += time.Since(start)
 				b.StopTimer()
 				runtime.ReadMemStats(&after)

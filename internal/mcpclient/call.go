@@ -16,8 +16,8 @@ import (
 // maxRPCMessage caps a JSON-RPC error message quoted in our error text.
 const maxRPCMessage = 512
 
-// CallResult is a tool result ready for the model.
-type CallResult struct {
+// callResult is a tool result ready for the model.
+type callResult struct {
 	// Text is the rendered result wrapped as untrusted content.
 	Text string
 	// ArtifactCount is the number of "- artifact " metadata lines in Text.
@@ -43,14 +43,14 @@ const maxInputRounds = 3
 
 // CallTool invokes a tool with JSON arguments and returns the wrapped result text.
 func (c *Client) CallTool(ctx context.Context, name string, argsJSON string) (string, error) {
-	r, err := c.CallToolResult(ctx, name, json.RawMessage(argsJSON))
+	r, err := c.callToolResult(ctx, name, json.RawMessage(argsJSON))
 	if err != nil {
 		return "", err
 	}
 	return r.Text, nil
 }
 
-// CallToolResult invokes a tool and has internal/artifact render its result
+// callToolResult invokes a tool and has internal/artifact render its result
 // for the model (text, structured content, content summaries, validated
 // artifact refs, max_result_chars, the untrusted wrapper). A result that
 // asks for input (MCP 2026-07-28 input_required) is answered from the
@@ -60,10 +60,10 @@ func (c *Client) CallTool(ctx context.Context, name string, argsJSON string) (st
 // round included, whatever progress the server reports; with
 // idle_timeout_seconds set, a round that hears nothing (no progress, no
 // answer) for that long fails sooner.
-func (c *Client) CallToolResult(ctx context.Context, name string, args json.RawMessage) (*CallResult, error) {
+func (c *Client) callToolResult(ctx context.Context, name string, args json.RawMessage) (*callResult, error) {
 	op := "tool " + name
 	if !c.opened.Load() {
-		return nil, newError(c.name, op, ClassSetup, ErrNotDiscovered)
+		return nil, newError(c.name, op, classSetup, errNotDiscovered)
 	}
 	key, done := c.calls.start(c.name, name)
 	defer done()
@@ -74,7 +74,7 @@ func (c *Client) CallToolResult(ctx context.Context, name string, args json.RawM
 		return nil, c.callFailure(ctx, call, op, left, err)
 	}
 	if why := c.restart.refused(name); why != "" {
-		return nil, newError(c.name, op, ClassMCP, fmt.Errorf("not called: %s", why))
+		return nil, newError(c.name, op, classMCP, fmt.Errorf("not called: %s", why))
 	}
 	params := map[string]any{"name": name, "arguments": normalizeArgs(args)}
 	replayed := false
@@ -96,13 +96,13 @@ func (c *Client) CallToolResult(ctx context.Context, name string, args json.RawM
 			return c.awaitTask(ctx, call, key, name, left, res)
 		case resultTypeInputRequired:
 			if round+1 >= maxInputRounds {
-				return nil, newError(c.name, op, ClassMCP, fmt.Errorf("still asked for input after %d rounds; gave up", maxInputRounds))
+				return nil, newError(c.name, op, classMCP, fmt.Errorf("still asked for input after %d rounds; gave up", maxInputRounds))
 			}
 			if params, err = c.answerInput(name, res, params); err != nil {
-				return nil, newError(c.name, op, ClassMCP, err)
+				return nil, newError(c.name, op, classMCP, err)
 			}
 		default:
-			return nil, newError(c.name, op, ClassMCP, fmt.Errorf("unknown resultType %q", clip(res.ResultType, errUnknownResultTypeMessageSize)))
+			return nil, newError(c.name, op, classMCP, fmt.Errorf("unknown resultType %q", clip(res.ResultType, errUnknownResultTypeMessageSize)))
 		}
 	}
 }
@@ -139,7 +139,7 @@ func (c *Client) callOnce(ctx context.Context, op string, params map[string]any)
 	}
 	var res callResultWire
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, newError(c.name, op, ClassMCP, fmt.Errorf("malformed tools/call result: %w", err))
+		return nil, newError(c.name, op, classMCP, fmt.Errorf("malformed tools/call result: %w", err))
 	}
 	res.raw = raw
 	return &res, nil
@@ -151,21 +151,21 @@ func (c *Client) callOnce(ctx context.Context, op string, params map[string]any)
 // (a JSON-RPC error, a malformed result) is returned as it is.
 func (c *Client) callFailure(caller, call context.Context, op string, left time.Duration, err error) error {
 	switch {
-	case errors.As(err, new(*Error)):
+	case errors.As(err, new(*opError)):
 		return err
 	case caller.Err() != nil:
 		return c.failure(op, left, err)
 	case errors.Is(err, errIdleTimeout):
-		return newError(c.name, op, ClassDeadline, &TimeoutError{Timeout: c.lim.idle, Bound: boundIdle})
+		return newError(c.name, op, classDeadline, &timeoutError{Timeout: c.lim.idle, Bound: boundIdle})
 	case call.Err() != nil:
-		return newError(c.name, op, ClassDeadline, &TimeoutError{Timeout: c.lim.timeout})
+		return newError(c.name, op, classDeadline, &timeoutError{Timeout: c.lim.timeout})
 	}
 	return c.failure(op, c.lim.timeout, err)
 }
 
 // render checks structured content against the tool's outputSchema and
 // renders the result for the model.
-func (c *Client) render(name string, res *callResultWire) (*CallResult, error) {
+func (c *Client) render(name string, res *callResultWire) (*callResult, error) {
 	op := "tool " + name
 	o := artifact.ResultOptions{Server: c.name, Tool: name, Roots: c.cfg.ArtifactRoots, MaxChars: c.lim.maxChars, Store: c.opts.Store}
 	if c.opts.project {
@@ -175,10 +175,10 @@ func (c *Client) render(name string, res *callResultWire) (*CallResult, error) {
 		}
 	}
 	if res.IsError {
-		return nil, newError(c.name, op+" returned error", ClassMCP, &ToolError{Text: artifact.RenderError(res.Content, o)})
+		return nil, newError(c.name, op+" returned error", classMCP, &ToolError{Text: artifact.RenderError(res.Content, o)})
 	}
 	if err := c.checkStructured(name, res.StructuredContent); err != nil {
-		return nil, newError(c.name, op, ClassMCP, err)
+		return nil, newError(c.name, op, classMCP, err)
 	}
 	for _, it := range res.Content {
 		if it.Type == "resource_link" {
@@ -188,9 +188,9 @@ func (c *Client) render(name string, res *callResultWire) (*CallResult, error) {
 	items := withStructured(res.Content, res.StructuredContent)
 	r, err := artifact.RenderResult(items, o)
 	if err != nil {
-		return nil, newError(c.name, op, ClassMCP, err)
+		return nil, newError(c.name, op, classMCP, err)
 	}
-	return &CallResult{Text: r.Text, ArtifactCount: r.ArtifactCount, Truncated: r.Truncated}, nil
+	return &callResult{Text: r.Text, ArtifactCount: r.ArtifactCount, Truncated: r.Truncated}, nil
 }
 
 // normalizeArgs sends parsed JSON when it parses; empty or null becomes {},

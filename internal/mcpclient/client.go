@@ -32,8 +32,6 @@ type Options struct {
 	Store artifact.ResultStore
 	// Version is sent as clientInfo.version; "" = "dev".
 	Version string
-	// Discovery bounds tools/list; zero fields take the defaults.
-	Discovery DiscoveryLimits
 	// Sandbox, when set, gives the policy a stdio server runs under (nil:
 	// none, as for sandbox "off"); the server then starts through the
 	// sandbox launcher (proc).
@@ -54,6 +52,9 @@ type Options struct {
 	// carries its trace context to the server (docs/TELEMETRY.md).
 	Telemetry *telemetry.Tracer
 
+	// discovery bounds tools/list; zero fields take the defaults (tests
+	// lower them).
+	discovery discoveryLimits
 	// timings lets this package's tests change the waits of one Client.
 	timings timings
 	// dial, set by this package's tests, gives the transport instead of a
@@ -137,7 +138,7 @@ func Connect(ctx context.Context, name string, cfg ServerConfig, o Options) (*Cl
 	case o.Replay != nil:
 		p, err := o.Replay(name)
 		if err != nil {
-			return nil, newError(name, "replay", ClassSetup, err)
+			return nil, newError(name, "replay", classSetup, err)
 		}
 		t = peerTransport{p: p}
 	case cfg.URL != "":
@@ -157,7 +158,7 @@ func Connect(ctx context.Context, name string, cfg ServerConfig, o Options) (*Cl
 		tap, err := o.Tap(name)
 		if err != nil {
 			_ = t.close(grace{})
-			return nil, newError(name, "record", ClassSetup, err)
+			return nil, newError(name, "record", classSetup, err)
 		}
 		c.tap = tap
 	}
@@ -215,7 +216,7 @@ func (c *Client) startProcess() (transport, error) {
 		}
 		var err error
 		if pol, err = c.opts.Sandbox(cfg); err != nil {
-			return nil, newError(c.name, "sandbox "+c.cfg.Command, ClassSetup, err)
+			return nil, newError(c.name, "sandbox "+c.cfg.Command, classSetup, err)
 		}
 	}
 	if pol != nil && pol.TempDir != "" {
@@ -223,7 +224,7 @@ func (c *Client) startProcess() (transport, error) {
 	}
 	t, err := startStdio(c.name, c.cfg, env, pol, c.read, c.sink)
 	if err != nil {
-		return nil, newError(c.name, "start "+c.cfg.Command, ClassSetup, err)
+		return nil, newError(c.name, "start "+c.cfg.Command, classSetup, err)
 	}
 	return t, nil
 }

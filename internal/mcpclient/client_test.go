@@ -46,7 +46,7 @@ func TestConfigValidation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := Connect(context.Background(), "s", tc.cfg, Options{LookupEnv: func(string) (string, bool) { return "", false }})
 			if tc.wantErr != "" {
-				if err == nil || err.Error() != tc.wantErr || classOf(err) != ClassSetup {
+				if err == nil || err.Error() != tc.wantErr || classOf(err) != classSetup {
 					t.Fatalf("err = %v, want %q", err, tc.wantErr)
 				}
 				if strings.Contains(err.Error(), "pw") {
@@ -129,8 +129,8 @@ func TestSecretLookingName(t *testing.T) {
 		"MY_CREDS": true, "SSH_PRIVATE_KEY": true, "PASSWD": true, "GPG_PASSPHRASE": true, "SESSION_COOKIE": true,
 		"HTTP_AUTHORIZATION": true, "PATH": false, "HOME": false, "LOG_LEVEL": false, "TOKENIZER": true,
 	} {
-		if SecretLookingName(name) != want {
-			t.Errorf("SecretLookingName(%q) = %v", name, !want)
+		if secretLookingName(name) != want {
+			t.Errorf("secretLookingName(%q) = %v", name, !want)
 		}
 	}
 }
@@ -253,7 +253,7 @@ func TestValidatedArtifactRegistered(t *testing.T) {
 	if _, err := c.Discover(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CallToolResult(context.Background(), "artifact_result", []byte(`{}`)); err != nil {
+	if _, err := c.callToolResult(context.Background(), "artifact_result", []byte(`{}`)); err != nil {
 		t.Fatal(err)
 	}
 	out, err := artifact.NewReadTool(store).Call(context.Background(), []byte(`{"id":"report-1"}`))
@@ -277,7 +277,7 @@ func TestTruncatedResultSaved(t *testing.T) {
 	if _, err := c.Discover(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	r, err := c.CallToolResult(context.Background(), "large_result", json.RawMessage(`{"n":5000}`))
+	r, err := c.callToolResult(context.Background(), "large_result", json.RawMessage(`{"n":5000}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +315,7 @@ func TestSandboxedServerGetsThePolicysTempDir(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	r, err := c.CallToolResult(ctx, "echo_env", json.RawMessage(`{}`))
+	r, err := c.callToolResult(ctx, "echo_env", json.RawMessage(`{}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +349,7 @@ func TestProjectServerArtifactRootsNeedItsDirectory(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			r, err := c.CallToolResult(ctx, "artifact_result", json.RawMessage(`{}`))
+			r, err := c.callToolResult(ctx, "artifact_result", json.RawMessage(`{}`))
 			if tt.wantErr == "" {
 				if err != nil || r.ArtifactCount != 1 {
 					t.Errorf("got %v, %+v; want one artifact", err, r)

@@ -27,11 +27,11 @@ const (
 	DefaultMaxResultChars = 200000
 	// MaxResultCharsCap is the hard cap for ServerConfig.MaxResultChars (clamped with a warning).
 	MaxResultCharsCap = 1000000
-	// DefaultRestartLimit is how often a server may be restarted in one run
+	// defaultRestartLimit is how often a server may be restarted in one run
 	// when restart_limit is not set.
-	DefaultRestartLimit = 1
-	// MaxRestartLimit caps restart_limit (clamped with a warning).
-	MaxRestartLimit = 10
+	defaultRestartLimit = 1
+	// maxRestartLimit caps restart_limit (clamped with a warning).
+	maxRestartLimit = 10
 )
 
 // OAuthConfig is machine login for a Streamable HTTP server (the
@@ -137,7 +137,7 @@ type ServerConfig struct {
 	Required *bool `json:"required,omitempty"`
 	// RestartLimit is how often one run may start the server again after
 	// it exited (stdio) or lost its session (HTTP); nil = 1, 0 = never,
-	// above MaxRestartLimit clamped with a warning.
+	// above maxRestartLimit clamped with a warning.
 	RestartLimit *int `json:"restart_limit,omitempty"`
 	// OAuth logs odek in to a url server as a machine (the OAuth client
 	// credentials extension). Operator config only: the config loader

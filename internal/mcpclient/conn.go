@@ -285,7 +285,7 @@ func (c *conn) enqueue(ctx context.Context, it outItem) error {
 	case <-c.dead:
 		return c.err()
 	case <-c.quit:
-		return ErrClosed
+		return errClosed
 	}
 }
 
@@ -321,7 +321,7 @@ func (c *conn) waitIdle(d time.Duration) {
 type grace struct{ exit, term time.Duration }
 
 // stop ends the connection: the writer exits, the transport closes (which ends
-// the reader), and pending calls fail with ErrClosed. Idempotent.
+// the reader), and pending calls fail with errClosed. Idempotent.
 func (c *conn) stop(g grace) error {
 	var err error
 	c.stopOnce.Do(func() {

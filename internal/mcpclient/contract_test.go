@@ -106,7 +106,7 @@ func TestContractErrors(t *testing.T) {
 			if err == nil || !regexp.MustCompile(tc.want).MatchString(err.Error()) {
 				t.Fatalf("err = %v, want match %s", err, tc.want)
 			}
-			if c := classOf(err); c != ClassMCP {
+			if c := classOf(err); c != classMCP {
 				t.Errorf("class %q, want mcp_error", c)
 			}
 			if strings.Contains(err.Error(), "/etc/hostname") || strings.Contains(err.Error(), f.root) {
@@ -151,13 +151,13 @@ func TestTimeoutCancelsAndReuses(t *testing.T) {
 	f := startFixture(t, ServerConfig{})
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	_, err := f.c.CallToolResult(ctx, "hang", nil)
-	if !errors.Is(err, context.DeadlineExceeded) || classOf(err) != ClassDeadline {
+	_, err := f.c.callToolResult(ctx, "hang", nil)
+	if !errors.Is(err, context.DeadlineExceeded) || classOf(err) != classDeadline {
 		t.Fatalf("err = %v (class %q), want a deadline error", err, classOf(err))
 	}
 	// The message names the time the request had: what was left of ctx's
 	// 300 ms when it started, in milliseconds.
-	var te *TimeoutError
+	var te *timeoutError
 	if !errors.As(err, &te) || te.Timeout <= 0 || te.Timeout > 300*time.Millisecond {
 		t.Errorf("timeout error %+v", te)
 	}
@@ -246,7 +246,7 @@ func TestCrashMidCall(t *testing.T) {
 	f := startFixture(t, ServerConfig{RestartLimit: ptr(0)})
 	_, err := f.call(t, "crash", `{}`)
 	want := regexp.MustCompile(`^mcpclient fx: tool crash: server exited \(exit status 3\); stderr tail: panic: crashing on purpose in the middle of a call$`)
-	if !want.MatchString(fmt.Sprint(err)) || classOf(err) != ClassMCP {
+	if !want.MatchString(fmt.Sprint(err)) || classOf(err) != classMCP {
 		t.Fatalf("err = %v", err)
 	}
 	if !strings.Contains(f.stderr.String(), "[fx] panic: crashing on purpose") {
@@ -346,7 +346,7 @@ func TestCloseWaitsForInflightThenExits(t *testing.T) {
 	if err := f.c.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	if _, err := f.call(t, "echo", `{}`); !errors.Is(err, ErrClosed) {
+	if _, err := f.call(t, "echo", `{}`); !errors.Is(err, errClosed) {
 		t.Errorf("call after Close: %v", err)
 	}
 }

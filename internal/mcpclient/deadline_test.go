@@ -15,11 +15,11 @@ import (
 // input_required rounds; idle_timeout_seconds, when set, fails a call that
 // hears nothing sooner, and is what progress restarts.
 
-func progressCall(t *testing.T, c *Client, steps, ms int) (*CallResult, error) {
+func progressCall(t *testing.T, c *Client, steps, ms int) (*callResult, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	return c.CallToolResult(ctx, "progress", json.RawMessage(fmt.Sprintf(`{"steps":%d,"ms":%d}`, steps, ms)))
+	return c.callToolResult(ctx, "progress", json.RawMessage(fmt.Sprintf(`{"steps":%d,"ms":%d}`, steps, ms)))
 }
 
 // Progress every 0.3 s for 3.3 s does not carry a call past its 1 s
@@ -38,8 +38,8 @@ func TestProgressDoesNotExtendTheTimeout(t *testing.T) {
 			if err == nil || err.Error() != want {
 				t.Fatalf("err = %v\nwant %s", err, want)
 			}
-			var e *Error
-			if !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &e) || e.ErrorClass() != ClassDeadline {
+			var e *opError
+			if !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &e) || e.ErrorClass() != classDeadline {
 				t.Errorf("a timeout must be a deadline: %v", err)
 			}
 			r, err := eraCall(t, c, "seen")
@@ -61,13 +61,13 @@ func TestInputRoundsShareTheTimeout(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	_, err = c.CallToolResult(ctx, "ask_rounds", json.RawMessage(`{"steps":2,"ms":600}`))
+	_, err = c.callToolResult(ctx, "ask_rounds", json.RawMessage(`{"steps":2,"ms":600}`))
 	want := "mcpclient era: tool ask_rounds: no response within 1s (timeout); request cancelled, server kept running"
 	if err == nil || err.Error() != want {
 		t.Fatalf("err = %v\nwant %s", err, want)
 	}
 	// The same rounds, quick, complete: only the shared deadline failed it.
-	r, err := c.CallToolResult(ctx, "ask_rounds", json.RawMessage(`{"steps":2,"ms":0}`))
+	r, err := c.callToolResult(ctx, "ask_rounds", json.RawMessage(`{"steps":2,"ms":0}`))
 	if err != nil || !strings.Contains(r.Text, "complete after 2 rounds") {
 		t.Errorf("quick rounds: %v %+v", err, r)
 	}
@@ -123,8 +123,8 @@ func TestCallerDeadlineFirst(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	_, err = c.CallToolResult(ctx, "progress", json.RawMessage(`{"steps":0,"ms":2000}`))
-	var te *TimeoutError
+	_, err = c.callToolResult(ctx, "progress", json.RawMessage(`{"steps":0,"ms":2000}`))
+	var te *timeoutError
 	if !errors.As(err, &te) || te.Bound != "" || te.Timeout > 500*time.Millisecond || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v", err)
 	}

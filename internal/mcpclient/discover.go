@@ -54,7 +54,7 @@ type clientInfo struct {
 }
 
 // Discover detects the server's era and opens it (once), then returns
-// every tool the server offers, within Options.Discovery. An opening failure
+// every tool the server offers, within Options.discovery. An opening failure
 // or a tools/list past a discovery bound closes the client: the server is
 // rejected as a whole.
 func (c *Client) Discover(ctx context.Context) ([]ToolDef, error) {
@@ -64,7 +64,7 @@ func (c *Client) Discover(ctx context.Context) ([]ToolDef, error) {
 	}
 	tools, err := c.listTools(ctx)
 	if err != nil {
-		var le *DiscoveryLimitError
+		var le *discoveryLimitError
 		if errors.As(err, &le) {
 			_ = c.closeFor(ctx)
 		}
@@ -87,10 +87,10 @@ func (c *Client) initialize(ctx context.Context, version string) error {
 		Capabilities    map[string]json.RawMessage `json:"capabilities"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return newError(c.name, methodInitialize, ClassMCP, fmt.Errorf("malformed result: %w", err))
+		return newError(c.name, methodInitialize, classMCP, fmt.Errorf("malformed result: %w", err))
 	}
 	if !supportedVersions[res.ProtocolVersion] {
-		return newError(c.name, methodInitialize, ClassMCP, fmt.Errorf(
+		return newError(c.name, methodInitialize, classMCP, fmt.Errorf(
 			"server answered unsupported protocol version %q (odek speaks %s; also accepts 2024-11-05, 2025-06-18, 2025-11-25); disconnected",
 			clip(res.ProtocolVersion, 64), ProtocolVersion))
 	}
@@ -121,7 +121,7 @@ func (c *Client) request(ctx context.Context, op, method string, params any) (js
 		return nil, c.failure(op, timeout, err)
 	}
 	if m.isError() {
-		return nil, newError(c.name, op, ClassMCP, m.rpcError().toRPCError())
+		return nil, newError(c.name, op, classMCP, m.rpcError().toRPCError())
 	}
 	return m.Result, nil
 }
@@ -130,9 +130,9 @@ func (c *Client) request(ctx context.Context, op, method string, params any) (js
 func (c *Client) failure(op string, timeout time.Duration, err error) error {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		return newError(c.name, op, ClassDeadline, &TimeoutError{Timeout: timeout.Round(time.Millisecond)})
+		return newError(c.name, op, classDeadline, &timeoutError{Timeout: timeout.Round(time.Millisecond)})
 	case errors.Is(err, context.Canceled):
-		return newError(c.name, op, ClassCanceled, err)
+		return newError(c.name, op, classCanceled, err)
 	}
-	return newError(c.name, op, ClassMCP, err)
+	return newError(c.name, op, classMCP, err)
 }

@@ -94,9 +94,9 @@ func TestLegacyElicitationTwoCalls(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var wg sync.WaitGroup
-	wg.Go(func() { _, _ = c.CallToolResult(ctx, "progress", json.RawMessage(`{"steps":0,"ms":1500}`)) })
+	wg.Go(func() { _, _ = c.callToolResult(ctx, "progress", json.RawMessage(`{"steps":0,"ms":1500}`)) })
 	waitPending(t, c, 1)
-	if _, err := c.CallToolResult(ctx, "legacy_ask", json.RawMessage(`{}`)); err != nil {
+	if _, err := c.callToolResult(ctx, "legacy_ask", json.RawMessage(`{}`)); err != nil {
 		t.Fatal(err)
 	}
 	wg.Wait()

@@ -18,10 +18,10 @@ var allowedEnv = map[string]bool{
 	"TZ": true, "TERM": true,
 }
 
-// SecretLookingName reports whether an environment variable name looks like it
+// secretLookingName reports whether an environment variable name looks like it
 // carries a credential; such names never reach an MCP server. It is
 // redact.IsSecretName, the one list shared with the config loader.
-func SecretLookingName(name string) bool { return redact.IsSecretName(name) }
+func secretLookingName(name string) bool { return redact.IsSecretName(name) }
 
 // childEnv builds a server's environment: the allowlisted part of parent, then
 // overrides ("" unsets). It returns the names of overrides it refused, sorted.
@@ -29,13 +29,13 @@ func childEnv(parent []string, overrides map[string]string) (env []string, refus
 	vals := map[string]string{}
 	for _, kv := range parent {
 		k, v, ok := strings.Cut(kv, "=")
-		if ok && allowedEnv[k] && !SecretLookingName(k) {
+		if ok && allowedEnv[k] && !secretLookingName(k) {
 			vals[k] = v
 		}
 	}
 	for k, v := range overrides {
 		switch {
-		case k == "" || strings.ContainsAny(k, "=\x00") || strings.Contains(v, "\x00") || SecretLookingName(k):
+		case k == "" || strings.ContainsAny(k, "=\x00") || strings.Contains(v, "\x00") || secretLookingName(k):
 			refused = append(refused, k)
 		case v == "":
 			delete(vals, k)

@@ -30,9 +30,9 @@ var modernVersions = []string{ModernProtocolVersion}
 // answer marks the server as modern (it must not be probed into the legacy
 // handshake).
 const (
-	CodeHeaderMismatch             = -32020
+	codeHeaderMismatch             = -32020
 	CodeMissingClientCapability    = -32021
-	CodeUnsupportedProtocolVersion = -32022
+	codeUnsupportedProtocolVersion = -32022
 )
 
 // Bounds of what the eras add.
@@ -66,17 +66,17 @@ const (
 	methodTasksGet                = "tasks/get"
 	methodTasksUpdate             = "tasks/update"
 	methodTasksCancel             = "tasks/cancel"
-	// ExtensionTasks is the MCP Tasks extension: a tools/call may be
+	// extensionTasks is the MCP Tasks extension: a tools/call may be
 	// answered with a task that odek polls.
-	ExtensionTasks = "io.modelcontextprotocol/tasks"
-	// ExtensionOAuthClientCredentials is machine login with the OAuth
+	extensionTasks = "io.modelcontextprotocol/tasks"
+	// extensionOAuthClientCredentials is machine login with the OAuth
 	// client credentials grant.
-	ExtensionOAuthClientCredentials = "io.modelcontextprotocol/oauth-client-credentials"
+	extensionOAuthClientCredentials = "io.modelcontextprotocol/oauth-client-credentials"
 )
 
 // isModernCode reports whether code is one only a modern server sends.
 func isModernCode(code int64) bool {
-	return code == CodeHeaderMismatch || code == CodeMissingClientCapability || code == CodeUnsupportedProtocolVersion
+	return code == codeHeaderMismatch || code == CodeMissingClientCapability || code == codeUnsupportedProtocolVersion
 }
 
 // discoverInfo is what odek keeps of a DiscoverResult.
@@ -187,11 +187,11 @@ func (c *Client) clientCapabilities() map[string]any {
 		caps[capabilityElicitation] = map[string]any{"form": map[string]any{}}
 	}
 	ext := map[string]any{}
-	if c.serverExtension(ExtensionTasks) {
-		ext[ExtensionTasks] = map[string]any{}
+	if c.serverExtension(extensionTasks) {
+		ext[extensionTasks] = map[string]any{}
 	}
 	if c.cfg.OAuth != nil && c.http != nil {
-		ext[ExtensionOAuthClientCredentials] = map[string]any{}
+		ext[extensionOAuthClientCredentials] = map[string]any{}
 	}
 	if len(ext) > 0 {
 		caps[capabilityExtensions] = ext

@@ -103,18 +103,18 @@ func TestClassifyProbe(t *testing.T) {
 		{"unsupported without list", &RPCError{Code: -32022}, false, probeSignal{modern: true}},
 		{"header mismatch", &RPCError{Code: -32020}, true, probeSignal{modern: true}},
 		{"missing capability", &RPCError{Code: -32021}, false, probeSignal{modern: true}},
-		{"stdio silence", &TimeoutError{}, false, probeSignal{legacy: true}},
-		{"http silence", &TimeoutError{}, true, probeSignal{legacy: true}},
-		{"http 400 legacy body", &HTTPStatusError{Code: 400, RPCCode: code(-32000)}, true, probeSignal{legacy: true}},
-		{"http 404 empty", &HTTPStatusError{Code: 404}, true, probeSignal{legacy: true}},
-		{"http 400 modern", &HTTPStatusError{Code: 400, RPCCode: code(-32022), Supported: []string{"2027-01-01"}}, true, probeSignal{modern: true, unsupported: []string{"2027-01-01"}}},
-		{"http 400 modern, empty list", &HTTPStatusError{Code: 400, RPCCode: code(-32022), Supported: []string{}}, true, probeSignal{modern: true}},
-		{"http 500", &HTTPStatusError{Code: 500}, true, probeSignal{legacy: true}},
-		{"http 503 with a legacy body", &HTTPStatusError{Code: 503, RPCCode: code(-32603)}, true, probeSignal{legacy: true}},
-		{"a result without supportedVersions", newError("s", "server/discover", ClassMCP, &notDiscoverError{errors.New("lists no supportedVersions")}), false, probeSignal{legacy: true}},
-		{"refused connection", newError("s", "server/discover", ClassMCP, &requestError{id: 1, err: errors.New("connection refused")}), true, probeSignal{}},
+		{"stdio silence", &timeoutError{}, false, probeSignal{legacy: true}},
+		{"http silence", &timeoutError{}, true, probeSignal{legacy: true}},
+		{"http 400 legacy body", &hTTPStatusError{Code: 400, RPCCode: code(-32000)}, true, probeSignal{legacy: true}},
+		{"http 404 empty", &hTTPStatusError{Code: 404}, true, probeSignal{legacy: true}},
+		{"http 400 modern", &hTTPStatusError{Code: 400, RPCCode: code(-32022), Supported: []string{"2027-01-01"}}, true, probeSignal{modern: true, unsupported: []string{"2027-01-01"}}},
+		{"http 400 modern, empty list", &hTTPStatusError{Code: 400, RPCCode: code(-32022), Supported: []string{}}, true, probeSignal{modern: true}},
+		{"http 500", &hTTPStatusError{Code: 500}, true, probeSignal{legacy: true}},
+		{"http 503 with a legacy body", &hTTPStatusError{Code: 503, RPCCode: code(-32603)}, true, probeSignal{legacy: true}},
+		{"a result without supportedVersions", newError("s", "server/discover", classMCP, &notDiscoverError{errors.New("lists no supportedVersions")}), false, probeSignal{legacy: true}},
+		{"refused connection", newError("s", "server/discover", classMCP, &requestError{id: 1, err: errors.New("connection refused")}), true, probeSignal{}},
 		{"dead", &ExitError{Status: "exit status 1"}, false, probeSignal{}},
-		{"wrapped", newError("s", "server/discover", ClassMCP, &RPCError{Code: -32601}), false, probeSignal{legacy: true}},
+		{"wrapped", newError("s", "server/discover", classMCP, &RPCError{Code: -32601}), false, probeSignal{legacy: true}},
 	}
 	for _, tt := range tests {
 		got := classifyProbe(tt.err)
@@ -145,11 +145,11 @@ func TestRPCErrorQuotesSupported(t *testing.T) {
 // some: a plain 500 must not claim "server supports ;".
 func TestHTTPStatusErrorQuotesSupportedOnlyWhenListed(t *testing.T) {
 	tests := []struct {
-		err  *HTTPStatusError
+		err  *hTTPStatusError
 		want string
 	}{
-		{&HTTPStatusError{Code: 500, Body: "boom"}, "http 500: boom"},
-		{&HTTPStatusError{Code: 400, Body: "old", Supported: []string{"2099-01-01"}},
+		{&hTTPStatusError{Code: 500, Body: "boom"}, "http 500: boom"},
+		{&hTTPStatusError{Code: 400, Body: "old", Supported: []string{"2099-01-01"}},
 			`http 400: old (server supports ["2099-01-01"]; odek speaks 2026-07-28, 2025-03-26, 2025-11-25, 2025-06-18, 2024-11-05)`},
 	}
 	for _, tt := range tests {
@@ -239,7 +239,7 @@ func TestElicitAnswers(t *testing.T) {
 			}
 			continue
 		}
-		var de *InputDeclinedError
+		var de *inputDeclinedError
 		if !errors.As(err, &de) || !strings.Contains(err.Error(), tt.err) {
 			t.Errorf("%s %s: err = %v, want %q", tt.method, tt.params, err, tt.err)
 		}
@@ -357,8 +357,8 @@ func TestResourceArgs(t *testing.T) {
 		limit int
 		err   string
 	}{
-		{`{"server":"s","uri":"u"}`, DefaultResourceReadLimit, ""},
-		{`{"server":"s","uri":"u","limit":999999}`, MaxResourceReadLimit, ""},
+		{`{"server":"s","uri":"u"}`, defaultResourceReadLimit, ""},
+		{`{"server":"s","uri":"u","limit":999999}`, maxResourceReadLimit, ""},
 		{`{"server":"s","uri":"u","offset":-1}`, 0, "offset -1 must be >= 0"},
 		{`{"server":"s"}`, 0, "server and uri are required"},
 		{`[]`, 0, "invalid arguments"},

@@ -19,11 +19,11 @@ func eraClient(t *testing.T, mode string, cfg ServerConfig, o Options) (*Client,
 	return c, err
 }
 
-func eraCall(t *testing.T, c *Client, tool string) (*CallResult, error) {
+func eraCall(t *testing.T, c *Client, tool string) (*callResult, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return c.CallToolResult(ctx, tool, json.RawMessage(`{}`))
+	return c.callToolResult(ctx, tool, json.RawMessage(`{}`))
 }
 
 func TestEraDetection(t *testing.T) {
@@ -165,9 +165,9 @@ func TestInputRequiredDeclinedByDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = eraCall(t, c, "ask")
-	var de *InputDeclinedError
+	var de *inputDeclinedError
 	if !errors.As(err, &de) {
-		t.Fatalf("err = %v, want an InputDeclinedError", err)
+		t.Fatalf("err = %v, want an inputDeclinedError", err)
 	}
 	want := `mcpclient era: tool ask: the server asked for input (elicitation/create) and odek declined: no values configured (set mcp_servers.era.elicitation to answer "Your GitHub login?")`
 	if err.Error() != want {
@@ -239,10 +239,10 @@ func TestInputRequiredRoundsAreBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	call := func(rounds int) (*CallResult, error) {
+	call := func(rounds int) (*callResult, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		return c.CallToolResult(ctx, "ask_rounds", json.RawMessage(fmt.Sprintf(`{"steps":%d}`, rounds)))
+		return c.callToolResult(ctx, "ask_rounds", json.RawMessage(fmt.Sprintf(`{"steps":%d}`, rounds)))
 	}
 	r, err := call(maxInputRounds - 1)
 	if err != nil || !strings.Contains(r.Text, fmt.Sprintf("complete after %d rounds", maxInputRounds-1)) {

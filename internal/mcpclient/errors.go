@@ -11,42 +11,42 @@ import (
 
 // Error classes reported by ErrorClass, matching the odek.event/v1 vocabulary.
 const (
-	// ClassMCP marks failures that are the server's fault (bad answers, crashes, limits).
-	ClassMCP = errclass.MCPError
-	// ClassDeadline marks a request that ran out of time.
-	ClassDeadline = errclass.DeadlineExceeded
-	// ClassCanceled marks a request abandoned because the caller cancelled it.
-	ClassCanceled = errclass.ContextCanceled
-	// ClassSetup marks configuration and startup problems on our side.
-	ClassSetup = errclass.SetupError
+	// classMCP marks failures that are the server's fault (bad answers, crashes, limits).
+	classMCP = errclass.MCPError
+	// classDeadline marks a request that ran out of time.
+	classDeadline = errclass.DeadlineExceeded
+	// classCanceled marks a request abandoned because the caller cancelled it.
+	classCanceled = errclass.ContextCanceled
+	// classSetup marks configuration and startup problems on our side.
+	classSetup = errclass.SetupError
 )
 
 var (
-	// ErrClosed is returned for calls made after Close or after the connection died.
-	ErrClosed = errors.New("connection closed")
-	// ErrNotDiscovered is returned by calls made before a successful Discover.
-	ErrNotDiscovered = errors.New("not initialized: call Discover first")
+	// errClosed is returned for calls made after Close or after the connection died.
+	errClosed = errors.New("connection closed")
+	// errNotDiscovered is returned by calls made before a successful Discover.
+	errNotDiscovered = errors.New("not initialized: call Discover first")
 )
 
-// Error is every failure the client returns: it names the server and the
+// opError is every failure the client returns: it names the server and the
 // operation ("initialize", "tools/list", "tool <t>", ...) and wraps the cause.
-type Error struct {
+type opError struct {
 	Server string
 	Op     string
 	Err    error
 	class  string
 }
 
-func (e *Error) Error() string { return "mcpclient " + e.Server + ": " + e.Op + ": " + e.Err.Error() }
+func (e *opError) Error() string { return "mcpclient " + e.Server + ": " + e.Op + ": " + e.Err.Error() }
 
 // Unwrap exposes the cause to errors.Is/As (e.g. context.DeadlineExceeded).
-func (e *Error) Unwrap() error { return e.Err }
+func (e *opError) Unwrap() error { return e.Err }
 
 // ErrorClass returns a stable low-cardinality class for events.
-func (e *Error) ErrorClass() string { return e.class }
+func (e *opError) ErrorClass() string { return e.class }
 
-func newError(server, op, class string, err error) *Error {
-	return &Error{Server: server, Op: op, Err: err, class: class}
+func newError(server, op, class string, err error) *opError {
+	return &opError{Server: server, Op: op, Err: err, class: class}
 }
 
 // ResponseTooLargeError reports a single inbound message over max_response_bytes.
@@ -64,25 +64,25 @@ func (e *ResponseTooLargeError) Error() string {
 	return fmt.Sprintf("response line exceeded configured max_response_bytes limit of %d bytes (observed at least %d bytes); connection closed", e.Limit, e.Observed)
 }
 
-// DiscoveryLimitError reports a tools/list answer past one of the
-// DiscoveryLimits; the server is rejected as a whole.
-type DiscoveryLimitError struct {
+// discoveryLimitError reports a tools/list answer past one of the
+// discoveryLimits; the server is rejected as a whole.
+type discoveryLimitError struct {
 	Bound    string // one of the Bound* names
 	Tool     string // the tool concerned, "" for bounds on the whole list
 	Limit    int64
 	Observed int64 // for tools_list_bytes: at least this many (reading stopped there)
 }
 
-func (e *DiscoveryLimitError) Error() string {
+func (e *discoveryLimitError) Error() string {
 	what := "tools/list"
-	if e.Bound == BoundDiscoverBytes {
+	if e.Bound == boundDiscoverBytes {
 		what = "server/discover result"
 	}
 	if e.Tool != "" {
 		what = fmt.Sprintf("tool %q", e.Tool)
 	}
 	qual := ""
-	if e.Bound == BoundBytes || e.Bound == BoundDiscoverBytes {
+	if e.Bound == boundBytes || e.Bound == boundDiscoverBytes {
 		qual = "at least "
 	}
 	return fmt.Sprintf("%s exceeds the discovery bound %s=%d (observed %s%d); server rejected", what, e.Bound, e.Limit, qual, e.Observed)
@@ -125,9 +125,9 @@ type ToolError struct{ Text string }
 
 func (e *ToolError) Error() string { return e.Text }
 
-// TimeoutError is a request that exceeded its deadline. errors.Is(err,
+// timeoutError is a request that exceeded its deadline. errors.Is(err,
 // context.DeadlineExceeded) holds.
-type TimeoutError struct {
+type timeoutError struct {
 	Timeout time.Duration
 	// Bound names the limit that ran out: "" for timeout_seconds (or the
 	// caller's deadline), the deadline of the whole call; "idle_timeout_seconds"
@@ -135,7 +135,7 @@ type TimeoutError struct {
 	Bound string
 }
 
-func (e *TimeoutError) Error() string {
+func (e *timeoutError) Error() string {
 	if e.Bound != "" {
 		return fmt.Sprintf("no progress within %s (%s); request cancelled, server kept running", e.Timeout, e.Bound)
 	}
@@ -143,10 +143,10 @@ func (e *TimeoutError) Error() string {
 }
 
 // Unwrap makes errors.Is(err, context.DeadlineExceeded) work.
-func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
+func (e *timeoutError) Unwrap() error { return context.DeadlineExceeded }
 
-// HTTPStatusError is a non-2xx answer from a Streamable HTTP server.
-type HTTPStatusError struct {
+// hTTPStatusError is a non-2xx answer from a Streamable HTTP server.
+type hTTPStatusError struct {
 	Code int
 	Body string // at most 512 characters
 	// RPCCode is the code of a JSON-RPC error in the body, if it held one.
@@ -155,7 +155,7 @@ type HTTPStatusError struct {
 	Supported []string
 }
 
-func (e *HTTPStatusError) Error() string {
+func (e *hTTPStatusError) Error() string {
 	msg := fmt.Sprintf("http %d: %s", e.Code, e.Body)
 	if len(e.Supported) > 0 {
 		msg += fmt.Sprintf(" (server supports %s; odek speaks %s)", quoteVersions(e.Supported), odekVersions())
@@ -174,13 +174,13 @@ func (e *requestError) Error() string { return e.err.Error() }
 
 // Sentinels carried by SetupError, for callers that branch with errors.Is.
 var (
-	// ErrShadowsBuiltin marks a server tool whose registered
+	// errShadowsBuiltin marks a server tool whose registered
 	// <server>__<tool> name is a built-in tool's.
-	ErrShadowsBuiltin = errors.New("tool shadows a built-in tool")
-	// ErrToolCollision marks two tools that would register under one name.
-	ErrToolCollision = errors.New("tool name collision")
-	// ErrNoGate marks a Start without an approval Gate.
-	ErrNoGate = errors.New("no approval gate")
+	errShadowsBuiltin = errors.New("tool shadows a built-in tool")
+	// errToolCollision marks two tools that would register under one name.
+	errToolCollision = errors.New("tool name collision")
+	// errNoGate marks a Start without an approval Gate.
+	errNoGate = errors.New("no approval gate")
 )
 
 // SetupError is every failure of Start: a server that is not approved, fails
@@ -199,7 +199,7 @@ func (e *SetupError) Error() string { return e.msg }
 func (e *SetupError) Unwrap() error { return e.err }
 
 // ErrorClass returns "setup_error".
-func (e *SetupError) ErrorClass() string { return ClassSetup }
+func (e *SetupError) ErrorClass() string { return classSetup }
 
 func setupErr(server, msg string, cause error) *SetupError {
 	return &SetupError{Server: server, msg: msg, err: cause}

@@ -222,7 +222,7 @@ func (m *inbound) rpcError() *wireError {
 // quoted in the text.
 func (e *wireError) toRPCError() *RPCError {
 	r := &RPCError{Code: e.Code, Message: untrusted.OneLine(e.Message, maxRPCMessage)}
-	if e.Code == CodeUnsupportedProtocolVersion {
+	if e.Code == codeUnsupportedProtocolVersion {
 		r.Supported = parseUnsupported(e.Data)
 	}
 	return r

@@ -61,9 +61,9 @@ func newHTTPTransport(name string, cfg ServerConfig, limit *readLimit, o Options
 	u, err := url.Parse(cfg.URL)
 	switch {
 	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "":
-		return nil, nil, &ConfigError{Msg: fmt.Sprintf("mcpclient %s: url must be an absolute http or https URL with a host", name)}
+		return nil, nil, &configError{Msg: fmt.Sprintf("mcpclient %s: url must be an absolute http or https URL with a host", name)}
 	case u.User != nil:
-		return nil, nil, &ConfigError{Msg: fmt.Sprintf("mcpclient %s: url must not embed credentials (userinfo); use token_env", name)}
+		return nil, nil, &configError{Msg: fmt.Sprintf("mcpclient %s: url must not embed credentials (userinfo); use token_env", name)}
 	}
 	var warn []string
 	t := &httpTransport{endpoint: u.String(), client: o.HTTPClient, limit: limit, traced: o.Telemetry != nil,
@@ -164,7 +164,7 @@ func (t *httpTransport) send(ctx context.Context, msg []byte, id int64) error {
 	if id > 0 {
 		ctx, done, ok := t.begin(ctx, 0)
 		if !ok {
-			return ErrClosed
+			return errClosed
 		}
 		go func() {
 			defer done()
@@ -174,7 +174,7 @@ func (t *httpTransport) send(ctx context.Context, msg []byte, id int64) error {
 	}
 	ctx, done, ok := t.begin(context.WithoutCancel(ctx), httpSendTimeout)
 	if !ok {
-		return ErrClosed
+		return errClosed
 	}
 	defer done()
 	return t.post(ctx, msg, 0)
@@ -338,10 +338,10 @@ const maxErrorBody = 64 << 10
 // with a JSON-RPC error (unsupported version, unknown method, header
 // mismatch): one for request id is delivered as its response, so the
 // caller sees the MCP error; any other JSON-RPC error body is kept in the
-// *HTTPStatusError for era detection.
+// *hTTPStatusError for era detection.
 func (t *httpTransport) statusError(ctx context.Context, resp *http.Response, id int64) error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	e := &HTTPStatusError{Code: resp.StatusCode, Body: statusBody(b)}
+	e := &hTTPStatusError{Code: resp.StatusCode, Body: statusBody(b)}
 	if k, m := classify(bytes.TrimSpace(b)); m != nil && m.isError() {
 		if n, ok := m.intID(); ok && k == kindResponse && n == id && id > 0 {
 			t.deliver(ctx, inMsg{data: b})
@@ -349,7 +349,7 @@ func (t *httpTransport) statusError(ctx context.Context, resp *http.Response, id
 		}
 		w := m.rpcError()
 		e.RPCCode = &w.Code
-		if w.Code == CodeUnsupportedProtocolVersion {
+		if w.Code == codeUnsupportedProtocolVersion {
 			e.Supported = parseUnsupported(w.Data)
 		}
 	}
@@ -369,7 +369,7 @@ func (t *httpTransport) recv() ([]byte, error) {
 	case m := <-t.in:
 		return m.data, m.err
 	case <-t.quit:
-		return nil, ErrClosed
+		return nil, errClosed
 	}
 }
 

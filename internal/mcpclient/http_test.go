@@ -110,7 +110,7 @@ func TestHTTPTransport(t *testing.T) {
 		t.Fatalf("stray: %q %v", out, err)
 	}
 	_, err = c.CallTool(context.Background(), "fail", `{}`)
-	var he *HTTPStatusError
+	var he *hTTPStatusError
 	if !errors.As(err, &he) || he.Code != 500 || len(he.Body) > 512+len("…") ||
 		!strings.HasPrefix(err.Error(), "mcpclient web: tool fail: http 500: server exploded") {
 		t.Fatalf("fail: %v", err)
@@ -156,7 +156,7 @@ func TestHTTPCloseAfterServerGone(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	if _, err := c.CallTool(context.Background(), "echo", `{}`); !errors.Is(err, ErrClosed) {
+	if _, err := c.CallTool(context.Background(), "echo", `{}`); !errors.Is(err, errClosed) {
 		t.Errorf("call after Close: %v", err)
 	}
 }
@@ -256,7 +256,7 @@ func TestHTTPStatusAndBodyBounds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_, err := c.CallToolResult(ctx, tt.tool, nil)
+		_, err := c.callToolResult(ctx, tt.tool, nil)
 		cancel()
 		if tt.want == "" && err != nil ||
 			tt.want != "" && (err == nil || !strings.HasPrefix(err.Error(), "mcpclient b: tool "+tt.tool+": "+tt.want)) {

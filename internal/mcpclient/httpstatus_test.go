@@ -13,7 +13,7 @@ import (
 )
 
 // A non-2xx JSON-RPC error is the answer to a request only when it is a
-// response to that very request; anything else stays an *HTTPStatusError
+// response to that very request; anything else stays an *hTTPStatusError
 // (kept for era detection), and only -32022 carries a version list.
 func TestStatusErrorDeliversOnlyItsOwnResponse(t *testing.T) {
 	const errObj = `"error":{"code":-32022,"message":"m","data":{"supported":["2099-01-01"]}}`
@@ -39,9 +39,9 @@ func TestStatusErrorDeliversOnlyItsOwnResponse(t *testing.T) {
 			t.Errorf("%s: delivered %v, err %v; want delivered %v", tt.name, delivered, err, tt.delivered)
 			continue
 		}
-		var he *HTTPStatusError
+		var he *hTTPStatusError
 		if !tt.delivered && (!errors.As(err, &he) || he.RPCCode == nil || !slices.Equal(he.Supported, tt.supported)) {
-			t.Errorf("%s: %#v, want an HTTPStatusError with its code and supported %v", tt.name, err, tt.supported)
+			t.Errorf("%s: %#v, want an hTTPStatusError with its code and supported %v", tt.name, err, tt.supported)
 		}
 	}
 }
@@ -99,9 +99,9 @@ func TestDiscoverResultBound(t *testing.T) {
 		}
 		_, err = c.Discover(context.Background())
 		_ = c.Close()
-		var dl *DiscoveryLimitError
+		var dl *discoveryLimitError
 		var tl *ResponseTooLargeError
-		named := errors.As(err, &dl) && dl.Bound == BoundDiscoverBytes
+		named := errors.As(err, &dl) && dl.Bound == boundDiscoverBytes
 		if want := maxResp > defaultDiscoverBytes; named != want || (!want && !errors.As(err, &tl)) {
 			t.Errorf("max_response_bytes %d: err = %v", maxResp, err)
 		}

@@ -9,14 +9,14 @@ import (
 	"github.com/odek-run/odek/internal/untrusted"
 )
 
-// InputDeclinedError is a call whose server asked for input odek could not
+// inputDeclinedError is a call whose server asked for input odek could not
 // give: odek runs without asking anyone, so only values the operator
 // configured under mcp_servers.<s>.elicitation can answer.
-type InputDeclinedError struct {
+type inputDeclinedError struct {
 	Server, Tool, Method, Reason string
 }
 
-func (e *InputDeclinedError) Error() string {
+func (e *inputDeclinedError) Error() string {
 	return fmt.Sprintf("the server asked for input (%s) and odek declined: %s", e.Method, e.Reason)
 }
 
@@ -69,12 +69,12 @@ func (c *Client) answerInput(tool string, res *callResultWire, params map[string
 }
 
 // elicit answers one request for input from the configured values, or
-// returns an *InputDeclinedError (and a notice saying so).
+// returns an *inputDeclinedError (and a notice saying so).
 func (c *Client) elicit(tool, method string, raw json.RawMessage) (map[string]any, []string, error) {
 	decline := func(reason string) (map[string]any, []string, error) {
 		m := untrusted.OneLine(method, 64)
 		c.notice(Notice{Kind: NoticeInputDeclined, Tool: tool, Method: m, Reason: reason})
-		return nil, nil, &InputDeclinedError{Server: c.name, Tool: tool, Method: m, Reason: reason}
+		return nil, nil, &inputDeclinedError{Server: c.name, Tool: tool, Method: m, Reason: reason}
 	}
 	if method != methodElicitationCreate {
 		return decline("odek answers only elicitation requests")

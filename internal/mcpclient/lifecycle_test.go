@@ -98,7 +98,7 @@ func (f *failSend) send(_ context.Context, _ []byte, id int64) error {
 
 func (f *failSend) recv() ([]byte, error) {
 	<-f.closed
-	return nil, ErrClosed
+	return nil, errClosed
 }
 
 func (f *failSend) close(grace) error {

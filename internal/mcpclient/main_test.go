@@ -119,11 +119,11 @@ func connectDiscovered(t testing.TB, name string, cfg ServerConfig, o Options) (
 	return c, tools, err
 }
 
-func (f *fixture) call(t testing.TB, tool, args string) (*CallResult, error) {
+func (f *fixture) call(t testing.TB, tool, args string) (*callResult, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	return f.c.CallToolResult(ctx, tool, []byte(args))
+	return f.c.callToolResult(ctx, tool, []byte(args))
 }
 
 // waitPending waits (at most 10 s) until c has n requests in flight.

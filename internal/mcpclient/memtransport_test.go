@@ -24,7 +24,7 @@ type memTransport struct {
 
 func (t *memTransport) send(_ context.Context, msg []byte, _ int64) error {
 	if _, err := t.w.Write(msg); err != nil {
-		return ErrClosed
+		return errClosed
 	}
 	return nil
 }

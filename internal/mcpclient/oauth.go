@@ -70,7 +70,7 @@ func newOAuthLogin(name string, cfg ServerConfig, client *http.Client, lookup fu
 	o := cfg.OAuth
 	l := &oauthLogin{server: name, cfg: *o, endpoint: cfg.URL, client: client, now: time.Now}
 	bad := func(format string, a ...any) (*oauthLogin, error) {
-		return nil, &ConfigError{Msg: fmt.Sprintf("mcp server %q: oauth: "+format, append([]any{name}, a...)...)}
+		return nil, &configError{Msg: fmt.Sprintf("mcp server %q: oauth: "+format, append([]any{name}, a...)...)}
 	}
 	switch {
 	case o.ClientSecretEnv != "":
@@ -323,7 +323,7 @@ func (l *oauthLogin) requestToken(ctx context.Context) (string, time.Duration, e
 		if what == "" {
 			what = fmt.Sprintf("http %d", resp.StatusCode)
 		}
-		return "", 0, &ConfigError{Msg: fmt.Sprintf("oauth: the token endpoint %s refused odek's client credentials: %s; check mcp_servers.%s.oauth (client_id %q and %s)",
+		return "", 0, &configError{Msg: fmt.Sprintf("oauth: the token endpoint %s refused odek's client credentials: %s; check mcp_servers.%s.oauth (client_id %q and %s)",
 			l.as.TokenEndpoint, l.scrub(errors.New(untrusted.OneLine(what, 300))), l.server, l.cfg.ClientID, l.credentialName())}
 	}
 	if tr.AccessToken == "" || !strings.EqualFold(tr.TokenType, "bearer") {

@@ -224,7 +224,7 @@ func whoami(t *testing.T, c *Client) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	r, err := c.CallToolResult(ctx, "whoami", json.RawMessage(`{}`))
+	r, err := c.callToolResult(ctx, "whoami", json.RawMessage(`{}`))
 	if err != nil {
 		t.Fatalf("whoami: %v", err)
 	}

@@ -126,7 +126,7 @@ func (c *Client) detect(ctx context.Context) error {
 			return err
 		}
 	}
-	return newError(c.name, methodDiscover, ClassMCP, errors.New("server refused every protocol version it listed"))
+	return newError(c.name, methodDiscover, classMCP, errors.New("server refused every protocol version it listed"))
 }
 
 // probe sends server/discover speaking version.
@@ -141,7 +141,7 @@ func (c *Client) probe(ctx context.Context, version string) (*discoverInfo, erro
 	raw, err := c.request(pctx, methodDiscover, methodDiscover, c.withMeta(nil))
 	c.read.lower(0)
 	if tl := (*ResponseTooLargeError)(nil); errors.As(err, &tl) && tl.Limit == defaultDiscoverBytes && tl.Limit < c.lim.maxResp {
-		return nil, newError(c.name, methodDiscover, ClassMCP, &DiscoveryLimitError{Bound: BoundDiscoverBytes, Limit: tl.Limit, Observed: tl.Observed})
+		return nil, newError(c.name, methodDiscover, classMCP, &discoveryLimitError{Bound: boundDiscoverBytes, Limit: tl.Limit, Observed: tl.Observed})
 	}
 	if err != nil {
 		return nil, err
@@ -150,7 +150,7 @@ func (c *Client) probe(ctx context.Context, version string) (*discoverInfo, erro
 	if err != nil {
 		// An answer that is no DiscoverResult (no supportedVersions, another
 		// resultType, not even an object) does not show a modern server.
-		return nil, newError(c.name, methodDiscover, ClassMCP, &notDiscoverError{err: err})
+		return nil, newError(c.name, methodDiscover, classMCP, &notDiscoverError{err: err})
 	}
 	return info, nil
 }
@@ -223,7 +223,7 @@ func (c *Client) fallback(ctx context.Context, version string) error {
 }
 
 func (c *Client) noCommonVersion(server []string) error {
-	return newError(c.name, methodDiscover, ClassMCP, fmt.Errorf(
+	return newError(c.name, methodDiscover, classMCP, fmt.Errorf(
 		"server supports protocol versions %s, none of which odek speaks (%s); disconnected",
 		quoteVersions(server), odekVersions()))
 }
@@ -246,7 +246,7 @@ type probeSignal struct {
 func classifyProbe(err error) probeSignal {
 	var rpc *RPCError
 	if errors.As(err, &rpc) {
-		if rpc.Code == CodeUnsupportedProtocolVersion && len(rpc.Supported) > 0 {
+		if rpc.Code == codeUnsupportedProtocolVersion && len(rpc.Supported) > 0 {
 			return probeSignal{modern: true, unsupported: rpc.Supported}
 		}
 		if isModernCode(rpc.Code) {
@@ -254,10 +254,10 @@ func classifyProbe(err error) probeSignal {
 		}
 		return probeSignal{legacy: true}
 	}
-	var st *HTTPStatusError
+	var st *hTTPStatusError
 	if errors.As(err, &st) {
 		if st.RPCCode != nil && isModernCode(*st.RPCCode) {
-			if *st.RPCCode == CodeUnsupportedProtocolVersion && len(st.Supported) > 0 {
+			if *st.RPCCode == codeUnsupportedProtocolVersion && len(st.Supported) > 0 {
 				return probeSignal{modern: true, unsupported: st.Supported}
 			}
 			return probeSignal{modern: true}
@@ -265,6 +265,6 @@ func classifyProbe(err error) probeSignal {
 		return probeSignal{legacy: true}
 	}
 	var nd *notDiscoverError
-	var to *TimeoutError
+	var to *timeoutError
 	return probeSignal{legacy: errors.As(err, &nd) || errors.As(err, &to)}
 }

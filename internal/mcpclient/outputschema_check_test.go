@@ -25,8 +25,8 @@ func TestCheckOutputSchema(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "references to other documents are not followed") {
 		t.Fatalf("err = %v, want %s…", err, want)
 	}
-	if e, ok := err.(*Error); !ok || e.ErrorClass() != ClassMCP {
-		t.Errorf("err is %T, want an *Error of class %s", err, ClassMCP)
+	if e, ok := err.(*opError); !ok || e.ErrorClass() != classMCP {
+		t.Errorf("err is %T, want an *Error of class %s", err, classMCP)
 	}
 	_, callErr := eraCall(t, c, "remote_schema")
 	if callErr == nil || !strings.Contains(callErr.Error(), "cannot check structured content: "+strings.TrimPrefix(err.Error(), "mcpclient era: tool remote_schema: ")) {

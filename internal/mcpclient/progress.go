@@ -16,13 +16,13 @@ import (
 // notifications/progress for that token becomes a notice (the status line,
 // mcp_progress events) and, with idle_timeout_seconds set, restarts the
 // call's idle deadline. Progress never extends a call: timeout_seconds is
-// the deadline of the whole call (CallToolResult).
+// the deadline of the whole call (callToolResult).
 
 // errIdleTimeout is the cause of a call round that heard nothing, not
 // even progress, for idle_timeout_seconds.
 var errIdleTimeout = errors.New("idle timeout")
 
-// boundIdle names the idle deadline in a TimeoutError.
+// boundIdle names the idle deadline in a timeoutError.
 const boundIdle = "idle_timeout_seconds"
 
 // progressNoticeEvery throttles progress notices per call, so a chatty
@@ -87,7 +87,7 @@ func (r *progressRoutes) deliver(params json.RawMessage) {
 // idle_timeout_seconds is set, an idle deadline that each progress
 // notification restarts. A JSON-RPC error comes back as an *Error; a
 // transport or context failure as it is (errIdleTimeout for the idle
-// deadline), for CallToolResult to word.
+// deadline), for callToolResult to word.
 func (c *Client) callWithProgress(ctx context.Context, tool string, params map[string]any) (json.RawMessage, error) {
 	token := "odek-" + strconv.FormatInt(c.progressSeq.Add(1), 10)
 	params["_meta"] = map[string]any{metaProgressToken: token}
@@ -131,7 +131,7 @@ func (c *Client) callWithProgress(ctx context.Context, tool string, params map[s
 			e.Message += "; " + reason
 			c.notice(Notice{Kind: NoticeInputDeclined, Tool: tool, Method: methodToolsCall, Reason: reason})
 		}
-		return nil, newError(c.name, methodToolsCall, ClassMCP, e)
+		return nil, newError(c.name, methodToolsCall, classMCP, e)
 	}
 	return m.Result, nil
 }

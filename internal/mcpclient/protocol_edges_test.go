@@ -109,7 +109,7 @@ func TestDuplicateToolNamesRejectTheServer(t *testing.T) {
 		{{"a", "b"}, {"c", "b"}},
 	} {
 		_, err := (&protoServer{pages: pages}).connect(t)
-		if err == nil || !strings.Contains(err.Error(), "duplicate tool name") || classOf(err) != ClassMCP {
+		if err == nil || !strings.Contains(err.Error(), "duplicate tool name") || classOf(err) != classMCP {
 			t.Errorf("pages %v: err = %v", pages, err)
 		}
 	}
@@ -170,7 +170,7 @@ func TestCancelledNotificationNamesRequestAndReason(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	if _, err := c.CallToolResult(ctx, "hang", nil); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := c.callToolResult(ctx, "hang", nil); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("timed-out call: %v", err)
 	}
 	ctx2, cancel2 := context.WithCancel(context.Background())
@@ -186,7 +186,7 @@ func TestCancelledNotificationNamesRequestAndReason(t *testing.T) {
 			time.Sleep(5 * time.Millisecond) // polling: both calls in flight is the state waited for
 		}
 	}()
-	if _, err := c.CallToolResult(ctx2, "hang", nil); !errors.Is(err, context.Canceled) {
+	if _, err := c.callToolResult(ctx2, "hang", nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled call: %v", err)
 	}
 	deadline := time.Now().Add(10 * time.Second)

@@ -76,10 +76,10 @@ func TestReplayedServerIsNotRestarted(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if _, err := c.CallToolResult(ctx, "echo", json.RawMessage(`{"text":"a"}`)); err == nil {
+	if _, err := c.callToolResult(ctx, "echo", json.RawMessage(`{"text":"a"}`)); err == nil {
 		t.Fatal("the call the replay ended on succeeded")
 	}
-	_, err = c.CallToolResult(ctx, "echo", json.RawMessage(`{"text":"b"}`))
+	_, err = c.callToolResult(ctx, "echo", json.RawMessage(`{"text":"b"}`))
 	if err == nil || strings.Contains(err.Error(), "restart") {
 		t.Errorf("the call after the replay ended: %v, want the ending's error", err)
 	}

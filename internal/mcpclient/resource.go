@@ -20,8 +20,8 @@ const ResourceReadToolName = "mcp_resource_read"
 
 // Paging of mcp_resource_read, in bytes of the rendered text, as artifact_read.
 const (
-	DefaultResourceReadLimit = 64 << 10
-	MaxResourceReadLimit     = 256 << 10
+	defaultResourceReadLimit = 64 << 10
+	maxResourceReadLimit     = 256 << 10
 	// maxLinks bounds the resource links remembered per server.
 	maxLinks = 1000
 )
@@ -128,9 +128,9 @@ func parseResourceArgs(raw json.RawMessage) (resourceArgs, error) {
 	case a.Limit < 0:
 		return a, fmt.Errorf("limit %d must be >= 0", a.Limit)
 	case a.Limit == 0:
-		a.Limit = DefaultResourceReadLimit
-	case a.Limit > MaxResourceReadLimit:
-		a.Limit = MaxResourceReadLimit
+		a.Limit = defaultResourceReadLimit
+	case a.Limit > maxResourceReadLimit:
+		a.Limit = maxResourceReadLimit
 	}
 	return a, nil
 }
@@ -181,7 +181,7 @@ type resourceContents struct {
 func (c *Client) ReadResource(ctx context.Context, uri string) (string, error) {
 	op := "resources/read " + untrusted.OneLine(uri, 128)
 	if !c.opened.Load() {
-		return "", newError(c.name, op, ClassSetup, ErrNotDiscovered)
+		return "", newError(c.name, op, classSetup, errNotDiscovered)
 	}
 	raw, err := c.request(ctx, op, methodResourcesRead, c.withMeta(map[string]any{"uri": uri}))
 	if err != nil {
@@ -196,15 +196,15 @@ func (c *Client) renderResource(op string, raw json.RawMessage) (string, error) 
 		Contents   []resourceContents `json:"contents"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return "", newError(c.name, op, ClassMCP, fmt.Errorf("malformed resources/read result: %w", err))
+		return "", newError(c.name, op, classMCP, fmt.Errorf("malformed resources/read result: %w", err))
 	}
 	switch res.ResultType {
 	case "", resultTypeComplete:
 	case resultTypeInputRequired:
-		return "", newError(c.name, op, ClassMCP, &InputDeclinedError{Server: c.name, Method: methodResourcesRead,
+		return "", newError(c.name, op, classMCP, &inputDeclinedError{Server: c.name, Method: methodResourcesRead,
 			Reason: "reading this resource needs input, and odek answers requests for input only in tool calls"})
 	default:
-		return "", newError(c.name, op, ClassMCP, fmt.Errorf("unknown resultType %q", clip(res.ResultType, errUnknownResultTypeMessageSize)))
+		return "", newError(c.name, op, classMCP, fmt.Errorf("unknown resultType %q", clip(res.ResultType, errUnknownResultTypeMessageSize)))
 	}
 	var parts []string
 	for _, it := range res.Contents {

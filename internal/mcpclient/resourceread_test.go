@@ -103,7 +103,7 @@ func TestResourceReadFollowsOnlyLinks(t *testing.T) {
 	if _, err := read("docs", linked, 0, 10); err == nil || !strings.Contains(err.Error(), "has not linked") {
 		t.Errorf("before the link: %v, want a refusal", err)
 	}
-	if _, err := c.CallToolResult(ctx, "link", []byte(`{}`)); err != nil {
+	if _, err := c.callToolResult(ctx, "link", []byte(`{}`)); err != nil {
 		t.Fatal(err)
 	}
 	for _, uri := range []string{"file:///etc/passwd", linked + "/..", strings.ToUpper(linked)} {
@@ -125,8 +125,8 @@ func TestResourceReadFollowsOnlyLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	header, body, _ := strings.Cut(out, "\n")
-	if !strings.Contains(header, fmt.Sprintf("bytes 0..%d of ", MaxResourceReadLimit)) || !strings.Contains(header, "TRUNCATED") {
-		t.Errorf("header %q: want a first page of %d bytes, truncated", header, MaxResourceReadLimit)
+	if !strings.Contains(header, fmt.Sprintf("bytes 0..%d of ", maxResourceReadLimit)) || !strings.Contains(header, "TRUNCATED") {
+		t.Errorf("header %q: want a first page of %d bytes, truncated", header, maxResourceReadLimit)
 	}
 	if strings.Contains(body, "ghp_0123456789") || !strings.Contains(body, "[REDACTED]") {
 		t.Errorf("the token was not masked: %.200q", body)

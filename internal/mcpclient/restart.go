@@ -40,15 +40,15 @@ type Rechecker interface {
 	Recheck(ctx context.Context, spec ServerSpec) error
 }
 
-// LostError is a server that went away and is not started again.
-type LostError struct {
+// lostError is a server that went away and is not started again.
+type lostError struct {
 	Cause    string // why it went away, one line
 	Restarts int    // restarts this run
 	Limit    int    // restart_limit
 	Why      string // why no restart: "" for the limit
 }
 
-func (e *LostError) Error() string {
+func (e *lostError) Error() string {
 	switch {
 	case e.Why != "":
 		return fmt.Sprintf("%s; not started again: %s", e.Cause, e.Why)
@@ -122,7 +122,7 @@ func (c *Client) restartable(err error) bool {
 	switch {
 	case c.opts.Replay != nil || c.closing.Load():
 		return false
-	case errors.Is(err, ErrClosed), errors.As(err, &tl):
+	case errors.Is(err, errClosed), errors.As(err, &tl):
 		return false
 	case c.http != nil:
 		return errors.Is(err, errSessionLost)
@@ -144,18 +144,18 @@ func (c *Client) restartFrom(ctx context.Context, gen int, cause error, replay s
 	}
 	line := causeLine(cause)
 	if r.count >= c.lim.restarts {
-		return nil, c.lose(&LostError{Cause: line, Restarts: r.count, Limit: c.lim.restarts})
+		return nil, c.lose(&lostError{Cause: line, Restarts: r.count, Limit: c.lim.restarts})
 	}
 	if err := c.recheckSpawn(ctx); err != nil {
-		return nil, c.lose(&LostError{Cause: line, Why: err.Error()})
+		return nil, c.lose(&lostError{Cause: line, Why: err.Error()})
 	}
 	r.count++
 	cn, err := c.reopen(ctx, c.link())
 	if err != nil {
 		if r.count >= c.lim.restarts || c.closing.Load() {
-			return nil, c.lose(&LostError{Cause: line, Restarts: r.count, Limit: c.lim.restarts, Why: "the restart failed: " + untrusted.OneLine(err.Error(), 300)})
+			return nil, c.lose(&lostError{Cause: line, Restarts: r.count, Limit: c.lim.restarts, Why: "the restart failed: " + untrusted.OneLine(err.Error(), 300)})
 		}
-		return nil, newError(c.name, "restart", ClassMCP, fmt.Errorf("%s; the restart failed: %w", line, err))
+		return nil, newError(c.name, "restart", classMCP, fmt.Errorf("%s; the restart failed: %w", line, err))
 	}
 	r.gen++
 	reason := line
@@ -168,8 +168,8 @@ func (c *Client) restartFrom(ctx context.Context, gen int, cause error, replay s
 
 // lose records that the server is gone for good, says so once, and
 // returns the error every later call gets.
-func (c *Client) lose(e *LostError) error {
-	c.restart.lost = newError(c.name, "restart", ClassMCP, e)
+func (c *Client) lose(e *lostError) error {
+	c.restart.lost = newError(c.name, "restart", classMCP, e)
 	c.notice(Notice{Kind: NoticeServerLost, Reason: e.Error(), Restart: e.Restarts, Limit: e.Limit})
 	return c.restart.lost
 }
@@ -200,7 +200,7 @@ func (c *Client) reopen(ctx context.Context, old *conn) (*conn, error) {
 		if c.closing.Load() { // Close ran meanwhile and stopped old
 			c.connMu.Unlock()
 			_ = cn.stop(grace{exit: time.Millisecond, term: time.Millisecond})
-			return nil, ErrClosed
+			return nil, errClosed
 		}
 		c.conn = cn
 		c.connMu.Unlock()
@@ -277,13 +277,13 @@ func (c *Client) replayable(tool string) bool {
 // broke), so the server may or may not have run it.
 func brokenDuringCall(err error) bool {
 	var ee *ExitError
-	var st *HTTPStatusError
-	var e *Error
-	var to *TimeoutError
+	var st *hTTPStatusError
+	var e *opError
+	var to *timeoutError
 	switch {
 	case errors.As(err, &ee):
 		return true
-	case errors.As(err, &e), errors.As(err, &st), errors.As(err, &to), errors.Is(err, ErrClosed),
+	case errors.As(err, &e), errors.As(err, &st), errors.As(err, &to), errors.Is(err, errClosed),
 		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), errors.Is(err, errIdleTimeout):
 		return false
 	}

@@ -205,7 +205,7 @@ func TestConcurrentCallsRestartOnce(t *testing.T) {
 		wg.Go(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			_, errs[i] = f.c.CallToolResult(ctx, "echo", json.RawMessage(`{}`))
+			_, errs[i] = f.c.callToolResult(ctx, "echo", json.RawMessage(`{}`))
 		})
 	}
 	wg.Wait()

@@ -108,7 +108,7 @@ var canceled = func() context.Context {
 // the caller to show.
 func Start(ctx context.Context, o StartOptions) (*Set, []string, error) {
 	if o.Gate == nil {
-		return nil, nil, setupErr("", "mcpclient: Start needs an approval Gate", ErrNoGate)
+		return nil, nil, setupErr("", "mcpclient: Start needs an approval Gate", errNoGate)
 	}
 	specs, err := activeSpecs(o.Servers)
 	if err != nil {
@@ -155,7 +155,7 @@ func activeSpecs(in []ServerSpec) ([]ServerSpec, error) {
 			continue
 		}
 		if seen[s.Name] {
-			return nil, setupErr(s.Name, fmt.Sprintf("mcp server %q: defined more than once", s.Name), ErrToolCollision)
+			return nil, setupErr(s.Name, fmt.Sprintf("mcp server %q: defined more than once", s.Name), errToolCollision)
 		}
 		seen[s.Name] = true
 		out = append(out, s)
@@ -316,7 +316,7 @@ func registerTools(ctx context.Context, started []startedServer, g Gate, reserve
 	for _, st := range started {
 		for _, t := range st.tools {
 			if reserved[st.spec.Name+"__"+t.Name] {
-				return nil, nil, setupErr(st.spec.Name, fmt.Sprintf("mcp server %q: tool %q shadows a built-in tool", st.spec.Name, t.Name), ErrShadowsBuiltin)
+				return nil, nil, setupErr(st.spec.Name, fmt.Sprintf("mcp server %q: tool %q shadows a built-in tool", st.spec.Name, t.Name), errShadowsBuiltin)
 			}
 		}
 	}
@@ -334,7 +334,7 @@ func registerTools(ctx context.Context, started []startedServer, g Gate, reserve
 			a.Project = st.spec.Project
 			a.TrustHints = st.spec.Config.TrustAnnotations && !st.spec.Project
 			if prev, dup := owner[a.Name()]; dup {
-				return nil, warns, setupErr(st.spec.Name, fmt.Sprintf("mcp server %q: tool %q collides with tool %q of server %q", st.spec.Name, t.Name, a.Name(), prev), ErrToolCollision)
+				return nil, warns, setupErr(st.spec.Name, fmt.Sprintf("mcp server %q: tool %q collides with tool %q of server %q", st.spec.Name, t.Name, a.Name(), prev), errToolCollision)
 			}
 			owner[a.Name()] = st.spec.Name
 			tools = append(tools, a)

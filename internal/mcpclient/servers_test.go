@@ -117,7 +117,7 @@ func TestStartSpawnApprovalBeforeAnySpawn(t *testing.T) {
 
 func TestStartNeedsGate(t *testing.T) {
 	_, _, err := Start(context.Background(), StartOptions{Servers: []ServerSpec{fixtureSpec(t, "a")}})
-	if !errors.Is(err, ErrNoGate) {
+	if !errors.Is(err, errNoGate) {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -117,7 +117,7 @@ func closeAll(fs ...*os.File) {
 func (t *stdioTransport) send(_ context.Context, msg []byte, _ int64) error {
 	if _, err := t.stdin.Write(msg); err != nil {
 		if t.closing.Load() {
-			return ErrClosed
+			return errClosed
 		}
 		return fmt.Errorf("write to server: %w", t.exitOr(err))
 	}
@@ -130,7 +130,7 @@ func (t *stdioTransport) recv() ([]byte, error) {
 		return line, nil
 	}
 	if t.closing.Load() {
-		return nil, ErrClosed
+		return nil, errClosed
 	}
 	var tooLarge *ResponseTooLargeError
 	if errors.As(err, &tooLarge) {

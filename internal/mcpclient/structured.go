@@ -170,7 +170,7 @@ func (s *outputSchemas) get(tool string) (valueValidator, error) {
 // tools (the preflight) asks this of every MCP tool; a run stays lazy.
 func (c *Client) CheckOutputSchema(tool string) error {
 	if _, err := c.outSchemas.get(tool); err != nil {
-		return newError(c.name, "tool "+tool, ClassMCP, err)
+		return newError(c.name, "tool "+tool, classMCP, err)
 	}
 	return nil
 }

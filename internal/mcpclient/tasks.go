@@ -78,14 +78,14 @@ func (t *taskWire) pollInterval() time.Duration {
 
 // awaitTask follows a call that was answered with a task until the task
 // ends or the call does. key is the call's entry in c.calls.
-func (c *Client) awaitTask(ctx, call context.Context, key int, tool string, left time.Duration, res *callResultWire) (*CallResult, error) {
+func (c *Client) awaitTask(ctx, call context.Context, key int, tool string, left time.Duration, res *callResultWire) (*callResult, error) {
 	op := "tool " + tool
-	if !c.serverExtension(ExtensionTasks) {
-		return nil, newError(c.name, op, ClassMCP, errors.New("answered with a task, but odek did not declare the Tasks extension to this server"))
+	if !c.serverExtension(extensionTasks) {
+		return nil, newError(c.name, op, classMCP, errors.New("answered with a task, but odek did not declare the Tasks extension to this server"))
 	}
 	t, err := parseTask(res.raw)
 	if err != nil {
-		return nil, newError(c.name, op, ClassMCP, err)
+		return nil, newError(c.name, op, classMCP, err)
 	}
 	id := t.TaskID
 	tw := &taskWatch{c: c, key: key, tool: tool, id: id, answered: map[string]bool{}}
@@ -95,16 +95,16 @@ func (c *Client) awaitTask(ctx, call context.Context, key int, tool string, left
 		case taskCompleted:
 			return c.taskResult(tool, t)
 		case taskFailed:
-			return nil, newError(c.name, op, ClassMCP, fmt.Errorf("task %s failed: %w", clip(id, 64), taskRPCError(t)))
+			return nil, newError(c.name, op, classMCP, fmt.Errorf("task %s failed: %w", clip(id, 64), taskRPCError(t)))
 		case taskCancelled:
-			return nil, newError(c.name, op, ClassMCP, fmt.Errorf("task %s was cancelled by the server: %s", clip(id, 64), untrusted.OneLine(t.StatusMessage, 200)))
+			return nil, newError(c.name, op, classMCP, fmt.Errorf("task %s was cancelled by the server: %s", clip(id, 64), untrusted.OneLine(t.StatusMessage, 200)))
 		case taskInputRequired:
 			if err := tw.answer(call, t); err != nil {
 				return nil, c.cancelTask(ctx, call, op, left, id, err)
 			}
 		case taskWorking:
 		default:
-			return nil, c.cancelTask(ctx, call, op, left, id, newError(c.name, op, ClassMCP,
+			return nil, c.cancelTask(ctx, call, op, left, id, newError(c.name, op, classMCP,
 				fmt.Errorf("task %s has unknown status %q", clip(id, 64), clip(t.Status, errUnknownResultTypeMessageSize))))
 		}
 		if err := sleepCtx(call, t.pollInterval()); err != nil {
@@ -118,7 +118,7 @@ func (c *Client) awaitTask(ctx, call context.Context, key int, tool string, left
 				err = fmt.Errorf("tasks/get for %s answered task %s", clip(id, 64), clip(t.TaskID, 64))
 			}
 			if err != nil {
-				err = newError(c.name, op, ClassMCP, err)
+				err = newError(c.name, op, classMCP, err)
 			}
 		}
 		if err != nil {
@@ -184,13 +184,13 @@ func (w *taskWatch) answer(ctx context.Context, t *taskWire) error {
 }
 
 // taskResult renders a completed task's result as the call's.
-func (c *Client) taskResult(tool string, t *taskWire) (*CallResult, error) {
+func (c *Client) taskResult(tool string, t *taskWire) (*callResult, error) {
 	var res callResultWire
 	if err := json.Unmarshal(t.Result, &res); err != nil || len(t.Result) == 0 {
-		return nil, newError(c.name, "tool "+tool, ClassMCP, fmt.Errorf("task %s completed without a tool result", clip(t.TaskID, 64)))
+		return nil, newError(c.name, "tool "+tool, classMCP, fmt.Errorf("task %s completed without a tool result", clip(t.TaskID, 64)))
 	}
 	if res.ResultType != "" && res.ResultType != resultTypeComplete {
-		return nil, newError(c.name, "tool "+tool, ClassMCP, fmt.Errorf("task %s completed with resultType %q", clip(t.TaskID, 64), clip(res.ResultType, errUnknownResultTypeMessageSize)))
+		return nil, newError(c.name, "tool "+tool, classMCP, fmt.Errorf("task %s completed with resultType %q", clip(t.TaskID, 64), clip(res.ResultType, errUnknownResultTypeMessageSize)))
 	}
 	return c.render(tool, &res)
 }
@@ -220,7 +220,7 @@ func (c *Client) cancelTask(ctx, call context.Context, op string, left time.Dura
 	if call.Err() != nil {
 		err = c.callFailure(ctx, call, op, left, call.Err())
 	}
-	var e *Error
+	var e *opError
 	if errors.As(err, &e) {
 		e.Err = fmt.Errorf("%w (task %s: odek sent tasks/cancel)", e.Err, clip(id, 64))
 		return e

@@ -22,10 +22,10 @@ func taskClient(t *testing.T, cfg ServerConfig, flags ...string) (*Client, *noti
 	return c, ns
 }
 
-func taskCall(c *Client, tool, args string, d time.Duration) (*CallResult, error) {
+func taskCall(c *Client, tool, args string, d time.Duration) (*callResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	return c.CallToolResult(ctx, tool, json.RawMessage(args))
+	return c.callToolResult(ctx, tool, json.RawMessage(args))
 }
 
 func (n *notices) tasks() string {

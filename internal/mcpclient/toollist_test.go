@@ -9,10 +9,10 @@ import (
 )
 
 // discoverWith runs the fixture with flags and discovery bounds lim.
-func discoverWith(t *testing.T, lim DiscoveryLimits, flags ...string) (*Client, []ToolDef, error) {
+func discoverWith(t *testing.T, lim discoveryLimits, flags ...string) (*Client, []ToolDef, error) {
 	t.Helper()
 	c, err := Connect(context.Background(), "fx", ServerConfig{Command: fixtureBin, Args: append([]string{"-root", t.TempDir()}, flags...)},
-		Options{Environ: testEnviron, Discovery: lim})
+		Options{Environ: testEnviron, discovery: lim})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,40 +29,40 @@ func TestDiscoveryBounds(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name  string
-		lim   DiscoveryLimits
+		lim   discoveryLimits
 		flags []string
 		want  string
 	}{
-		{"default total bytes, pages just under max_response_bytes", DiscoveryLimits{}, []string{"-pages", "3", "-page_bytes", "10400000"},
+		{"default total bytes, pages just under max_response_bytes", discoveryLimits{}, []string{"-pages", "3", "-page_bytes", "10400000"},
 			`mcpclient fx: tools/list: tools/list exceeds the discovery bound tools_list_bytes=4194304 (observed at least 4`},
-		{"total bytes across pages", DiscoveryLimits{Bytes: 1 << 20, DescriptionBytes: 1 << 20}, []string{"-pages", "8", "-page_bytes", "300000"},
+		{"total bytes across pages", discoveryLimits{Bytes: 1 << 20, DescriptionBytes: 1 << 20}, []string{"-pages", "8", "-page_bytes", "300000"},
 			`mcpclient fx: tools/list: tools/list exceeds the discovery bound tools_list_bytes=1048576 (observed at least `},
-		{"tool count", DiscoveryLimits{Tools: 20}, []string{"-tools", "30"},
+		{"tool count", discoveryLimits{Tools: 20}, []string{"-tools", "30"},
 			`mcpclient fx: tools/list: tools/list exceeds the discovery bound tools=20 (observed 21); server rejected`},
-		{"pages", DiscoveryLimits{Pages: 3}, []string{"-pages", "10"},
+		{"pages", discoveryLimits{Pages: 3}, []string{"-pages", "10"},
 			`mcpclient fx: tools/list: tools/list exceeds the discovery bound tools_list_pages=3 (observed 4); server rejected`},
-		{"description", DiscoveryLimits{}, []string{"-desc_bytes", "40000"},
+		{"description", discoveryLimits{}, []string{"-desc_bytes", "40000"},
 			`mcpclient fx: tools/list: tool "echo" exceeds the discovery bound tool_description_bytes=32768 (observed 40000); server rejected`},
-		{"schema", DiscoveryLimits{SchemaBytes: 100000}, []string{"-big_schema"},
+		{"schema", discoveryLimits{SchemaBytes: 100000}, []string{"-big_schema"},
 			`mcpclient fx: tools/list: tool "big_schema" exceeds the discovery bound tool_schema_bytes=100000 (observed 524322); server rejected`},
-		{"cursor", DiscoveryLimits{}, []string{"-pages", "2", "-cursor_bytes", "5000"},
+		{"cursor", discoveryLimits{}, []string{"-pages", "2", "-cursor_bytes", "5000"},
 			`mcpclient fx: tools/list: tools/list exceeds the discovery bound cursor_bytes=4096 (observed 5000); server rejected`},
-		{"name", DiscoveryLimits{}, []string{"-long_name"},
+		{"name", discoveryLimits{}, []string{"-long_name"},
 			`mcpclient fx: tools/list: tool "` + strings.Repeat("n", 64) + `…" exceeds the discovery bound tool_name_bytes=64 (observed 100); server rejected`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, tools, err := discoverWith(t, tt.lim, tt.flags...)
-			var le *DiscoveryLimitError
+			var le *discoveryLimitError
 			if err == nil || !strings.HasPrefix(err.Error(), tt.want) || !errors.As(err, &le) || tools != nil {
 				t.Fatalf("err = %v\nwant %s", err, tt.want)
 			}
-			if classOf(err) != ClassMCP {
+			if classOf(err) != classMCP {
 				t.Fatalf("class %q", classOf(err))
 			}
 			// Reading stopped within one read window past the budget: a page
 			// is never read whole past what is left of it.
-			if le.Bound == BoundBytes && le.Observed > le.Limit+readBufferSize {
+			if le.Bound == boundBytes && le.Observed > le.Limit+readBufferSize {
 				t.Errorf("observed %d bytes, more than a read window past the %d-byte budget", le.Observed, le.Limit)
 			}
 			if _, err := c.CallTool(context.Background(), "echo", `{}`); err == nil {
@@ -75,13 +75,13 @@ func TestDiscoveryBounds(t *testing.T) {
 // Bounds met exactly pass, and afterwards calls read up to max_response_bytes again.
 func TestDiscoveryWithinBounds(t *testing.T) {
 	t.Parallel()
-	c, tools, err := discoverWith(t, DiscoveryLimits{Tools: 18 + 3, Pages: 3, DescriptionBytes: 1 << 20}, "-pages", "3", "-page_bytes", "1000000")
+	c, tools, err := discoverWith(t, discoveryLimits{Tools: 18 + 3, Pages: 3, DescriptionBytes: 1 << 20}, "-pages", "3", "-page_bytes", "1000000")
 	if err != nil || len(tools) != 21 {
 		t.Fatalf("err = %v, %d tools", err, len(tools))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	r, err := c.CallToolResult(ctx, "large_result", []byte(`{"n":6000000}`))
+	r, err := c.callToolResult(ctx, "large_result", []byte(`{"n":6000000}`))
 	if err != nil || !r.Truncated {
 		t.Fatalf("a 6 MB result after discovery: %v", err)
 	}
@@ -94,12 +94,12 @@ func TestDiscoveryBoundsMetExactly(t *testing.T) {
 	n := len(fixtureToolNames)
 	tests := []struct {
 		name  string
-		lim   DiscoveryLimits
+		lim   discoveryLimits
 		flags []string
 		tools int
 	}{
-		{"name, description, schema, count, page", DiscoveryLimits{NameBytes: 15, DescriptionBytes: 28, SchemaBytes: 17, Tools: n, Pages: 1}, nil, n},
-		{"cursor", DiscoveryLimits{}, []string{"-pages", "2", "-cursor_bytes", "4096"}, n},
+		{"name, description, schema, count, page", discoveryLimits{NameBytes: 15, DescriptionBytes: 28, SchemaBytes: 17, Tools: n, Pages: 1}, nil, n},
+		{"cursor", discoveryLimits{}, []string{"-pages", "2", "-cursor_bytes", "4096"}, n},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -110,12 +110,12 @@ func TestDiscoveryBoundsMetExactly(t *testing.T) {
 		})
 	}
 	// One byte less on any of them rejects the server.
-	for _, lim := range []DiscoveryLimits{{NameBytes: 14}, {DescriptionBytes: 27}, {SchemaBytes: 16}, {Tools: n - 1}} {
-		if _, _, err := discoverWith(t, lim); err == nil || !errors.As(err, new(*DiscoveryLimitError)) {
+	for _, lim := range []discoveryLimits{{NameBytes: 14}, {DescriptionBytes: 27}, {SchemaBytes: 16}, {Tools: n - 1}} {
+		if _, _, err := discoverWith(t, lim); err == nil || !errors.As(err, new(*discoveryLimitError)) {
 			t.Errorf("limits %+v: err = %v, want a discovery bound", lim, err)
 		}
 	}
-	if _, _, err := discoverWith(t, DiscoveryLimits{CursorBytes: 4095}, "-pages", "2", "-cursor_bytes", "4096"); err == nil ||
+	if _, _, err := discoverWith(t, discoveryLimits{CursorBytes: 4095}, "-pages", "2", "-cursor_bytes", "4096"); err == nil ||
 		!strings.Contains(err.Error(), "cursor_bytes=4095 (observed 4096)") {
 		t.Errorf("cursor one over: err = %v", err)
 	}
@@ -136,7 +136,7 @@ func TestDiscoveryPageOverMaxResponseBytes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		c, err := Connect(context.Background(), "fx", ServerConfig{Command: fixtureBin, MaxResponseBytes: m,
-			Args: []string{"-root", t.TempDir(), "-page_bytes", "2000000"}}, Options{Environ: testEnviron, Discovery: DiscoveryLimits{Bytes: tt.budget, DescriptionBytes: 4 * m}})
+			Args: []string{"-root", t.TempDir(), "-page_bytes", "2000000"}}, Options{Environ: testEnviron, discovery: discoveryLimits{Bytes: tt.budget, DescriptionBytes: 4 * m}})
 		if err != nil {
 			t.Fatal(err)
 		}

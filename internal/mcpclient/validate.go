@@ -5,13 +5,13 @@ import (
 	"time"
 )
 
-// ConfigError is an invalid server configuration; the server is not started.
-type ConfigError struct{ Msg string }
+// configError is an invalid server configuration; the server is not started.
+type configError struct{ Msg string }
 
-func (e *ConfigError) Error() string { return e.Msg }
+func (e *configError) Error() string { return e.Msg }
 
 // ErrorClass marks configuration problems as setup errors (exit 3).
-func (e *ConfigError) ErrorClass() string { return ClassSetup }
+func (e *configError) ErrorClass() string { return classSetup }
 
 // limits are a server's effective, validated bounds.
 type limits struct {
@@ -27,7 +27,7 @@ type limits struct {
 // ceiling is refused, because that cap is what bounds odek's memory.
 func checkConfig(name string, cfg ServerConfig) (limits, []string, error) {
 	bad := func(format string, a ...any) (limits, []string, error) {
-		return limits{}, nil, &ConfigError{Msg: fmt.Sprintf(format, a...)}
+		return limits{}, nil, &configError{Msg: fmt.Sprintf(format, a...)}
 	}
 	if !validName(name) {
 		return bad("mcpclient: invalid server name %q: must be 1-64 characters of [A-Za-z0-9_-] without \"__\"", name)
@@ -78,13 +78,13 @@ func checkConfig(name string, cfg ServerConfig) (limits, []string, error) {
 	if cfg.MaxResultChars > 0 {
 		l.maxChars = cfg.MaxResultChars
 	}
-	l.restarts = DefaultRestartLimit
+	l.restarts = defaultRestartLimit
 	if cfg.RestartLimit != nil {
 		l.restarts = *cfg.RestartLimit
 	}
-	if l.restarts > MaxRestartLimit {
-		warn = append(warn, fmt.Sprintf("mcp server %q: restart_limit %d exceeds the hard cap; clamped to %d", name, l.restarts, MaxRestartLimit))
-		l.restarts = MaxRestartLimit
+	if l.restarts > maxRestartLimit {
+		warn = append(warn, fmt.Sprintf("mcp server %q: restart_limit %d exceeds the hard cap; clamped to %d", name, l.restarts, maxRestartLimit))
+		l.restarts = maxRestartLimit
 	}
 	return l, warn, nil
 }
