@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -20,9 +18,6 @@ import (
 // fixtureBin is testdata/artifact_server.go, built once per test run. A
 // separate binary (not the race-instrumented test binary) keeps spawn fast.
 var fixtureBin string
-
-// taskBin is testdata/task_server.go, a server of the Tasks extension.
-var taskBin string
 
 func TestMain(m *testing.M) {
 	// The test binary is the sandbox launcher, as odek's binary is: proc
@@ -38,19 +33,12 @@ func TestMain(m *testing.M) {
 	proc.SetLauncher(exe)
 	flag.Parse()
 	// A fuzz run (and each of its worker processes, which run TestMain
-	// again) uses no fixture server: building them was most of a short
+	// again) uses no fixture server: building it was most of a short
 	// fuzz run's time.
 	fuzzing := flag.Lookup("test.fuzz").Value.String() != "" || flag.Lookup("test.fuzzworker").Value.String() == "true"
-	for _, f := range []struct {
-		bin *string
-		src string
-	}{{&fixtureBin, "./internal/mcpclient/testdata/artifact_server.go"},
-		{&taskBin, "./internal/mcpclient/testdata/task_server.go"}} {
-		if fuzzing {
-			break
-		}
-		name := strings.TrimSuffix(filepath.Base(f.src), ".go")
-		if *f.bin, err = testbin.Program(name, nil, "build", "-o", "{out}", f.src); err != nil {
+	if !fuzzing {
+		fixtureBin, err = testbin.Program("artifact_server", nil, "build", "-o", "{out}", "./internal/mcpclient/testdata/artifact_server.go")
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "building fixture:", err)
 			os.Exit(1)
 		}

@@ -67,7 +67,7 @@ func TestParseTaskBounds(t *testing.T) {
 // another task's status or result for its call's.
 func TestTaskPollAnsweredForAnotherTask(t *testing.T) {
 	t.Parallel()
-	c, _ := taskClient(t, ServerConfig{})
+	c, _ := taskClient(t, ServerConfig{}, false)
 	_, err := taskCall(c, "imposter", `{"ms":10}`, 10*time.Second)
 	if !strings.Contains(fmt.Sprint(err), "answered task task-of-someone-else") {
 		t.Fatalf("poll answered for another task: %v", err)
@@ -79,7 +79,7 @@ func TestTaskPollAnsweredForAnotherTask(t *testing.T) {
 // thirty.
 func TestTaskPollsAtMostEveryPollMin(t *testing.T) {
 	t.Parallel()
-	c, _ := taskClient(t, ServerConfig{})
+	c, _ := taskClient(t, ServerConfig{}, false)
 	start := time.Now()
 	r, err := taskCall(c, "slow", `{"ms":600}`, 20*time.Second)
 	if err != nil {

@@ -11,11 +11,13 @@ import (
 	"time"
 )
 
-func taskClient(t *testing.T, cfg ServerConfig, flags ...string) (*Client, *notices) {
+// taskClient connects to a taskServer, in memory, and discovers; hidden
+// leaves the extension out of what the server advertises.
+func taskClient(t *testing.T, cfg ServerConfig, hidden bool) (*Client, *notices) {
 	t.Helper()
 	ns := &notices{}
-	cfg.Command, cfg.Args = taskBin, flags
-	c, _, err := connectDiscovered(t, "jobs", cfg, Options{Environ: testEnviron, OnNotice: ns.add})
+	s := &taskServer{hidden: hidden}
+	c, _, err := connectInMemory(t, "jobs", cfg, Options{OnNotice: ns.add}, s.serve)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +47,7 @@ func (n *notices) tasks() string {
 // as the call's.
 func TestTaskPolledToCompletion(t *testing.T) {
 	t.Parallel()
-	c, ns := taskClient(t, ServerConfig{})
+	c, ns := taskClient(t, ServerConfig{}, false)
 	r, err := taskCall(c, "caps", `{}`, 10*time.Second)
 	if err != nil || !strings.Contains(r.Text, `{"extensions":{"io.modelcontextprotocol/tasks":{}}}`) {
 		t.Fatalf("declared capabilities: %v %v", r, err)
@@ -68,7 +70,7 @@ func TestTaskPolledToCompletion(t *testing.T) {
 // While a task is polled, Running shows it: the heartbeat's view.
 func TestRunningShowsThePolledTask(t *testing.T) {
 	t.Parallel()
-	c, _ := taskClient(t, ServerConfig{})
+	c, _ := taskClient(t, ServerConfig{}, false)
 	var wg sync.WaitGroup
 	wg.Go(func() { _, _ = taskCall(c, "slow", `{"ms":1500}`, 10*time.Second) })
 	defer wg.Wait()
@@ -91,7 +93,7 @@ func TestRunningShowsThePolledTask(t *testing.T) {
 // does, as with a legacy server's elicitation/create.
 func TestTaskInputRequired(t *testing.T) {
 	t.Parallel()
-	c, ns := taskClient(t, ServerConfig{Elicitation: map[string]json.RawMessage{"name": json.RawMessage(`"ci-bot"`)}})
+	c, ns := taskClient(t, ServerConfig{Elicitation: map[string]json.RawMessage{"name": json.RawMessage(`"ci-bot"`)}}, false)
 	r, err := taskCall(c, "ask", `{}`, 10*time.Second)
 	if err != nil || !strings.Contains(r.Text, `answered {"action":"accept","content":{"name":"ci-bot"}}`) {
 		t.Fatalf("answered task: %v %v", r, err)
@@ -99,7 +101,7 @@ func TestTaskInputRequired(t *testing.T) {
 	if got := ns.tasks(); got != "input_required,completed" && got != "input_required,working,completed" {
 		t.Errorf("task notices %s", got)
 	}
-	d, dns := taskClient(t, ServerConfig{})
+	d, dns := taskClient(t, ServerConfig{}, false)
 	r, err = taskCall(d, "ask", `{}`, 10*time.Second)
 	if err != nil || !strings.Contains(r.Text, `answered {"action":"decline"}`) {
 		t.Errorf("declined task: %v %v", r, err)
@@ -133,7 +135,7 @@ func TestTaskCancelledWhenTheCallEnds(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c, ns := taskClient(t, ServerConfig{TimeoutSeconds: tt.timeout})
+			c, ns := taskClient(t, ServerConfig{TimeoutSeconds: tt.timeout}, false)
 			start := time.Now()
 			_, err := taskCall(c, "endless", `{}`, tt.caller)
 			if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "odek sent tasks/cancel") {
@@ -157,13 +159,13 @@ func TestTaskCancelledWhenTheCallEnds(t *testing.T) {
 // did not advertise the extension is refused (odek never declared it).
 func TestTaskFailures(t *testing.T) {
 	t.Parallel()
-	c, _ := taskClient(t, ServerConfig{})
+	c, _ := taskClient(t, ServerConfig{}, false)
 	_, err := taskCall(c, "broken", `{}`, 10*time.Second)
 	if want := "mcpclient jobs: tool broken: task task-"; !strings.HasPrefix(fmt.Sprint(err), want) ||
 		!strings.HasSuffix(err.Error(), " failed: MCP error -32603: the build farm is down") {
 		t.Errorf("failed task: %v", err)
 	}
-	d, _ := taskClient(t, ServerConfig{}, "-advertise=false")
+	d, _ := taskClient(t, ServerConfig{}, true)
 	_, err = taskCall(d, "slow", `{"ms":10}`, 10*time.Second)
 	if want := "mcpclient jobs: tool slow: answered with a task, but odek did not declare the Tasks extension to this server"; fmt.Sprint(err) != want {
 		t.Errorf("undeclared task: %v", err)
