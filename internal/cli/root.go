@@ -20,7 +20,7 @@ served by MCP servers.
 
 It is built for places where nobody watches: the final answer alone goes to
 stdout, progress to stderr, and the exit code says how the run ended:
-  0 success · 1 task/model/tool error · 2 timeout (subagent) · 3 setup error · 4 budget exhausted · 130 interrupted`,
+  0 success · 1 task/model/tool error · 2 timeout (stalled run, subagent deadline) · 3 setup error · 4 budget exhausted · 130 interrupted`,
 		Example: `  odek run "Summarise the open TODOs in this repository"
   odek run --max-runtime 300 --max-cost-usd 0.50 --events-jsonl events.jsonl "Fix the failing test"
   odek tools --json
