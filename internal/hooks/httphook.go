@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"sync"
 )
 
 // post runs an http hook: the event's JSON POSTed to its URL. A 2xx answer
@@ -52,15 +53,18 @@ func (r *Runner) post(ctx context.Context, e entry, body []byte) outcome {
 	return outcome{exit: 0, stdout: b}
 }
 
-var headerVar = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
+// headerVar matches $VAR and ${VAR}, compiled on first use (not at init).
+var headerVar = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
+})
 
 // expandHeader fills $VAR and ${VAR} in a header value from the
 // environment, for the names the hook's allowedEnvVars lists; any other
 // reference becomes "". A project hook's headers expand nothing: the
 // repository's URL must not be handed the operator's variables.
 func (r *Runner) expandHeader(e entry, v string) string {
-	return headerVar.ReplaceAllStringFunc(v, func(ref string) string {
-		m := headerVar.FindStringSubmatch(ref)
+	return headerVar().ReplaceAllStringFunc(v, func(ref string) string {
+		m := headerVar().FindStringSubmatch(ref)
 		name := m[1] + m[2]
 		if e.project || r.o.LookupEnv == nil || !slices.Contains(e.h.AllowedEnvVars, name) {
 			return ""
