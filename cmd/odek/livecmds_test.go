@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"os"
 	"strconv"
 	"time"
 
@@ -17,18 +15,7 @@ func cmdWaitCount(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 3 {
 		ts.Fatalf("usage: wait-count file substring n")
 	}
-	n := atoi(ts, args[2])
-	path := ts.MkAbs(args[0])
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		if b, err := os.ReadFile(path); err == nil && bytes.Count(b, []byte(args[1])) >= n {
-			return
-		}
-		if time.Now().After(deadline) {
-			ts.Fatalf("%s holds %q fewer than %d times after %v", args[0], args[1], n, waitTimeout)
-		}
-		time.Sleep(10 * time.Millisecond) // polling: the line's arrival is the event waited for
-	}
+	waitCount(ts, args[0], args[1], atoi(ts, args[2]))
 }
 
 // cmdEventGaps asserts that consecutive events of a type are at least ms

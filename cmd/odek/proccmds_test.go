@@ -21,14 +21,23 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: wait-file file substring")
 	}
-	path := ts.MkAbs(args[0])
+	waitCount(ts, args[0], args[1], 1)
+}
+
+// waitCount waits until file holds substr n times or more, polling: the
+// line's arrival is the event waited for (wait-file, wait-count).
+func waitCount(ts *testscript.TestScript, file, substr string, n int) {
+	path := ts.MkAbs(file)
 	deadline := time.Now().Add(waitTimeout)
 	for {
-		if b, err := os.ReadFile(path); err == nil && bytes.Contains(b, []byte(args[1])) {
+		if b, err := os.ReadFile(path); err == nil && bytes.Count(b, []byte(substr)) >= n {
 			return
 		}
 		if time.Now().After(deadline) {
-			ts.Fatalf("%s has no %q after %v", args[0], args[1], waitTimeout)
+			if n == 1 {
+				ts.Fatalf("%s has no %q after %v", file, substr, waitTimeout)
+			}
+			ts.Fatalf("%s holds %q fewer than %d times after %v", file, substr, n, waitTimeout)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
