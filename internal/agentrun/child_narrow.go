@@ -56,12 +56,16 @@ func llmSettings(cfg *config.Config) map[string]string {
 		"llm.response_format":            strconv.FormatBool(cfg.LLM.ResponseFormat),
 		"llm.wire_api":                   cfg.LLM.WireAPI,
 		"compaction":                     strconv.FormatBool(cfg.Compaction),
+		"prompt_caching":                 strconv.FormatBool(cfg.PromptCaching),
 	}
 	if cfg.Thinking != "" {
 		m["thinking"] = cfg.Thinking
 	}
 	if cfg.ReasoningEffort != "" {
 		m["reasoning_effort"] = cfg.ReasoningEffort
+	}
+	if cfg.ThinkingBudget > 0 {
+		m["thinking_budget"] = strconv.Itoa(cfg.ThinkingBudget)
 	}
 	if n := contextWindow(cfg); n > 0 {
 		m["context_window"] = strconv.Itoa(n)

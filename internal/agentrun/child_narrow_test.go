@@ -29,10 +29,11 @@ func TestLLMSettingsRoundTrip(t *testing.T) {
 		}
 	}
 	cfg := &config.Config{Model: "m", Stream: false, Thinking: "low", ReasoningEffort: "high", ContextWindow: 8192,
-		LLM: config.LLM{IdleTimeout: 30 * time.Second, ResponseFormat: true}}
+		ThinkingBudget: 2048, LLM: config.LLM{IdleTimeout: 30 * time.Second, ResponseFormat: true}}
 	m := llmSettings(cfg)
 	want := map[string]string{"stream": "false", "thinking": "low", "reasoning_effort": "high", "context_window": "8192",
-		"llm.idle_timeout_seconds": "30", "llm.connect_timeout_seconds": "0", "llm.response_format": "true"}
+		"llm.idle_timeout_seconds": "30", "llm.connect_timeout_seconds": "0", "llm.response_format": "true",
+		"thinking_budget": "2048", "prompt_caching": "false"}
 	for k, v := range want {
 		if m[k] != v {
 			t.Errorf("%s = %q, want %q", k, m[k], v)

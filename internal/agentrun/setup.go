@@ -198,7 +198,7 @@ func (r *Run) startModel(ios, gateIOS *iostreams.IOStreams, quiet bool) (err err
 		r.model.client = r.model.chain
 	}
 	var warns []string
-	r.model.effort, warns = llm.ReasoningEffort(cfg.Model, cfg.Thinking, cfg.ReasoningEffort)
+	r.model.effort, warns = llm.ReasoningEffort(cfg.Model, cfg.Thinking, cfg.ReasoningEffort, cfg.ThinkingBudget)
 	runview.PrintWarnings(ios, warns)
 	return nil
 }
@@ -211,12 +211,22 @@ func (r *Run) modelSwitched(sw llm.ModelSwitch) {
 	r.sinks.emitter.Emit(events.ModelFallback, 0, "", map[string]any{"from": sw.From, "to": sw.To, "error": untrusted.OneLine(msg, 300)})
 }
 
-// promptCacheKey is the Responses wire's prompt_cache_key: the session's id
-// when the run continues one, so a continued session's requests reach the
-// cache its earlier runs filled, else the run's id.
+// promptCacheKey is the key the client sends so the provider keeps the
+// run's requests on one prompt cache (llm.Options.PromptCacheKey): the
+// session's id when the run carries one on, so its requests reach the
+// cache its earlier runs filled, or the id --session-id gives a new one;
+// else the run's id; none with prompt_caching false. It is the same in
+// every request of the run, and so keeps their common prefix cacheable.
+// The session is attached only when the run starts, after the client is
+// built: the options name it.
 func (r *Run) promptCacheKey() string {
-	if r.session != nil && r.session.sess != nil {
-		return r.session.sess.ID
+	switch {
+	case !r.conf.cfg.PromptCaching:
+		return ""
+	case r.o.Resume != nil:
+		return r.o.Resume.ID
+	case r.o.SessionID != "":
+		return r.o.SessionID
 	}
 	return r.conf.runID
 }

@@ -61,6 +61,12 @@ func (n normalizer) llmRequest(raw []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if obj, ok := v.(map[string]any); ok {
+		// The prompt cache key is the run's (or the session's) id, and
+		// prompt_caching may differ between the recording and the replay.
+		delete(obj, "prompt_cache_key")
+		delete(obj, "user")
+	}
 	if obj, ok := v.(map[string]any); ok && n.toolContent {
 		if msgs, ok := obj["messages"].([]any); ok {
 			for _, m := range msgs {

@@ -175,3 +175,21 @@ func TestPlatformIsNotCompared(t *testing.T) {
 		}
 	}
 }
+
+// The prompt cache key is the run's or the session's id and may be off in
+// a replay: a recording with one replays without it, and the other way.
+func TestLLMRequestIgnoresCacheKey(t *testing.T) {
+	t.Parallel()
+	n := newNormalizer(scrub{}, false)
+	plain := `{"model":"m","messages":[{"role":"user","content":"q"}]}`
+	for _, keyed := range []string{
+		`{"model":"m","user":"ci-7","messages":[{"role":"user","content":"q"}]}`,
+		`{"model":"m","prompt_cache_key":"sess-1","messages":[{"role":"user","content":"q"}]}`,
+	} {
+		a, _ := n.llmRequest([]byte(keyed))
+		b, _ := n.llmRequest([]byte(plain))
+		if d, differ := firstDiff("", a, b); differ {
+			t.Errorf("%s: the cache key was compared: %+v", keyed, d)
+		}
+	}
+}

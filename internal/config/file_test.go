@@ -128,7 +128,7 @@ func TestFileValueErrors(t *testing.T) {
 }
 
 func TestUnknownKeys(t *testing.T) {
-	global := `{"modle": "x", "//": "comment", "// more": 1, "prompt_caching": true, "$schema": "s",
+	global := `{"modle": "x", "//": "comment", "// more": 1, "telegram": true, "$schema": "s",
 	  "limits": {"max_runtime": 60, "max_tool_call": 5, "//": "c", "model_prices": {"m": {"input_cost": 1}}},
 	  "tools": {"enable": []}, "mcp_servers": {"s": {"command": "c", "comand": "d", "type": "stdio", "//": "c"}},
 	  "planning": {"max_step": 3}, "maintenance": {"x": 1}, "subagent": {"whatever": 1}}`
@@ -144,7 +144,7 @@ func TestUnknownKeys(t *testing.T) {
 		`unknown key "subagent.whatever" in HOME/config.json`,
 		`unknown key "tools.enable" in HOME/config.json; did you mean "tools.enabled"?`,
 	}
-	want = append(want, `HOME/config.json: "prompt_caching" is an upstream odek setting this odek does not implement; ignoring it`)
+	want = append(want, `HOME/config.json: "telegram" is an upstream odek setting this odek does not implement; ignoring it`)
 	if diff := cmp.Diff(want, w); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}

@@ -64,7 +64,10 @@ type Config struct {
 	AgentsMaxBytes  int
 	Thinking        string // "" = the model's default
 	ReasoningEffort string // "" = not sent
-	LLM             LLM
+	ThinkingBudget  int    // tokens; 0 = none
+	// PromptCaching sends the run's cache key (llm.Options.PromptCacheKey).
+	PromptCaching bool
+	LLM           LLM
 	// ContextWindow is the model's context size in tokens (0 = unknown);
 	// ModelContextWindows holds sizes by exact model id (global file only).
 	ContextWindow       int

@@ -20,8 +20,11 @@ type Options struct {
 	BaseURL string // e.g. "https://api.openai.com/v1" (the default); "/chat/completions" or "/responses" is appended
 	// WireAPI is the API spoken: WireChat ("" too) or WireResponses.
 	WireAPI string
-	// PromptCacheKey is sent as prompt_cache_key on the Responses wire (the
-	// run's or the session's id), so a run's requests land on one cache.
+	// PromptCacheKey (the run's or the session's id; "" = none) is sent
+	// so that a run's requests land on one prompt cache: as
+	// prompt_cache_key on the Responses wire, and on the chat wire as user,
+	// the field OpenAI routed its chat cache by before prompt_cache_key
+	// and the one of the two go-openai's chat request has.
 	PromptCacheKey string
 	APIKey         string // sent as "Authorization: Bearer <key>" when not empty; never printed
 	// KeySource names where APIKey came from ("ODEK_API_KEY", "ODEK_API_KEY
@@ -67,7 +70,7 @@ type Client struct {
 	endpoint    string              // for messages: the URL every request goes to
 	stream      bool
 	wire        string // WireChat or WireResponses
-	cacheKey    string // prompt_cache_key (Responses wire)
+	cacheKey    string // prompt_cache_key (Responses wire), user (chat wire)
 	items       itemCache
 	keySource   string
 	maxAttempts int
@@ -231,7 +234,11 @@ func (c *Client) prepare(req Request) prepared {
 		oreq, release := c.responsesRequest(req)
 		return prepared{resp: oreq, release: release}
 	}
-	return prepared{chat: toOpenAI(req, c.stream)}
+	chat := toOpenAI(req, c.stream)
+	if c.cacheKey != "" && !c.dropped.has(FieldUser) {
+		chat.User = c.cacheKey
+	}
+	return prepared{chat: chat}
 }
 
 // done releases a prepared request.

@@ -19,6 +19,8 @@ const (
 	// sent back (with the include that asks for their encrypted content).
 	FieldPromptCacheKey = "prompt_cache_key"
 	FieldReasoningItems = "reasoning_items"
+	// On the chat wire only: the cache key, sent as user.
+	FieldUser = "user"
 )
 
 // Fallback says that the endpoint refused a request field and that the
@@ -43,6 +45,8 @@ func (f Fallback) Warning() string {
 			what += " (--thinking off)"
 		}
 		return fmt.Sprintf("the endpoint refused %s for model %q (%s); continuing without it for the rest of the run (the model thinks as it does by default)", what, f.Model, why)
+	case FieldUser:
+		return fmt.Sprintf("the endpoint refused the prompt cache key sent as user for model %q (%s); continuing without it for the rest of the run (prompt_caching false skips it)", f.Model, why)
 	case FieldReasoningItems:
 		return fmt.Sprintf("the endpoint refused the reasoning sent back to model %q (%s); the request was sent again without it, and no reasoning is sent back for the rest of the run", f.Model, why)
 	}
@@ -68,6 +72,13 @@ var effortRefusals = []string{
 	"think value",               // Ollama, a level only gpt-oss takes: "think value \"low\" is not supported for this model"
 	"invalid reasoning value",   // Ollama's OpenAI layer, a value it does not know
 	"reasoning.effort",          // OpenAI's Responses API: "Unsupported parameter: 'reasoning.effort' is not supported with this model."
+}
+
+// userRefusals are the words servers use to refuse the user field: the
+// field named alone, as strict OpenAI-compatible servers quote an
+// unknown parameter.
+var userRefusals = []string{
+	"'user'", `"user"`, "`user`", "parameter: user", "param: user", "unrecognized request argument supplied: user",
 }
 
 // reasoningItemRefusals are the words OpenAI uses to refuse a reasoning item
@@ -106,6 +117,8 @@ func (c *Client) refusedField(err error, req *Request) string {
 		return FieldReasoningEffort
 	case req.ResponseFormat != nil && se.Status == http.StatusBadRequest && strings.Contains(body, "response_format"):
 		return FieldResponseFormat
+	case c.wire != WireResponses && bad && c.cacheKey != "" && !c.dropped.has(FieldUser) && containsAny(body, userRefusals):
+		return FieldUser
 	}
 	return ""
 }

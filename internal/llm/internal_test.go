@@ -366,25 +366,38 @@ func TestUsageCacheSplit(t *testing.T) {
 func TestReasoningEffortRule(t *testing.T) {
 	cases := []struct {
 		model, thinking, effort string
+		budget                  int
 		want                    string
 		warns                   int
 	}{
-		{"gpt-5", "", "", "", 0},
-		{"gpt-5", "high", "", "high", 0},
-		{"gpt-5", "low", "medium", "medium", 0},
-		{"qwen3:8b", "medium", "", "medium", 0},
-		{"deepseek-reasoner", "enabled", "", "", 1},
-		{"o3-mini", "disabled", "high", "high", 0}, // reasoning_effort wins
-		{"qwen3:8b", "off", "", "none", 0},
-		{"gemma3:4b", "disabled", "", "none", 0},
-		{"gpt-4o", "off", "", "", 0}, // refuses the field and does not think: nothing to say
-		{"gpt-4o", "high", "", "", 1},
-		{"openai/gpt-4.1-mini", "", "low", "", 1},
+		{"gpt-5", "", "", 0, "", 0},
+		{"gpt-5", "high", "", 0, "high", 0},
+		{"gpt-5", "low", "medium", 0, "medium", 0},
+		{"qwen3:8b", "medium", "", 0, "medium", 0},
+		{"deepseek-reasoner", "enabled", "", 0, "medium", 0}, // the default budget, 5000 tokens
+		{"o3-mini", "disabled", "high", 0, "high", 0},        // reasoning_effort wins
+		{"qwen3:8b", "off", "", 0, "none", 0},
+		{"gemma3:4b", "disabled", "", 0, "none", 0},
+		{"gpt-4o", "off", "", 0, "", 0}, // refuses the field and does not think: nothing to say
+		{"gpt-4o", "high", "", 0, "", 1},
+		{"openai/gpt-4.1-mini", "", "low", 0, "", 1},
+		// A budget maps to the effort whose budget covers it.
+		{"gpt-5", "", "", 1, "low", 0},
+		{"gpt-5", "", "", 1024, "low", 0},
+		{"gpt-5", "", "", 1025, "medium", 0},
+		{"gpt-5", "enabled", "", 8192, "medium", 0},
+		{"gpt-5", "", "", 8193, "high", 0},
+		{"gpt-5", "", "", 64000, "high", 0},
+		// A named level beats a budget, which is then not used, with a warning.
+		{"gpt-5", "low", "", 20000, "low", 1},
+		{"gpt-5", "off", "", 20000, "none", 1},
+		{"gpt-5", "", "medium", 500, "medium", 1},
+		{"gpt-4o", "", "", 500, "", 1}, // mapped, then not sent to a model that refuses it
 	}
 	for _, c := range cases {
-		got, warns := ReasoningEffort(c.model, c.thinking, c.effort)
+		got, warns := ReasoningEffort(c.model, c.thinking, c.effort, c.budget)
 		if got != c.want || len(warns) != c.warns {
-			t.Errorf("ReasoningEffort(%q, %q, %q) = %q, %q", c.model, c.thinking, c.effort, got, warns)
+			t.Errorf("ReasoningEffort(%q, %q, %q, %d) = %q, %q", c.model, c.thinking, c.effort, c.budget, got, warns)
 		}
 	}
 }

@@ -41,7 +41,7 @@ type Policy struct {
 // parent's resolved values, which the child takes as flags. Keys are the
 // config's (docs/CONFIG.md); values are as a flag or -c would give them.
 var LLMSettingKeys = []string{
-	"stream", "thinking", "reasoning_effort",
+	"stream", "thinking", "reasoning_effort", "thinking_budget", "prompt_caching",
 	"llm.connect_timeout_seconds", "llm.first_byte_timeout_seconds",
 	"llm.idle_timeout_seconds", "llm.request_timeout_seconds", "llm.response_format", "llm.wire_api",
 	"context_window", "compaction", "llm.fallback_models",
