@@ -14,8 +14,8 @@ import (
 
 // initOptions are what `odek init` writes, and where.
 type initOptions struct {
-	io            *iostreams.IOStreams
-	global, force bool
+	io                   *iostreams.IOStreams
+	global, local, force bool
 }
 
 // newCmdInit is `odek init`: RunE fills initOptions and hands them to runF
@@ -23,18 +23,20 @@ type initOptions struct {
 func newCmdInit(ios *iostreams.IOStreams, runF func(context.Context, *initOptions) error) *cobra.Command {
 	o := &initOptions{io: ios}
 	cmd := &cobra.Command{
-		Use:   "init [--global] [--force]",
+		Use:   "init [--local | --global] [--force]",
 		Short: "Write a commented config template (./odek.json, or ~/.odek/config.json with --global)",
 		Long: `Write a commented config template, generated from the settings table.
 
-Without --global it writes ./odek.json (mode 0644), the project file, which a
-cloned repository may carry: it holds no secrets, cannot set endpoints, keys
-or the system prompt, may only lower limits, and shows a commented example MCP
-server. With --global it writes $ODEK_HOME/config.json (default
-~/.odek/config.json, mode 0600), the operator's trusted file.
-An existing file is never overwritten unless --force is given.
-Every setting is described in docs/CONFIG.md.`,
-		Example: "  odek init\n  odek init --global\n  odek init --force",
+Without --global (or with --local, its explicit spelling) it writes
+./odek.json (mode 0644), the project file, which a cloned repository may
+carry: it holds no secrets, cannot set endpoints, keys or the system prompt,
+may only lower limits, and shows a commented example MCP server. Writing it
+raises no trust: the template holds only settings a project file may set,
+and the file is read as untrusted whoever wrote it. With --global it writes
+$ODEK_HOME/config.json (default ~/.odek/config.json, mode 0600), the
+operator's trusted file. An existing file is never overwritten unless
+--force is given. Every setting is described in docs/CONFIG.md.`,
+		Example: "  odek init\n  odek init --local\n  odek init --global\n  odek init --force",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
@@ -44,6 +46,7 @@ Every setting is described in docs/CONFIG.md.`,
 		},
 	}
 	cmd.Flags().BoolVarP(&o.global, "global", "g", false, "write the global config ($ODEK_HOME/config.json)")
+	cmd.Flags().BoolVarP(&o.local, "local", "l", false, "write the project file ./odek.json (the default)")
 	cmd.Flags().BoolVarP(&o.force, "force", "f", false, "overwrite an existing file")
 	return cmd
 }
@@ -51,6 +54,9 @@ Every setting is described in docs/CONFIG.md.`,
 // runInit writes the template.
 func runInit(_ context.Context, o *initOptions) error {
 	ios := o.io
+	if o.global && o.local {
+		return errclass.Wrap(errclass.SetupError, fmt.Errorf("init: --local writes the project file and --global the operator's: give one"))
+	}
 	var path string
 	if o.global {
 		home, err := agentrun.Home(ios)

@@ -92,3 +92,21 @@ func checkMode(t *testing.T, path string, want os.FileMode) {
 		t.Errorf("%s mode = %v, want %v", path, got, want)
 	}
 }
+
+// TestProjectTemplateRaisesNoTrust: odek init (--local) writes only
+// settings a project file may carry, so writing one in a repository
+// never hands a clone an operator-only key; loaded as a project file, the
+// template raises nothing (TestTemplateLoadsCleanly: no key ignored).
+func TestProjectTemplateRaisesNoTrust(t *testing.T) {
+	t.Parallel()
+	for i := range table {
+		if s := &table[i]; s.template&inProjectTemplate != 0 && s.Trust == GlobalOnly {
+			t.Errorf("%s is operator-only but in the project template", s.Key)
+		}
+	}
+	for _, key := range []string{`"base_url"`, `"api_key"`, `"system"`, `"dangerous"`, `"auto_approve"`, `"input_cost_per_million_usd"`} {
+		if strings.Contains(string(Template(false)), key) {
+			t.Errorf("the project template names %s", key)
+		}
+	}
+}
