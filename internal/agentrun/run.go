@@ -120,6 +120,7 @@ func (r *Run) Execute(sig, ctx context.Context) error {
 	r.sessionOptions(&opts)
 	r.livenessOptions(&opts)
 	r.streamOptions(&opts)
+	r.narrationOptions(&opts)
 	o.acp.loopOptions(&opts)
 	res, runErr := loop.Continue(ctx, opts, h)
 	r.sinks.streamer.Answer(res)

@@ -90,6 +90,9 @@ func Setup(ctx context.Context, o Options) (runCtx context.Context, r *Run, err 
 	if r.conf.cfg, err = LoadConfig(cfgIOS, over); err != nil {
 		return runCtx, r, err
 	}
+	if r.conf.cfg.InteractionMode == runview.ModeOff {
+		o.Quiet, r.o.Quiet = true, true // interaction_mode off is --quiet
+	}
 	o.acp.applyConfig(r.conf.cfg)
 	if o.ToolsOnly {
 		r.sinks = &runSinks{notices: runview.NewNotices(nil)}

@@ -37,6 +37,7 @@ type Progress struct {
 	// drawn over the question or the answer being typed.
 	paused int
 	held   []string
+	mode   string // the interaction mode (narration.go)
 }
 
 // NewProgress is the view of a run started at start: nil with quiet (a
