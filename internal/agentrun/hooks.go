@@ -44,8 +44,8 @@ func (r *Run) approveHooks(ctx context.Context, gateIOS *iostreams.IOStreams, ch
 		return nil
 	}
 	o := approval.Options{Home: cfg.Home, ApproveHooks: gateIOS.Env("ODEK_APPROVE_HOOKS") == "1"}
-	if gateIOS.StdinTTY && gateIOS.StderrTTY {
-		o.Confirmer = approval.NewPrompter(gateIOS.In, gateIOS.ErrOut)
+	if in, ok := gateIOS.PromptIn(); ok {
+		o.Confirmer = approval.NewPrompter(in, gateIOS.ErrOut)
 	}
 	gate, err := approval.New(o)
 	if err != nil {
@@ -124,7 +124,7 @@ func (r *Run) permissionMode(ios *iostreams.IOStreams) string {
 	switch {
 	case r.conf.fullAuto || r.conf.cfg.Dangerous.Action == "allow":
 		return "bypassPermissions"
-	case ios.StdinTTY && ios.StderrTTY && r.conf.place.depth == 0:
+	case r.conf.place.depth == 0 && canPrompt(ios):
 		return "default"
 	}
 	return "dontAsk"
@@ -183,4 +183,10 @@ func (r *Run) childArgs(goal string) []string {
 		args = append(args, "-c", "no_hooks=true")
 	}
 	return args
+}
+
+// canPrompt reports whether someone can answer a question (PromptIn).
+func canPrompt(ios *iostreams.IOStreams) bool {
+	_, ok := ios.PromptIn()
+	return ok
 }

@@ -31,8 +31,8 @@ func (r *Run) startMCP(ctx context.Context, ios *iostreams.IOStreams, keep func(
 		}
 	}
 	ao := approval.Options{Home: cfg.Home, ApproveAll: ios.Env("ODEK_APPROVE_MCP") == "1"}
-	if ios.StdinTTY && ios.StderrTTY {
-		ao.Confirmer = approval.NewPrompter(ios.In, ios.ErrOut)
+	if in, ok := ios.PromptIn(); ok {
+		ao.Confirmer = approval.NewPrompter(in, ios.ErrOut)
 	}
 	gate, err := approval.New(ao)
 	if err != nil {

@@ -126,8 +126,8 @@ func newGate(ios *iostreams.IOStreams, g gateOptions) (loop.Gate, error) {
 	}
 	if g.asker != nil {
 		o.Asker = g.asker
-	} else if ios.StdinTTY && ios.StderrTTY {
-		o.Asker = pausingAsker{policy.NewTerminal(ios.In, ios.ErrOut), g.view, g.notify}
+	} else if in, ok := ios.PromptIn(); ok {
+		o.Asker = pausingAsker{policy.NewTerminal(in, ios.ErrOut), g.view, g.notify}
 	}
 	p, err := policy.New(o)
 	if err != nil {

@@ -31,6 +31,9 @@ type IOStreams struct {
 	StderrTTY bool
 	Width     func() int // terminal width of stderr; 0 = unknown
 	OutWidth  func() int // terminal width of stdout; nil or 0 = unknown
+	// OpenTTY opens the controlling terminal to read answers from when
+	// stdin is not one (System: /dev/tty, opened once); nil = none.
+	OpenTTY func() (io.Reader, error)
 
 	Args      []string // the command line without the program name; nil = os.Args[1:]
 	LookupEnv func(string) (string, bool)
@@ -52,6 +55,7 @@ func System() *IOStreams {
 		StdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 		StderrTTY: term.IsTerminal(errFd),
 		Width:     func() int { return termWidth(errFd) },
+		OpenTTY:   openTTYOnce(ttyPath),
 		OutWidth:  func() int { return termWidth(int(os.Stdout.Fd())) },
 		Args:      os.Args[1:],
 		LookupEnv: os.LookupEnv,
