@@ -66,6 +66,8 @@ var flags = []Hint{
 	{Theirs: "--message", Tools: []string{aider}, Ours: `odek run "<task>"`, Note: "the task is odek run's argument"},
 	{Theirs: "--with-extension", Tools: []string{goose}, Ours: "--mcp-config FILE",
 		Note: `a JSON file {"mcp_servers": {...}} (docs/MCP.md)`},
+	{Theirs: "--verbose", Tools: []string{claude, aider}, Ours: "--interaction-mode verbose",
+		Note: "each step, the model's words between its tool calls and the start of each tool result on stderr; enhance shows the words alone"},
 }
 
 // commands are other tools' commands odek names otherwise.
