@@ -54,7 +54,7 @@ var table = []Setting{
 		bind: func(c *Config) any { return &c.ReasoningEffort }},
 	{Key: "prompt_caching", Kind: Bool, Default: true, Env: "ODEK_PROMPT_CACHING", Flag: "prompt-caching",
 		Trust: ProjectMaySet, Supported: true,
-		Help: "send the run's cache key (a continued session's id, else the run's) so the provider keeps the run's requests on one prompt cache: prompt_cache_key on the responses wire, user on the chat wire; false sends neither",
+		Help: "send a cache key (the id of the session the run carries on or --session-id names, else the run's id) in every request, so the provider keeps the run's requests on one prompt cache: prompt_cache_key on the responses wire, user on the chat wire; false sends neither",
 		bind: func(c *Config) any { return &c.PromptCaching }},
 	{Key: "stream", Kind: Bool, Default: true, Env: "ODEK_STREAM", Flag: "stream", Trust: ProjectMaySet,
 		Supported: true, template: inGlobalTemplate,
