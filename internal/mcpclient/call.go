@@ -98,7 +98,7 @@ func (c *Client) callToolResult(ctx context.Context, name string, args json.RawM
 			if round+1 >= maxInputRounds {
 				return nil, newError(c.name, op, classMCP, fmt.Errorf("still asked for input after %d rounds; gave up", maxInputRounds))
 			}
-			if params, err = c.answerInput(name, res, params); err != nil {
+			if params, err = c.answerInput(call, name, res, params); err != nil {
 				return nil, newError(c.name, op, classMCP, err)
 			}
 		default:

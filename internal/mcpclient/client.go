@@ -40,6 +40,12 @@ type Options struct {
 	// (input answered or declined, progress); nil drops it. It is called
 	// from the connection's goroutines and must not block.
 	OnNotice func(Notice)
+	// Elicit, when set, is asked a server's form elicitation that the
+	// configured values cannot answer (none configured, or a required
+	// field without one), and odek then declares the elicitation
+	// capability to every server. nil: only configured values answer, as
+	// when odek runs with nobody to ask.
+	Elicit Elicitor
 	// InterruptGrace is each step of CloseNow; 0 = 250 ms. Tests of what
 	// happens during that wait widen it so the wait is not the race.
 	InterruptGrace time.Duration
@@ -51,6 +57,10 @@ type Options struct {
 	// Telemetry, when set, puts each request in an MCP client span and
 	// carries its trace context to the server (docs/TELEMETRY.md).
 	Telemetry *telemetry.Tracer
+	// TelemetryFor, when set, gives each request's tracer instead of
+	// Telemetry (nil: not traced): servers kept across runs (an ACP
+	// session's) trace each request with the run it serves.
+	TelemetryFor func() *telemetry.Tracer
 
 	// discovery bounds tools/list; zero fields take the defaults (tests
 	// lower them).
@@ -181,11 +191,12 @@ func (c *Client) link() *conn {
 	return c.conn
 }
 
-// serveRequest answers a legacy server's elicitation/create from the
-// configured values (declining without them); everything else is -32601.
-func (c *Client) serveRequest(method string, params json.RawMessage) (any, bool) {
+// serveRequest answers a legacy server's elicitation/create (from the
+// configured values or a person, declining without either); everything
+// else is -32601.
+func (c *Client) serveRequest(ctx context.Context, method string, params json.RawMessage) (any, bool) {
 	if method == methodElicitationCreate {
-		return c.answerElicitation(params), true
+		return c.answerElicitation(ctx, params), true
 	}
 	return nil, false
 }

@@ -50,8 +50,10 @@ type reply struct {
 // responses go to a 1-slot channel of the caller that is still waiting.
 type conn struct {
 	t transport
-	// serve answers server requests other than ping; false = -32601.
-	serve func(method string, params json.RawMessage) (any, bool)
+	// serve answers server requests other than ping; false = -32601. It
+	// runs on its own goroutine (it may wait for a person), with a ctx that
+	// ends when the connection does.
+	serve func(ctx context.Context, method string, params json.RawMessage) (any, bool)
 	// progress routes notifications/progress to the call that asked for it.
 	progress progressRoutes
 	// quietCancel: a timed-out request is cancelled by closing its HTTP
@@ -71,7 +73,7 @@ type conn struct {
 	stopOnce sync.Once
 }
 
-func newConn(t transport, serve func(string, json.RawMessage) (any, bool)) *conn {
+func newConn(t transport, serve func(context.Context, string, json.RawMessage) (any, bool)) *conn {
 	c := &conn{
 		t:       t,
 		serve:   serve,
@@ -133,29 +135,55 @@ func (c *conn) writeLoop() {
 	}
 }
 
-// answer replies to a server-to-client request: ping is the only method we
-// implement; everything else gets -32601 at once, because silence costs a
-// minute with some servers. A full queue drops the answer rather than block
-// the reader (only a server flooding requests can cause that).
+// answer replies to a server-to-client request: ping at once; one serve
+// takes (elicitation/create) on a goroutine of its own, since a person may
+// be asked, so the reader goes on routing responses meanwhile; everything
+// else gets -32601 at once, because silence costs a minute with some
+// servers. A full queue drops the answer rather than block (only a server
+// flooding requests can cause that).
 func (c *conn) answer(m *inbound) {
-	o := &outbound{ID: m.ID}
 	if m.Method == "ping" {
-		o.Result = struct{}{}
-	} else if r, ok := c.serveRequest(m); ok {
-		o.Result = r
-	} else {
-		o.Error = &wireError{Code: -32601, Message: "Method not found"}
+		c.reply(&outbound{ID: m.ID, Result: struct{}{}})
+		return
 	}
+	if c.serve == nil {
+		c.reply(&outbound{ID: m.ID, Error: &wireError{Code: -32601, Message: "Method not found"}})
+		return
+	}
+	c.wg.Add(1) // the reader holds one count: stop cannot be past Wait
+	go func() {
+		defer c.wg.Done()
+		ctx, cancel := c.lifetime()
+		defer cancel()
+		o := &outbound{ID: m.ID}
+		if r, ok := c.serve(ctx, m.Method, m.Params); ok {
+			o.Result = r
+		} else {
+			o.Error = &wireError{Code: -32601, Message: "Method not found"}
+		}
+		c.reply(o)
+	}()
+}
+
+// reply queues the answer to a server request.
+func (c *conn) reply(o *outbound) {
 	if data, err := encode(o); err == nil {
 		c.tryEnqueue(outItem{data: data})
 	}
 }
 
-func (c *conn) serveRequest(m *inbound) (any, bool) {
-	if c.serve == nil {
-		return nil, false
-	}
-	return c.serve(m.Method, m.Params)
+// lifetime is a context that ends when the connection dies or is stopped.
+func (c *conn) lifetime() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-c.dead:
+		case <-c.quit:
+		case <-ctx.Done():
+		}
+		cancel()
+	}()
+	return ctx, cancel
 }
 
 // deliver hands a response to the caller waiting for id; late answers for

@@ -175,15 +175,14 @@ func parseUnsupported(data json.RawMessage) []string {
 
 // clientCapabilities are what odek declares, in either era (modern
 // requests' _meta, the legacy initialize): elicitation (form mode) exactly
-// when mcp_servers.<s>.elicitation holds answers, since nothing else can
-// answer a request for input; the Tasks extension once a modern server
+// when something can answer a request for input (answersInput); the Tasks extension once a modern server
 // advertised it (odek polls tasks); the OAuth client credentials extension
 // when odek logs in with it. {"form": {}} is the 2025-11-25 spelling,
 // which earlier revisions' servers accept as the plain {} (TypeScript SDK
 // 1.x requires form, go-sdk takes either).
 func (c *Client) clientCapabilities() map[string]any {
 	caps := map[string]any{}
-	if len(c.cfg.Elicitation) > 0 {
+	if c.answersInput() {
 		caps[capabilityElicitation] = map[string]any{"form": map[string]any{}}
 	}
 	ext := map[string]any{}
@@ -240,4 +239,10 @@ func (c *Client) withMeta(params map[string]any) map[string]any {
 	}
 	params["_meta"] = meta
 	return params
+}
+
+// answersInput reports whether odek can answer a request for input:
+// mcp_servers.<s>.elicitation holds values, or a person is there to ask.
+func (c *Client) answersInput() bool {
+	return len(c.cfg.Elicitation) > 0 || c.opts.Elicit != nil
 }

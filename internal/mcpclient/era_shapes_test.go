@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -231,7 +232,7 @@ func TestElicitAnswers(t *testing.T) {
 		{"sampling/createMessage", `{}`, "odek answers only elicitation requests"},
 	}
 	for _, tt := range tests {
-		answer, _, err := c.elicit("t", tt.method, json.RawMessage(tt.params))
+		answer, err := c.elicit(context.Background(), "t", tt.method, json.RawMessage(tt.params))
 		if tt.err == "" {
 			b, _ := json.Marshal(answer)
 			if err != nil || string(b) != `{"action":"accept","content":{"name":"octocat"}}` {
@@ -246,7 +247,7 @@ func TestElicitAnswers(t *testing.T) {
 	}
 	// Without configured values a legacy elicitation/create is declined.
 	bare := &Client{name: "s"}
-	if b, _ := json.Marshal(bare.answerElicitation(json.RawMessage(form))); string(b) != `{"action":"decline"}` {
+	if b, _ := json.Marshal(bare.answerElicitation(context.Background(), json.RawMessage(form))); string(b) != `{"action":"decline"}` {
 		t.Errorf("legacy elicitation without config answered %s", b)
 	}
 }
@@ -317,7 +318,7 @@ func FuzzInputRequired(f *testing.F) {
 			return
 		}
 		c := &Client{name: "s", cfg: ServerConfig{Elicitation: map[string]json.RawMessage{"name": json.RawMessage(`"x"`)}}}
-		next, err := c.answerInput("t", &res, map[string]any{"name": "t", "arguments": json.RawMessage(`{}`)})
+		next, err := c.answerInput(context.Background(), "t", &res, map[string]any{"name": "t", "arguments": json.RawMessage(`{}`)})
 		if err != nil {
 			return
 		}

@@ -66,7 +66,7 @@ func newHTTPTransport(name string, cfg ServerConfig, limit *readLimit, o Options
 		return nil, nil, &configError{Msg: fmt.Sprintf("mcpclient %s: url must not embed credentials (userinfo); use token_env", name)}
 	}
 	var warn []string
-	t := &httpTransport{endpoint: u.String(), client: o.HTTPClient, limit: limit, traced: o.Telemetry != nil,
+	t := &httpTransport{endpoint: u.String(), client: o.HTTPClient, limit: limit, traced: o.Telemetry != nil || o.TelemetryFor != nil,
 		in: make(chan inMsg, 16), quit: make(chan struct{}), cancels: map[int]context.CancelFunc{}}
 	if t.client == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()

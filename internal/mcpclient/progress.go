@@ -125,7 +125,7 @@ func (c *Client) callWithProgress(ctx context.Context, tool string, params map[s
 	}
 	if m.isError() {
 		e := m.rpcError().toRPCError()
-		if e.Code == CodeMissingClientCapability && len(c.cfg.Elicitation) == 0 {
+		if e.Code == CodeMissingClientCapability && !c.answersInput() {
 			// The server wanted to ask for input odek did not offer to give.
 			reason := "odek declares the elicitation capability only when mcp_servers." + c.name + ".elicitation holds answers"
 			e.Message += "; " + reason

@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -78,7 +79,7 @@ func TestAnswerInputSendsOnlyWhatItHas(t *testing.T) {
 	c := &Client{name: "s"}
 	state := "st-1"
 	for _, res := range []callResultWire{{RequestState: &state}, {}} {
-		next, err := c.answerInput("t", &res, map[string]any{"name": "t", "arguments": json.RawMessage(`{}`)})
+		next, err := c.answerInput(context.Background(), "t", &res, map[string]any{"name": "t", "arguments": json.RawMessage(`{}`)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/odek-run/odek/internal/untrusted"
@@ -171,12 +170,11 @@ func (w *taskWatch) answer(ctx context.Context, t *taskWire) error {
 			responses[k] = map[string]any{"action": "decline"}
 			continue
 		}
-		answer, fields, err := w.c.elicit(w.tool, r.Method, r.Params)
+		answer, err := w.c.elicit(ctx, w.tool, r.Method, r.Params)
 		if err != nil {
-			responses[k] = map[string]any{"action": "decline"}
+			responses[k] = map[string]any{"action": elicitDecline}
 			continue
 		}
-		w.c.notice(Notice{Kind: NoticeInputAnswered, Tool: w.tool, Method: r.Method, Reason: "answered fields " + strings.Join(fields, ",")})
 		responses[k] = answer
 	}
 	_, err := w.c.request(ctx, "tool "+w.tool, methodTasksUpdate, w.c.withMeta(map[string]any{"taskId": w.id, "inputResponses": responses}))

@@ -13,6 +13,9 @@ import (
 // httpTransport.do). Without a tracer it is cn.roundTrip itself.
 func (c *Client) roundTrip(ctx context.Context, cn *conn, method string, params any) (*inbound, error) {
 	tel := c.opts.Telemetry
+	if c.opts.TelemetryFor != nil {
+		tel = c.opts.TelemetryFor()
+	}
 	if tel == nil {
 		return cn.roundTrip(ctx, method, params)
 	}

@@ -51,6 +51,8 @@ var (
 	roEcho      = flag.Bool("read_only_echo", false, "mark echo readOnlyHint: true (it is not: it is just a fixture)")
 	badOutput   = flag.Bool("refused_output_schema", false, "advertise remote_schema, whose outputSchema names another document")
 	restartKit  = flag.Bool("restart_tools", false, "advertise crash_once (idempotentHint), crash_once_ro (readOnlyHint), crash_once_writes (both hints false) and crash_once_plain, which exit the first time they are called (a file in -root remembers), and give echo the description in <root>/echo_desc if there is one")
+	startsFile  = flag.String("starts", "", "append a line to this file at every start")
+	askTool     = flag.Bool("ask", false, "advertise ask_name, which sends a form elicitation/create mid-call and returns the answer")
 	stallTools  = flag.Bool("stall_tools", false, "advertise progress_forever and progress_stuck, which report progress (moving, or the same) and never answer")
 )
 
@@ -95,6 +97,12 @@ func main() {
 	flag.Parse()
 	if *pidFile != "" {
 		os.WriteFile(*pidFile, []byte(fmt.Sprint(os.Getpid())), 0o644)
+	}
+	if *startsFile != "" {
+		if f, err := os.OpenFile(*startsFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+			fmt.Fprintln(f, os.Getpid())
+			f.Close()
+		}
 	}
 	if *stubborn {
 		signal.Ignore(syscall.SIGTERM, syscall.SIGINT)
@@ -193,6 +201,9 @@ func listTools(m msg) {
 	if *bigSchema {
 		tools = append(tools, map[string]any{"name": "big_schema", "description": "huge schema",
 			"inputSchema": map[string]any{"type": "object", "description": strings.Repeat("s", 512<<10)}})
+	}
+	if *askTool {
+		tools = append(tools, map[string]any{"name": "ask_name", "description": "fixture tool ask_name", "inputSchema": map[string]any{"type": "object"}})
 	}
 	if *stallTools {
 		for _, n := range []string{"progress_forever", "progress_stuck"} {
@@ -348,6 +359,8 @@ func call(m msg) {
 		text(m.ID, "after flood", false)
 	case "server_requests":
 		serverRequests(m.ID)
+	case "ask_name":
+		askName(m.ID)
 	case "mixed_content":
 		result(m.ID, map[string]any{"content": []any{
 			map[string]any{"type": "text", "text": "caption"},
@@ -453,6 +466,24 @@ func serverRequests(id json.RawMessage) {
 	roots := ask(`"r-1"`, "roots/list")
 	elicit := ask(`"e-1"`, "elicitation/create") // legacy form, outside any call
 	text(id, "ping="+ping+" roots="+roots+" elicit="+elicit, false)
+}
+
+// askName asks the client for a name with a form elicitation (2025
+// style, mid-call) and returns what it said.
+func askName(id json.RawMessage) {
+	ch := make(chan json.RawMessage, 1)
+	stateMu.Lock()
+	replies[`"ask-1"`] = ch
+	stateMu.Unlock()
+	send(map[string]any{"id": json.RawMessage(`"ask-1"`), "method": "elicitation/create", "params": map[string]any{
+		"message": "Which name?", "requestedSchema": map[string]any{"type": "object", "required": []string{"name"},
+			"properties": map[string]any{"name": map[string]any{"type": "string"}}}}})
+	select {
+	case r := <-ch:
+		text(id, "client said "+string(r), false)
+	case <-time.After(30 * time.Second):
+		text(id, "no answer", true)
+	}
 }
 
 // reportForever sends notifications/progress for the call's token every ms
