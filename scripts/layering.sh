@@ -54,7 +54,7 @@ declare -A allowed=(
   [agentrun]="acp agentsmd approval artifact atomicfile budget builtin cassette childkey config errclass events exitcode hooks iostreams liveness llm loop mcpclient msgkind outschema plan policy proc prompt redact risk runview sandbox session subagent subagent/childside subagent/wire suggest telemetry untrusted"
   [testbin]=""
   [cli]="acp agentrun approval artifact config errclass exitcode flaghint iostreams runview session subagent/wire suggest untrusted"
-  [acp]="budget config events liveness llm mcpclient plan policy risk session untrusted"
+  [acp]="approval budget config events liveness llm mcpclient plan policy risk session untrusted"
 )
 # entry is the allowed[] key of an internal package: its own, else its top
 # directory's.

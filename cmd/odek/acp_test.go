@@ -111,7 +111,7 @@ type acpPeer struct {
 
 // startACP starts `odek acp args...` against the model at url with home as
 // ODEK_HOME (a new one when ""), and initializes the connection.
-func startACP(t *testing.T, url, home string, client *acpClient, args ...string) *acpPeer {
+func startACP(t *testing.T, url, home string, client sdk.Client, args ...string) *acpPeer {
 	t.Helper()
 	odek := testbin.Build(t, "odek", "./cmd/odek")
 	if home == "" {

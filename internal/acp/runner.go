@@ -3,10 +3,12 @@ package acp
 import (
 	"context"
 
+	"github.com/odek-run/odek/internal/approval"
 	"github.com/odek-run/odek/internal/budget"
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/llm"
+	"github.com/odek-run/odek/internal/mcpclient"
 	"github.com/odek-run/odek/internal/plan"
 	"github.com/odek-run/odek/internal/policy"
 	store "github.com/odek-run/odek/internal/session"
@@ -47,9 +49,15 @@ type OpenRequest struct {
 	// asks only about prompts, so nothing it denies (nor anything the
 	// sandbox forbids, which no answer reaches) can be allowed here.
 	Asker policy.Asker
-	// Elicit forwards an MCP server's request for input to the client;
-	// nil when the client declared no form elicitation.
-	Elicit Elicitor
+	// Confirm asks the client what odek would ask an operator at a
+	// terminal before a turn runs: a project MCP server, an MCP tool, a
+	// project hook (request_permission; "always" is for the session). The
+	// run side's approval Gate takes it as its Confirmer, ephemeral.
+	Confirm approval.Confirmer
+	// Elicit forwards an MCP server's form elicitation to the client
+	// (mcpclient.Options.Elicit); nil when the client declared no form
+	// elicitation.
+	Elicit mcpclient.Elicitor
 }
 
 // Session is one open odek session. Its methods other than Turn may be

@@ -9,6 +9,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/odek-run/odek/internal/llm"
+	"github.com/odek-run/odek/internal/mcpclient"
 	store "github.com/odek-run/odek/internal/session"
 )
 
@@ -144,9 +145,9 @@ func TestConvertServersRefuses(t *testing.T) {
 // and its answer comes back.
 func TestElicitation(t *testing.T) {
 	t.Parallel()
-	answers := make(chan ElicitAnswer, 1)
+	answers := make(chan mcpclient.ElicitAnswer, 1)
 	r := &fakeRunner{turn: func(ctx context.Context, s *fakeSession, _ string, _ Observer) (*TurnResult, error) {
-		got, err := s.req.Elicit.Elicit(ctx, ElicitRequest{Server: "db", Tool: "db__query", Message: "Which database?",
+		got, err := s.req.Elicit.Elicit(ctx, mcpclient.Elicitation{Server: "db", Tool: "db__query", Message: "Which database?",
 			Schema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)})
 		if err != nil {
 			return nil, err

@@ -92,7 +92,8 @@ func (a *agent) open(ctx context.Context, id, cwd string, servers []sdk.McpServe
 	s := &session{cwd: filepath.Clean(cwd)}
 	ref := &sessionRef{}
 	ask := &asker{sid: ref.id, cwd: s.cwd, box: a.box, call: a.requestPermission}
-	req := OpenRequest{ID: id, Cwd: s.cwd, MCPServers: conv, Secrets: secrets, Asker: ask}
+	req := OpenRequest{ID: id, Cwd: s.cwd, MCPServers: conv, Secrets: secrets, Asker: ask,
+		Confirm: &approver{sid: ref.id, box: a.box, call: a.requestPermission}}
 	if a.formElicitation() {
 		req.Elicit = &elicitor{sid: ref.id, box: a.box, call: a.createElicitation}
 	}

@@ -70,7 +70,8 @@ func (a *ACPRunner) Open(_ context.Context, req acp.OpenRequest) (acp.Session, e
 			return nil, err
 		}
 	}
-	return &acpSession{runner: a, ios: ios, req: req, sess: sess, window: contextWindow(cfg)}, nil
+	return &acpSession{runner: a, ios: ios, req: req, sess: sess, window: contextWindow(cfg),
+		servers: &acpServers{elicit: req.Elicit}}, nil
 }
 
 // acpStreams are the streams of one ACP session's runs: stdout belongs to
@@ -100,11 +101,12 @@ func acpStreams(base *iostreams.IOStreams, req acp.OpenRequest) *iostreams.IOStr
 // acpSession is one open ACP session: an odek session and what its turns
 // are set up with.
 type acpSession struct {
-	runner *ACPRunner
-	ios    *iostreams.IOStreams
-	req    acp.OpenRequest
-	sess   *session.Session
-	window int
+	runner  *ACPRunner
+	ios     *iostreams.IOStreams
+	req     acp.OpenRequest
+	sess    *session.Session
+	window  int
+	servers *acpServers // the MCP servers, kept across turns
 }
 
 func (s *acpSession) ID() string { return s.sess.ID }
@@ -120,8 +122,11 @@ func (s *acpSession) Plan() []plan.Step {
 	return p.Steps()
 }
 
-// Close releases nothing: each turn's run closes its own MCP servers.
-func (s *acpSession) Close(context.Context) error { return nil }
+// Close stops the session's MCP servers.
+func (s *acpSession) Close(context.Context) error {
+	s.servers.close()
+	return nil
+}
 
 // Turn is one run over the session, as odek continue: set up, run, close
 // (so the emitter has flushed every event to obs), then the result.
@@ -132,7 +137,7 @@ func (s *acpSession) Turn(ctx context.Context, prompt string, obs acp.Observer) 
 	if s.sess.Task == "" {
 		s.sess.Task = redact.String(prompt) // what session list shows
 	}
-	t := &acpTurn{asker: s.req.Asker, obs: obs, servers: s.req.MCPServers}
+	t := &acpTurn{asker: s.req.Asker, confirm: s.req.Confirm, obs: obs, servers: s.req.MCPServers, kept: s.servers}
 	o.acp = t
 	runCtx, r, err := Setup(ctx, o)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/odek-run/odek/internal/acp"
+	"github.com/odek-run/odek/internal/approval"
 	"github.com/odek-run/odek/internal/config"
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/llm"
@@ -18,9 +19,28 @@ import (
 // servers; the run leaves its result here.
 type acpTurn struct {
 	asker   policy.Asker
+	confirm approval.Confirmer // the client, for approvals; nil: none
 	obs     acp.Observer
 	servers []config.MCPServer
+	kept    *acpServers // the session's MCP servers
 	result  *acp.TurnResult
+}
+
+// approvals make the client the Confirmer of an ACP turn's approval
+// Gate, its answers kept for the session only (o.Ephemeral).
+func (t *acpTurn) approvals(o *approval.Options) {
+	if t == nil || t.confirm == nil {
+		return
+	}
+	o.Confirmer, o.Ephemeral = t.confirm, true
+}
+
+// keptServers are the session's MCP servers for an ACP turn, else nil.
+func (t *acpTurn) keptServers() *acpServers {
+	if t == nil {
+		return nil
+	}
+	return t.kept
 }
 
 // gateAsker is the client's Asker for an ACP turn, else nil.

@@ -47,6 +47,7 @@ func (r *Run) approveHooks(ctx context.Context, gateIOS *iostreams.IOStreams, ch
 	if in, ok := gateIOS.PromptIn(); ok {
 		o.Confirmer = approval.NewPrompter(in, gateIOS.ErrOut)
 	}
+	r.o.acp.approvals(&o)
 	gate, err := approval.New(o)
 	if err != nil {
 		return err
@@ -118,12 +119,15 @@ func operatorHookEnv(environ []string, cfg *config.Config) []string {
 }
 
 // permissionMode is permission_mode in Claude Code's words: odek asks at a
-// terminal (default), denies what it would ask without one (dontAsk), or
-// asks nothing (bypassPermissions: --full-auto, dangerous.action allow).
+// terminal, or an ACP client through session/request_permission (default),
+// denies what it would ask with nobody to ask (dontAsk), or asks nothing
+// (bypassPermissions: --full-auto, dangerous.action allow).
 func (r *Run) permissionMode(ios *iostreams.IOStreams) string {
 	switch {
 	case r.conf.fullAuto || r.conf.cfg.Dangerous.Action == "allow":
 		return "bypassPermissions"
+	case r.o.acp.gateAsker() != nil:
+		return "default"
 	case r.conf.place.depth == 0 && canPrompt(ios):
 		return "default"
 	}

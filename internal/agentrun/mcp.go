@@ -34,6 +34,7 @@ func (r *Run) startMCP(ctx context.Context, ios *iostreams.IOStreams, keep func(
 	if in, ok := ios.PromptIn(); ok {
 		ao.Confirmer = approval.NewPrompter(in, ios.ErrOut)
 	}
+	r.o.acp.approvals(&ao)
 	gate, err := approval.New(ao)
 	if err != nil {
 		return nil, err
@@ -46,6 +47,13 @@ func (r *Run) startMCP(ctx context.Context, ios *iostreams.IOStreams, keep func(
 		Keep: keep,
 	}
 	cas.mcpHooks(&opts.Client)
+	if kept := r.o.acp.keptServers(); kept != nil {
+		key, err := serversKey(cfg, opts, ao.ApproveAll)
+		if err != nil {
+			return nil, err
+		}
+		return kept.borrow(ctx, r, ios, key, opts)
+	}
 	set, warnings, err := mcpclient.Start(ctx, opts)
 	runview.PrintWarnings(ios, warnings)
 	if err != nil {

@@ -194,7 +194,9 @@ func (k *runSinks) close() {
 // runServers is the run's MCP servers (none for an untrusted sub-agent).
 type runServers struct {
 	set    *mcpclient.Set
-	errOut io.Writer // where close says what an interrupt stopped
+	errOut io.Writer   // where close says what an interrupt stopped
+	kept   *acpServers // the ACP session's, which set is borrowed from; nil otherwise
+	run    *Run        // the borrower, for giving them back
 }
 
 // close shuts the servers down: gracefully after a normal run (ctx is the
@@ -203,7 +205,14 @@ type runServers struct {
 // even for a server that ignores its stdin closing and SIGTERM), saying
 // which were stopped, so the prompt is back within a second.
 func (sv *runServers) close(ctx context.Context, departed bool) {
-	if sv == nil || sv.set == nil {
+	if sv == nil {
+		return
+	}
+	if sv.kept != nil { // the session's: they stay up for its next turn
+		sv.kept.giveBack(sv.run)
+		return
+	}
+	if sv.set == nil {
 		return
 	}
 	if ctx == nil || !errors.Is(ctx.Err(), context.Canceled) || budget.IsBudget(context.Cause(ctx)) || departed {

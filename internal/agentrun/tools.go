@@ -99,7 +99,7 @@ func (r *Run) buildTools(ctx context.Context, ios *iostreams.IOStreams, serverLo
 // when it ran before the servers; the caller closes what started.
 func (r *Run) startServersBeside(ctx context.Context, ios *iostreams.IOStreams, serverLog io.Writer,
 	build func(*iostreams.IOStreams) ([]loop.Tool, error)) ([]loop.Tool, error) {
-	r.servers = &runServers{errOut: ios.ErrOut}
+	r.servers = &runServers{errOut: ios.ErrOut, kept: r.o.acp.keptServers(), run: r}
 	var held bytes.Buffer
 	wios := *ios
 	wios.ErrOut = &held

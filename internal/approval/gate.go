@@ -26,6 +26,10 @@ type Options struct {
 	Confirmer Confirmer
 	// Now stamps new grants; nil = time.Now.
 	Now func() time.Time
+	// Ephemeral keeps the grants given through the Confirmer in this Gate
+	// only: the stored ones are honoured, nothing is written. An editor's
+	// answers (odek acp) last for its session, not beyond.
+	Ephemeral bool
 }
 
 // Gate implements mcpclient.Gate with stored grants and the operator's answers.
@@ -61,6 +65,9 @@ func New(o Options) (*Gate, error) {
 	}
 	if g.hooks, err = OpenStore(hookPath); err != nil {
 		return nil, newErr("", "hook approval: "+err.Error(), err)
+	}
+	if o.Ephemeral {
+		g.spawn.path, g.tools.path, g.hooks.path = "", "", ""
 	}
 	return g, nil
 }

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/odek-run/odek/internal/fakellm"
+	"github.com/odek-run/odek/internal/testbin"
+)
+
+// mcpACPClient answers each permission request by decide, and each form
+// elicitation with elicitAnswer; the rest is acpClient's.
+type mcpACPClient struct {
+	*acpClient
+	decide       func(sdk.RequestPermissionRequest) string
+	elicitAnswer map[string]any
+	mu           sync.Mutex
+	approvals    []string // the titles of the approval questions, in order
+	elicits      []sdk.UnstableCreateElicitationRequest
+}
+
+func (c *mcpACPClient) RequestPermission(_ context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+	c.mu.Lock()
+	if odek, _ := p.ToolCall.Meta["odek"].(map[string]any); odek["approval"] == true && p.ToolCall.Title != nil {
+		c.approvals = append(c.approvals, *p.ToolCall.Title)
+	}
+	c.mu.Unlock()
+	return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(sdk.PermissionOptionId(c.decide(p)))}, nil
+}
+
+func (c *mcpACPClient) UnstableCreateElicitation(_ context.Context, p sdk.UnstableCreateElicitationRequest) (sdk.UnstableCreateElicitationResponse, error) {
+	c.mu.Lock()
+	c.elicits = append(c.elicits, p)
+	c.mu.Unlock()
+	return sdk.UnstableCreateElicitationResponse{Accept: &sdk.UnstableCreateElicitationAccept{Action: "accept", Content: c.elicitAnswer}}, nil
+}
+
+func (c *mcpACPClient) asked() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.approvals...)
+}
+
+// approveAll allows everything for the session: approvals "always" (every
+// tool of a server where offered), tool calls once.
+func approveAll(p sdk.RequestPermissionRequest) string {
+	best := "allow_once"
+	for _, o := range p.Options {
+		switch {
+		case o.OptionId == "allow_server":
+			return "allow_server"
+		case o.OptionId == "allow_always":
+			best = "allow_always"
+		}
+	}
+	if odek, _ := p.ToolCall.Meta["odek"].(map[string]any); odek["approval"] != true {
+		return "allow_once"
+	}
+	return best
+}
+
+// lines counts the lines of a file ("" missing: 0).
+func lines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Fields(string(b))
+}
+
+// A session's MCP servers — one the client brings, one the project
+// defines — start once and serve both of its turns; the project's server
+// and hook are approved through session/request_permission, asked once
+// ("always" holds for the session), and the hook sees permission_mode
+// "default" (the client answers). When the client leaves, the servers are
+// gone.
+func TestACPServersKeptForTheSession(t *testing.T) {
+	t.Parallel()
+	fixture := testbin.Build(t, "mcpfixture", "./internal/mcpclient/testdata/artifact_server.go")
+	url := fakeModel(t,
+		fakellm.Turn{ToolCalls: []fakellm.ScriptCall{
+			{ID: "e1", Name: "fx__echo", Arguments: callArgs(map[string]string{"text": "one"})},
+			{ID: "e2", Name: "proj__echo", Arguments: callArgs(map[string]string{"text": "one"})},
+		}},
+		fakellm.Turn{Content: "first done"},
+		fakellm.Turn{ToolCalls: []fakellm.ScriptCall{
+			{ID: "e3", Name: "fx__echo", Arguments: callArgs(map[string]string{"text": "two"})},
+			{ID: "e4", Name: "proj__echo", Arguments: callArgs(map[string]string{"text": "two"})},
+		}},
+		fakellm.Turn{Content: "second done"},
+	)
+	client := &mcpACPClient{acpClient: &acpClient{}, decide: approveAll}
+	p := startACP(t, url, "", client)
+	starts := filepath.Join(t.TempDir(), "fx-starts")
+	projStarts := filepath.Join(p.dir, "proj-starts") // the project's server is sandboxed to the workspace
+	project, _ := json.Marshal(map[string]any{
+		"mcp_servers": map[string]any{"proj": map[string]any{"command": fixture, "args": []string{"-starts", projStarts}}},
+		// A file the hook's command line named would bind its grant to the
+		// file's content, which the hook changes: it is reached through $PWD.
+		"hooks": map[string]any{"UserPromptSubmit": []any{map[string]any{"hooks": []any{
+			map[string]any{"type": "command", "command": `cat >> "$PWD/hook-input.jsonl"`}}}}},
+	})
+	if err := os.WriteFile(filepath.Join(p.dir, "odek.json"), project, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := p.conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: p.dir, McpServers: []sdk.McpServer{
+		{Stdio: &sdk.McpServerStdio{Name: "fx", Command: fixture, Args: []string{"-starts", starts}, Env: []sdk.EnvVariable{}}}}})
+	if err != nil {
+		t.Fatalf("session/new: %v; stderr:\n%s", err, p.stderr)
+	}
+	for i := range 2 {
+		r := p.prompt(t, resp.SessionId, "echo")
+		if r.StopReason != sdk.StopReasonEndTurn {
+			t.Fatalf("turn %d: stop reason %q (meta %v); stderr:\n%s", i+1, r.StopReason, r.Meta, p.stderr)
+		}
+		if n := len(client.asked()); i == 0 && n != 4 {
+			t.Errorf("first turn: %d approval questions %q, want 4 (hook, project server, each server's tools)", n, client.asked())
+		}
+	}
+	if got := client.asked(); len(got) != 4 || !strings.Contains(got[0], "hook") || !strings.Contains(got[1], `"proj"`) {
+		t.Errorf("approval questions %q: want the hook's, the project server's and the tools' of the first turn only", got)
+	}
+	for name, path := range map[string]string{"client's": starts, "project's": projStarts} {
+		if n := len(lines(t, path)); n != 1 {
+			t.Errorf("the %s server started %d times over two turns, want once", name, n)
+		}
+	}
+	st := client.statuses()
+	for _, id := range []sdk.ToolCallId{"e1", "e2", "e3", "e4"} {
+		if st[id] != sdk.ToolCallStatusCompleted {
+			t.Errorf("%s: %q, want completed; stderr:\n%s", id, st[id], p.stderr)
+		}
+	}
+	hookIn, err := os.ReadFile(filepath.Join(p.dir, "hook-input.jsonl"))
+	if err != nil {
+		t.Fatalf("the project hook did not run: %v; stderr:\n%s", err, p.stderr)
+	}
+	if n := strings.Count(string(hookIn), `"permission_mode":"default"`); n != 2 {
+		t.Errorf("hook input %s: want permission_mode default in both turns", hookIn)
+	}
+	p.exitedClean(t)
+	for _, path := range []string{starts, projStarts} {
+		for _, pid := range lines(t, path) {
+			if _, err := os.Stat("/proc/" + pid); err == nil {
+				t.Errorf("server process %s outlived odek acp", pid)
+			}
+		}
+	}
+}
