@@ -158,3 +158,94 @@ func TestACPServersKeptForTheSession(t *testing.T) {
 		}
 	}
 }
+
+// An MCP server's form elicitation mid-call reaches a client that declared
+// form elicitation, and the client's answer is what the server gets.
+func TestACPElicitationReachesTheClient(t *testing.T) {
+	t.Parallel()
+	fixture := testbin.Build(t, "mcpfixture", "./internal/mcpclient/testdata/artifact_server.go")
+	url := fakeModel(t,
+		fakellm.Turn{ToolCalls: []fakellm.ScriptCall{{ID: "a1", Name: "fx__ask_name", Arguments: callArgs(map[string]string{})}}},
+		fakellm.Turn{Content: "named"},
+	)
+	client := &mcpACPClient{acpClient: &acpClient{}, decide: approveAll, elicitAnswer: map[string]any{"name": "mona"}}
+	p := startACP(t, url, "", client)
+	form := &sdk.ElicitationCapabilities{Form: &sdk.ElicitationFormCapabilities{}}
+	if _, err := p.conn.Initialize(context.Background(), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
+		ClientCapabilities: sdk.ClientCapabilities{Elicitation: form}}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := p.conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: p.dir, McpServers: []sdk.McpServer{
+		{Stdio: &sdk.McpServerStdio{Name: "fx", Command: fixture, Args: []string{"-ask"}, Env: []sdk.EnvVariable{}}}}})
+	if err != nil {
+		t.Fatalf("session/new: %v; stderr:\n%s", err, p.stderr)
+	}
+	if r := p.prompt(t, resp.SessionId, "ask"); r.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("stop reason %q (meta %v); stderr:\n%s", r.StopReason, r.Meta, p.stderr)
+	}
+	client.mu.Lock()
+	elicits := client.elicits
+	client.mu.Unlock()
+	if len(elicits) != 1 || elicits[0].Form == nil || elicits[0].Form.Message != "Which name?" {
+		t.Fatalf("elicitations %+v; stderr:\n%s", elicits, p.stderr)
+	}
+	if odek, _ := elicits[0].Form.Meta["odek"].(map[string]any); odek["server"] != "fx" || odek["sessionId"] != string(resp.SessionId) {
+		t.Errorf("_meta %v", elicits[0].Form.Meta)
+	}
+	var result string
+	client.acpClient.mu.Lock()
+	defer client.acpClient.mu.Unlock()
+	for _, u := range client.updates {
+		if c := u.ToolCallUpdate; c != nil && c.ToolCallId == "a1" {
+			for _, b := range c.Content {
+				if b.Content != nil && b.Content.Content.Text != nil {
+					result += b.Content.Content.Text.Text
+				}
+			}
+		}
+	}
+	if !strings.Contains(result, `client said {"action":"accept","content":{"name":"mona"}}`) {
+		t.Errorf("the tool's result %q does not carry the client's answer", result)
+	}
+}
+
+// A rejected project server and a rejected project hook are left out of
+// the turn, which runs without them and says so on stderr, as after a
+// terminal's "no".
+func TestACPProjectApprovalsRejected(t *testing.T) {
+	t.Parallel()
+	fixture := testbin.Build(t, "mcpfixture", "./internal/mcpclient/testdata/artifact_server.go")
+	url := fakeModel(t, fakellm.Turn{Content: "done without them"})
+	client := &mcpACPClient{acpClient: &acpClient{}, decide: func(sdk.RequestPermissionRequest) string { return "reject" }}
+	p := startACP(t, url, "", client)
+	project, _ := json.Marshal(map[string]any{
+		"mcp_servers": map[string]any{"proj": map[string]any{"command": fixture}},
+		"hooks": map[string]any{"UserPromptSubmit": []any{map[string]any{"hooks": []any{
+			map[string]any{"type": "command", "command": `touch "$PWD/hook-ran"`}}}}},
+	})
+	if err := os.WriteFile(filepath.Join(p.dir, "odek.json"), project, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sid := p.newSession(t)
+	if r := p.prompt(t, sid, "go"); r.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("stop reason %q (meta %v); stderr:\n%s", r.StopReason, r.Meta, p.stderr)
+	}
+	if got := client.asked(); len(got) != 2 {
+		t.Errorf("approval questions %q, want the hook's and the server's", got)
+	}
+	if _, err := os.Stat(filepath.Join(p.dir, "hook-ran")); err == nil {
+		t.Error("the rejected hook ran")
+	}
+	st := client.statuses()
+	for _, id := range []sdk.ToolCallId{"odek-approval-1", "odek-approval-2"} {
+		if st[id] != sdk.ToolCallStatusFailed {
+			t.Errorf("%s: %q, want failed", id, st[id])
+		}
+	}
+	p.exitedClean(t)
+	for _, want := range []string{`mcp server "proj" was not approved; running without it`, "was not approved; running without it"} {
+		if !strings.Contains(p.stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, p.stderr)
+		}
+	}
+}
