@@ -2,7 +2,8 @@
 // MCP servers that nobody on the odek team wrote: a server built on the
 // official Go SDK (interop/gopeers, a nested module so odek itself never
 // depends on the SDK) and the reference TypeScript servers from npm
-// (testdata/mcp-npm, installed by scripts/install-mcp-peers.sh).
+// (testdata/mcp-npm, installed by scripts/install-mcp-peers.sh); and odek
+// acp against an ACP client written with the ACP TypeScript SDK.
 //
 // A missing peer skips its tests locally, but fails them when CI is set or
 // ODEK_INTEROP_REQUIRED=1, so a CI job cannot pass by testing nothing.
@@ -31,6 +32,10 @@ const (
 	// peerTS1 is testdata/mcp-npm/ts1-peer.mjs, a server written with the
 	// TypeScript SDK 1.x (@modelcontextprotocol/sdk 1.32.2): 2025 revisions only.
 	peerTS1 = "@modelcontextprotocol/sdk 1.32.2 (testdata/mcp-npm/ts1-peer.mjs)"
+	// peerACP is testdata/mcp-npm/acp-client.mjs, an ACP client written
+	// with the ACP TypeScript SDK (@agentclientprotocol/sdk 2.4.0), which
+	// drives odek acp.
+	peerACP = "@agentclientprotocol/sdk 2.4.0 (testdata/mcp-npm/acp-client.mjs)"
 	// peerOdek is the odek binary itself, for the end-to-end checks.
 	peerOdek = "odek (go build ./cmd/odek)"
 )
@@ -94,10 +99,11 @@ func locatePeers() {
 		peers[name] = p
 	}
 	for name, p := range map[string]struct{ script, pkg string }{
-		peerTS:  {"ts-peer.mjs", "server"},
-		peerTS1: {"ts1-peer.mjs", "sdk"},
+		peerTS:  {"ts-peer.mjs", "@modelcontextprotocol/server"},
+		peerTS1: {"ts1-peer.mjs", "@modelcontextprotocol/sdk"},
+		peerACP: {"acp-client.mjs", "@agentclientprotocol/sdk"},
 	} {
-		sdk := filepath.Join(root, "testdata", "mcp-npm", "node_modules", "@modelcontextprotocol", p.pkg, "package.json")
+		sdk := filepath.Join(root, "testdata", "mcp-npm", "node_modules", filepath.FromSlash(p.pkg), "package.json")
 		switch _, err := os.Stat(sdk); {
 		case err != nil:
 			missing[name] = sdk + " not found"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the pinned npm MCP servers (and the TypeScript SDKs with zod, which
 # testdata/mcp-npm/ts-peer.mjs (SDK 2.x) and ts1-peer.mjs (SDK 1.x) are written
-# on) used by odek's interop tests (interop/)
+# on, and the ACP TypeScript SDK acp-client.mjs is written on) used by odek's
+# interop tests (interop/)
 # into testdata/mcp-npm/node_modules, and pre-fetches the Go SDK peer's module
 # (interop/gopeers) so the test run itself needs no network.
 #
