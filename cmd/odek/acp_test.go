@@ -113,6 +113,12 @@ type acpPeer struct {
 // ODEK_HOME (a new one when ""), and initializes the connection.
 func startACP(t *testing.T, url, home string, client sdk.Client, args ...string) *acpPeer {
 	t.Helper()
+	return startACPEnv(t, url, home, client, nil, args...)
+}
+
+// startACPEnv is startACP with env added to odek's environment.
+func startACPEnv(t *testing.T, url, home string, client sdk.Client, env []string, args ...string) *acpPeer {
+	t.Helper()
 	odek := testbin.Build(t, "odek", "./cmd/odek")
 	if home == "" {
 		home = t.TempDir()
@@ -121,6 +127,7 @@ func startACP(t *testing.T, url, home string, client sdk.Client, args ...string)
 	p.cmd = exec.Command(odek, append([]string{"acp"}, args...)...)
 	p.cmd.Env = []string{"ODEK_HOME=" + home, "HOME=" + home, "ODEK_BASE_URL=" + url, "ODEK_API_KEY=k",
 		"ODEK_MODEL=fake", "PATH=" + os.Getenv("PATH")}
+	p.cmd.Env = append(p.cmd.Env, env...)
 	p.cmd.Stderr = p.stderr
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its whole group is checked and killed at the end
 	inR, inW, err := os.Pipe()
