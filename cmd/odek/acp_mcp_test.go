@@ -249,3 +249,40 @@ func TestACPProjectApprovalsRejected(t *testing.T) {
 		}
 	}
 }
+
+// A turn whose servers are configured differently (here the project file
+// switched a tool off between turns) stops the session's servers and
+// starts its own; the next turn keeps those.
+func TestACPServersRestartWhenTheConfigChanges(t *testing.T) {
+	t.Parallel()
+	fixture := testbin.Build(t, "mcpfixture", "./internal/mcpclient/testdata/artifact_server.go")
+	echo := fakellm.Turn{ToolCalls: []fakellm.ScriptCall{{ID: "e", Name: "fx__echo", Arguments: callArgs(map[string]string{"text": "x"})}}}
+	url := fakeModel(t, echo, fakellm.Turn{Content: "1"}, echo, fakellm.Turn{Content: "2"}, echo, fakellm.Turn{Content: "3"})
+	client := &mcpACPClient{acpClient: &acpClient{}, decide: approveAll}
+	p := startACP(t, url, "", client)
+	starts := filepath.Join(t.TempDir(), "starts")
+	resp, err := p.conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: p.dir, McpServers: []sdk.McpServer{
+		{Stdio: &sdk.McpServerStdio{Name: "fx", Command: fixture, Args: []string{"-starts", starts}, Env: []sdk.EnvVariable{}}}}})
+	if err != nil {
+		t.Fatalf("session/new: %v; stderr:\n%s", err, p.stderr)
+	}
+	for i, want := range []int{1, 2, 2} {
+		if i == 1 {
+			if err := os.WriteFile(filepath.Join(p.dir, "odek.json"), []byte(`{"tools": {"disabled": ["fx__slow"]}}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if r := p.prompt(t, resp.SessionId, "echo"); r.StopReason != sdk.StopReasonEndTurn {
+			t.Fatalf("turn %d: stop reason %q; stderr:\n%s", i+1, r.StopReason, p.stderr)
+		}
+		pids := lines(t, starts)
+		if len(pids) != want {
+			t.Fatalf("after turn %d: %d starts, want %d; stderr:\n%s", i+1, len(pids), want, p.stderr)
+		}
+		if i == 1 {
+			if _, err := os.Stat("/proc/" + pids[0]); err == nil {
+				t.Errorf("the first set's server %s still runs after the second turn", pids[0])
+			}
+		}
+	}
+}

@@ -39,7 +39,6 @@ type acpServers struct {
 	tmp     string    // sandboxed servers' private temp dir, for the session
 	cur     *keptTurn // the turn running; nil between turns
 	closed  bool      // the session closed: nothing starts again
-	starts  int       // sets started, for the tests
 	elicit  mcpclient.Elicitor
 }
 
@@ -81,7 +80,6 @@ func (k *acpServers) borrow(ctx context.Context, r *Run, ios *iostreams.IOStream
 	}
 	k.mu.Lock()
 	k.set, k.key = set, key
-	k.starts++
 	k.mu.Unlock()
 	return set, nil
 }
