@@ -31,8 +31,10 @@ starts odek acp and speaks JSON-RPC over its stdin and stdout. Each
 session/new creates an odek session in the client's working directory,
 each session/prompt is a turn run as odek continue runs one (budgets,
 sandbox, risk policy, events), a call the policy would ask a terminal about
-becomes session/request_permission, and session/cancel stops the turn as
-Ctrl-C does. session/load and session/list reach odek's saved sessions.
+becomes session/request_permission (so do the approvals of project MCP
+servers, MCP tools and project hooks, for the session only), and
+session/cancel stops the turn as Ctrl-C does. A session's MCP servers serve
+all its turns. session/load and session/list reach odek's saved sessions.
 
 stdout belongs to the protocol; diagnostics go to stderr. The flags apply
 to every turn: the budgets (--max-*) to each turn on its own, --events-jsonl
