@@ -82,6 +82,7 @@ func acpStreams(base *iostreams.IOStreams, req acp.OpenRequest) *iostreams.IOStr
 	ios := *base
 	ios.In, ios.Out = strings.NewReader(""), io.Discard
 	ios.StdinTTY, ios.StdoutTTY, ios.StderrTTY = false, false, false
+	ios.OpenTTY = nil // the client answers every question, never a terminal
 	ios.Chdir = nil
 	cwd := filepath.Clean(req.Cwd)
 	ios.Getwd = func() (string, error) { return cwd, nil }
