@@ -22,6 +22,7 @@ type acpRun struct {
 		ToolCallID string   `json:"toolCallId"`
 		Title      string   `json:"title"`
 		Options    []string `json:"options"`
+		Approval   bool     `json:"approval"`
 	} `json:"permissions"`
 	Calls map[string]struct {
 		Kind, Status, Text string
@@ -34,10 +35,12 @@ type acpRun struct {
 }
 
 // An ACP client written by others (the ACP TypeScript SDK) drives odek acp:
-// it opens a session with its own MCP server (server-everything), prompts
-// once against the fake model, and answers the one permission odek asks
-// (a shell command); the updates show the MCP call's result, the command,
-// and the answer, and odek exits 0 when the client leaves.
+// it opens a session with its own MCP server (server-everything), approves
+// the server's tools when odek asks (every tool of the server, for the
+// session), prompts once against the fake model, and answers the one
+// permission of the turn (a shell command); the updates show the MCP
+// call's result, the command, and the answer, and odek exits 0 when the
+// client leaves.
 func TestACPTypeScriptClient(t *testing.T) {
 	script := requirePeer(t, peerACP)
 	everything := requirePeer(t, peerEverything)
@@ -58,11 +61,9 @@ func TestACPTypeScriptClient(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = srv.Close() })
 	cmd := exec.Command("node", script, "--agent", odek, "--cwd", dir, "--prompt", "echo, then build",
-		"--answer", "allow_once", "--mcp-name", "everything", "--mcp-command", everything)
-	// ODEK_APPROVE_MCP: the server's tools need no approval, so the one
-	// permission asked is the command's.
+		"--answer", "allow_once", "--approve", "allow_server", "--mcp-name", "everything", "--mcp-command", everything)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "ODEK_HOME=" + filepath.Join(dir, ".odek"),
-		"ODEK_API_KEY=test-key", "ODEK_BASE_URL=" + srv.URL(), "ODEK_MODEL=fake", "ODEK_APPROVE_MCP=1", "LANG=C.UTF-8"}
+		"ODEK_API_KEY=test-key", "ODEK_BASE_URL=" + srv.URL(), "ODEK_MODEL=fake", "LANG=C.UTF-8"}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
@@ -87,9 +88,17 @@ func TestACPTypeScriptClient(t *testing.T) {
 	if run.Agent.Name != "odek" || run.StopReason != "end_turn" || run.AgentExit.Code == nil || *run.AgentExit.Code != 0 {
 		t.Errorf("agent %q, stop reason %q, exit %+v; want odek, end_turn, 0\nstderr:\n%s", run.Agent.Name, run.StopReason, run.AgentExit, tail(stderr.String(), 4000))
 	}
-	if len(run.Permissions) != 1 || run.Permissions[0].ToolCallID != "s1" || !slices.Contains(run.Permissions[0].Options, "allow_once") ||
-		!slices.Contains(run.Permissions[0].Options, "reject") {
-		t.Errorf("permission requests %+v, want one, for s1, offering allow_once and reject", run.Permissions)
+	// The first tool's approval, answered "every tool of the server", is the
+	// only one; then the command's permission.
+	if len(run.Permissions) != 2 || !run.Permissions[0].Approval || !strings.Contains(run.Permissions[0].Title, `MCP server "everything"`) ||
+		!slices.Contains(run.Permissions[0].Options, "allow_server") {
+		t.Fatalf("permission requests %+v, want the approval of everything's tools first", run.Permissions)
+	}
+	if cmd := run.Permissions[1]; cmd.Approval || cmd.ToolCallID != "s1" || !slices.Contains(cmd.Options, "allow_once") || !slices.Contains(cmd.Options, "reject") {
+		t.Errorf("permission requests %+v, want the second for s1, offering allow_once and reject", run.Permissions)
+	}
+	if a := run.Calls[run.Permissions[0].ToolCallID]; a.Status != "completed" {
+		t.Errorf("the approval's own tool call: %+v, want completed", a)
 	}
 	if e := run.Calls["e1"]; e.Status != "completed" || !strings.Contains(e.Text, "Echo: hi from acp") || e.Kind != "other" {
 		t.Errorf("the MCP call: %+v", e)

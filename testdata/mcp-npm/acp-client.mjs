@@ -2,14 +2,16 @@
 // TypeScript SDK (@agentclientprotocol/sdk 2.4.0), for odek's interop tests
 // (interop/acp_test.go). It starts the agent, initializes, opens a session
 // in --cwd with one MCP server of its own (--mcp-name, --mcp-command and its
-// arguments after "--"), prompts once with --prompt, answers every
-// permission request with --answer (an option id), and prints one JSON
+// arguments after "--"), prompts once with --prompt, answers odek's
+// approvals (requests with _meta.odek.approval) with --approve and every
+// other permission request with --answer (option ids), and prints one JSON
 // object on stdout: the stop reason, the permission requests (tool call id,
-// title and option ids), and every tool call's last status and text. The
+// title, option ids, approval or not), and every tool call's last status
+// and text. The
 // checks are the Go test's; this script fails (exit 1) only when the
 // protocol itself does.
 //
-//   node acp-client.mjs --agent ./odek --cwd DIR --prompt TEXT --answer allow_once \
+//   node acp-client.mjs --agent ./odek --cwd DIR --prompt TEXT --answer allow_once --approve allow_server \
 //     --mcp-name everything --mcp-command ./mcp-server-everything -- [args...]
 import { spawn } from 'node:child_process';
 import { Readable, Writable } from 'node:stream';
@@ -26,7 +28,7 @@ function parseArgs(argv) {
     if (!a.startsWith('--') || i + 1 >= argv.length) throw new Error('bad argument ' + a);
     o[a.slice(2).replace(/-(.)/g, (_, c) => c.toUpperCase())] = argv[++i];
   }
-  for (const k of ['agent', 'cwd', 'prompt', 'answer', 'mcpName', 'mcpCommand']) {
+  for (const k of ['agent', 'cwd', 'prompt', 'answer', 'approve', 'mcpName', 'mcpCommand']) {
     if (!o[k]) throw new Error('missing --' + k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase()));
   }
   return o;
@@ -60,12 +62,14 @@ function record(update) {
 
 const app = client({ name: 'odek-acp-interop-client' })
   .onRequest(methods.client.session.requestPermission, ({ params }) => {
+    const approval = params.toolCall._meta?.odek?.approval === true;
     permissions.push({
       toolCallId: params.toolCall.toolCallId,
       title: params.toolCall.title ?? '',
       options: params.options.map((o) => o.optionId),
+      approval,
     });
-    return { outcome: { outcome: 'selected', optionId: opts.answer } };
+    return { outcome: { outcome: 'selected', optionId: approval ? opts.approve : opts.answer } };
   })
   .onNotification(methods.client.session.update, ({ params }) => record(params.update));
 
