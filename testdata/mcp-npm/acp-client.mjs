@@ -7,9 +7,8 @@
 // other permission request with --answer (option ids), and prints one JSON
 // object on stdout: the stop reason, the permission requests (tool call id,
 // title, option ids, approval or not), and every tool call's last status
-// and text. The
-// checks are the Go test's; this script fails (exit 1) only when the
-// protocol itself does.
+// and text. The checks are the Go test's; this script fails (exit 1) only
+// when the protocol itself does.
 //
 //   node acp-client.mjs --agent ./odek --cwd DIR --prompt TEXT --answer allow_once --approve allow_server \
 //     --mcp-name everything --mcp-command ./mcp-server-everything -- [args...]
