@@ -56,13 +56,15 @@ func buildPeers(tmp string) {
 	}
 }
 
-// collector is a running test collector and the spans it received.
+// collector is a running test collector and the spans and metric
+// points it received.
 type collector struct {
-	addr  string
-	cmd   *exec.Cmd
-	mu    sync.Mutex
-	spans []span
-	cond  *sync.Cond
+	addr    string
+	cmd     *exec.Cmd
+	mu      sync.Mutex
+	spans   []span
+	exports [][]metricPoint // one per metrics export received
+	cond    *sync.Cond
 }
 
 // span is one received span, flattened from OTLP JSON.
@@ -110,14 +112,20 @@ func startCollector(t *testing.T) *collector {
 	go func() {
 		for sc.Scan() {
 			kind, body, _ := strings.Cut(sc.Text(), " ")
-			if kind != "traces" {
-				continue
+			switch kind {
+			case "traces":
+				got := flatten(t, body)
+				c.mu.Lock()
+				c.spans = append(c.spans, got...)
+				c.cond.Broadcast()
+				c.mu.Unlock()
+			case "metrics":
+				got := flattenMetrics(t, body)
+				c.mu.Lock()
+				c.exports = append(c.exports, got)
+				c.cond.Broadcast()
+				c.mu.Unlock()
 			}
-			got := flatten(t, body)
-			c.mu.Lock()
-			c.spans = append(c.spans, got...)
-			c.cond.Broadcast()
-			c.mu.Unlock()
 		}
 	}()
 	return c
@@ -126,6 +134,28 @@ func startCollector(t *testing.T) *collector {
 // waitSpans waits until n spans arrived (or the deadline) and returns them.
 func (c *collector) waitSpans(t *testing.T, n int) []span {
 	t.Helper()
+	if !c.wait(func() bool { return len(c.spans) >= n }) {
+		t.Fatalf("collector got %d spans, want %d: %+v", len(c.spans), n, c.spans)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]span(nil), c.spans...)
+}
+
+// waitExports waits until n metrics exports arrived (or the deadline)
+// and returns them.
+func (c *collector) waitExports(t *testing.T, n int) [][]metricPoint {
+	t.Helper()
+	if !c.wait(func() bool { return len(c.exports) >= n }) {
+		t.Fatalf("collector got %d metrics exports, want %d: %+v", len(c.exports), n, c.exports)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([][]metricPoint(nil), c.exports...)
+}
+
+// wait waits (20s at most) until ok, which runs under c.mu, holds.
+func (c *collector) wait(ok func() bool) bool {
 	timer := time.AfterFunc(20*time.Second, func() {
 		c.mu.Lock()
 		c.cond.Broadcast()
@@ -135,13 +165,10 @@ func (c *collector) waitSpans(t *testing.T, n int) []span {
 	deadline := time.Now().Add(20 * time.Second)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for len(c.spans) < n && time.Now().Before(deadline) {
+	for !ok() && time.Now().Before(deadline) {
 		c.cond.Wait()
 	}
-	if len(c.spans) < n {
-		t.Fatalf("collector got %d spans, want %d: %+v", len(c.spans), n, c.spans)
-	}
-	return append([]span(nil), c.spans...)
+	return ok()
 }
 
 // flatten reads OTLP JSON (the Collector's JSON marshaller) into spans.

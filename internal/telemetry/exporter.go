@@ -21,11 +21,12 @@ import (
 // an error message, never a stream.
 const maxAnswerBytes = 4 << 10
 
-// exporter sends spans to an OTLP/HTTP collector as protobuf. It never
-// retries and never returns an error to the SDK (whose global handler
-// would print it): the first failure becomes the one warning, and every
-// span lost is counted; Tracer.Shutdown reports both.
+// exporter sends spans (or metrics) to an OTLP/HTTP collector as
+// protobuf. It never retries and never returns an error to the SDK (whose
+// global handler would print it): the first failure becomes the one
+// warning, and every span lost is counted; Tracer.Shutdown reports both.
 type exporter struct {
+	what     string // "traces" or "metrics", for the warning
 	url      string
 	headers  map[string]string
 	gzip     bool
@@ -58,17 +59,27 @@ func (e *exporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpa
 	}
 	e.inflight.Store(int64(len(spans)))
 	defer e.inflight.Store(0)
-	if err := e.post(ctx, encodeSpans(e.res, e.schema, spans)); err != nil {
+	if e.deliver(ctx, encodeSpans(e.res, e.schema, spans)) {
+		e.sent.Add(int64(len(spans)))
+	} else {
 		e.lost.Add(int64(len(spans)))
-		e.mu.Lock()
-		if e.first == "" {
-			e.first = fmt.Sprintf("telemetry: traces could not be exported to %s: %v", e.url, err)
-		}
-		e.mu.Unlock()
-		return nil
 	}
-	e.sent.Add(int64(len(spans)))
 	return nil
+}
+
+// deliver posts body and reports whether it arrived; the first failure
+// is kept for the run's warning.
+func (e *exporter) deliver(ctx context.Context, body []byte) bool {
+	err := e.post(ctx, body)
+	if err == nil {
+		return true
+	}
+	e.mu.Lock()
+	if e.first == "" {
+		e.first = fmt.Sprintf("telemetry: %s could not be exported to %s: %v", e.what, e.url, err)
+	}
+	e.mu.Unlock()
+	return false
 }
 
 // post sends body within the export timeout and ctx, unless aborted.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/url"
 	"strconv"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -59,10 +60,13 @@ const (
 // maxContent caps one captured content attribute.
 const maxContent = 32 << 10
 
-// Span is one of odek's spans; nil (tracing off) does nothing.
+// Span is one of odek's spans; nil (tracing off) does nothing. With
+// metrics on it also times the operation for its metric.
 type Span struct {
-	s trace.Span
-	t *Tracer
+	s     trace.Span
+	t     *Tracer
+	start time.Time // when metrics are on: the operation's start
+	key   series    // when metrics are on: the duration metric's series
 }
 
 // AgentInfo describes a run for its invoke_agent span.
@@ -89,7 +93,28 @@ func (t *Tracer) StartAgent(ctx context.Context, a AgentInfo) (context.Context, 
 	}
 	ctx, s := t.tracer.Start(t.parented(ctx), OpInvokeAgent+" odek",
 		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
-	return ctx, &Span{s: s, t: t}
+	return ctx, t.span(s, series{metric: operationDuration, op: OpInvokeAgent, provider: t.provider, model: a.Model})
+}
+
+// span wraps s; with metrics on it starts timing the series k.
+func (t *Tracer) span(s trace.Span, k series) *Span {
+	sp := &Span{s: s, t: t}
+	if t.meter != nil {
+		sp.start, sp.key = time.Now(), k
+	}
+	return sp
+}
+
+// measure records the span's duration in its series, with error.type
+// when err is set; it does nothing with metrics off.
+func (s *Span) measure(err error) {
+	if s.t.meter == nil {
+		return
+	}
+	if err != nil {
+		s.key.errType = ErrorType(err)
+	}
+	s.t.meter.record(s.key, time.Since(s.start).Seconds())
 }
 
 // SetConversationID sets gen_ai.conversation.id once the run's session is
@@ -118,6 +143,7 @@ func (s *Span) EndAgent(r AgentResult) {
 		s.s.SetAttributes(attribute.String(AttrTermination, r.Termination))
 	}
 	s.usage(r.InputTokens, r.OutputTokens, r.CacheReadTokens, r.CacheMade)
+	s.measure(r.Err)
 	s.end(r.Err)
 }
 
@@ -169,7 +195,11 @@ func (t *Tracer) StartChat(ctx context.Context, c ChatInfo) (context.Context, *S
 	}
 	ctx, s := t.tracer.Start(ctx, OpChat+" "+c.Model,
 		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
-	return ctx, &Span{s: s, t: t}
+	k := series{metric: operationDuration, op: OpChat, provider: t.provider, model: c.Model}
+	if t.meter != nil {
+		k.addr, k.port = server(c.Endpoint)
+	}
+	return ctx, t.span(s, k)
 }
 
 // ChatResult is what one attempt got.
@@ -202,6 +232,15 @@ func (s *Span) EndChat(r ChatResult, err error) {
 		if s.t.cfg.content && r.Output != nil {
 			s.s.SetAttributes(attribute.String(AttrOutputMessages, s.t.messages([]Message{r.Output()})))
 		}
+	}
+	s.key.respModel = r.ResponseModel
+	s.measure(err)
+	if err == nil && r.UsagePresent && s.t.meter != nil {
+		k := s.key
+		k.metric, k.tokenType = tokenUsage, "input"
+		s.t.meter.record(k, float64(r.InputTokens+r.CacheReadTokens+r.CacheMade))
+		k.tokenType = "output"
+		s.t.meter.record(k, float64(r.OutputTokens))
 	}
 	s.end(err)
 }
@@ -282,7 +321,14 @@ func (t *Tracer) StartMCP(ctx context.Context, m MCPInfo) (context.Context, *Spa
 	}
 	attrs = appendServer(attrs, m.URL)
 	ctx, s := t.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
-	return ctx, &Span{s: s, t: t}
+	k := series{metric: mcpDuration, mcpMethod: m.Method, protocol: m.Protocol, transport: m.Transport}
+	if m.Method == "tools/call" {
+		k.op, k.tool = OpExecuteTool, m.Target
+	}
+	if t.meter != nil {
+		k.addr, k.port = server(m.URL)
+	}
+	return ctx, t.span(s, k)
 }
 
 // EndMCP ends an MCP span; code is the JSON-RPC error code of an error
@@ -292,8 +338,10 @@ func (s *Span) EndMCP(code int64, err error) {
 		return
 	}
 	if code != 0 {
-		s.s.SetAttributes(attribute.String(AttrRPCStatus, strconv.FormatInt(code, 10)))
+		s.key.rpcStatus = strconv.FormatInt(code, 10)
+		s.s.SetAttributes(attribute.String(AttrRPCStatus, s.key.rpcStatus))
 	}
+	s.measure(err)
 	s.end(err)
 }
 
@@ -354,22 +402,33 @@ func ErrorType(err error) string {
 
 // appendServer adds server.address and server.port of rawURL.
 func appendServer(attrs []attribute.KeyValue, rawURL string) []attribute.KeyValue {
-	if rawURL == "" {
+	host, port := server(rawURL)
+	if host == "" {
 		return attrs
+	}
+	attrs = append(attrs, attribute.String(AttrServerAddress, host))
+	if port > 0 {
+		attrs = append(attrs, attribute.Int(AttrServerPort, port))
+	}
+	return attrs
+}
+
+// server is server.address and server.port of rawURL ("" and 0 when it
+// names no host); the port is the scheme's when the URL has none.
+func server(rawURL string) (string, int) {
+	if rawURL == "" {
+		return "", 0
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" {
-		return attrs
+		return "", 0
 	}
-	attrs = append(attrs, attribute.String(AttrServerAddress, u.Hostname()))
 	port := u.Port()
 	if port == "" {
 		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
 	}
-	if p, err := strconv.Atoi(port); err == nil {
-		attrs = append(attrs, attribute.Int(AttrServerPort, p))
-	}
-	return attrs
+	p, _ := strconv.Atoi(port)
+	return u.Hostname(), p
 }
 
 // content is captured text, redacted and capped.

@@ -128,10 +128,10 @@ func InjectMeta(ctx context.Context, params map[string]any) map[string]any {
 
 // ModelHeaders reports whether requests to the model endpoint at rawURL
 // carry a traceparent header: by default only a loopback endpoint
-// (telemetry.model_traceparent: loopback, always, never). A nil Tracer
-// says no.
+// (telemetry.model_traceparent: loopback, always, never). A nil Tracer,
+// or one without traces, says no.
 func (t *Tracer) ModelHeaders(rawURL string) bool {
-	if t == nil {
+	if t == nil || !t.cfg.traces {
 		return false
 	}
 	switch t.cfg.modelHeader {

@@ -6,11 +6,13 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
+	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 )
 
 // ScopeName is the instrumentation scope of every odek span.
@@ -38,11 +40,14 @@ type Options struct {
 	HTTPClient *http.Client
 }
 
-// Tracer is a run's tracing; nil is off. It is safe for concurrent use.
+// Tracer is a run's tracing and metrics; nil is off. It is safe for
+// concurrent use. With traces off and metrics on, its spans are the API's
+// no-op spans, which only time what the metrics record.
 type Tracer struct {
-	tp       *sdktrace.TracerProvider
+	tp       *sdktrace.TracerProvider // nil: traces are off
 	tracer   trace.Tracer
-	exp      *exporter
+	exp      *exporter // the traces' exporter; nil when off
+	meter    *meter    // nil: metrics are off
 	cfg      config
 	provider string
 	redact   func(string) string
@@ -50,9 +55,9 @@ type Tracer struct {
 	baggage  string            // BAGGAGE, as given, once it parsed
 }
 
-// Setup returns the run's Tracer, or nil when nothing configures tracing
-// (then nothing was started). The warnings are for the operator: an
-// unsupported variable, a malformed TRACEPARENT (ignored).
+// Setup returns the run's Tracer, or nil when nothing configures traces
+// or metrics (then nothing was started). The warnings are for the
+// operator: an unsupported variable, a malformed TRACEPARENT (ignored).
 func Setup(o Options) (*Tracer, []string) {
 	lookup := o.LookupEnv
 	if lookup == nil {
@@ -62,20 +67,25 @@ func Setup(o Options) (*Tracer, []string) {
 	if !on {
 		return nil, warn
 	}
-	t := &Tracer{cfg: cfg, provider: first(o.Provider, "openai"), redact: o.Redact}
+	t := &Tracer{cfg: cfg, provider: first(o.Provider, "openai"), redact: o.Redact, tracer: noop.NewTracerProvider().Tracer(ScopeName)}
 	if t.redact == nil {
 		t.cfg.content = false
 	}
-	var w []string
-	t.parent, t.baggage, w = parentFromEnv(lookup)
-	warn = append(warn, w...)
 	hc := o.HTTPClient
 	if hc == nil {
 		hc = &http.Client{}
 	}
-	t.exp = &exporter{url: cfg.endpoint, headers: cfg.headers, gzip: cfg.gzip, timeout: cfg.exportTimeout,
-		client: hc, res: resourceAttrs(cfg.resource, o.Version), schema: SemconvSchema}
-	t.exp.base, t.exp.abort = context.WithCancel(context.Background())
+	res := resourceAttrs(cfg.resource, o.Version)
+	if cfg.metrics {
+		t.meter = newMeter(newExporter("metrics", cfg.metric, hc, res), o.Version, cfg.delta, cfg.interval)
+	}
+	if !cfg.traces {
+		return t, warn
+	}
+	var w []string
+	t.parent, t.baggage, w = parentFromEnv(lookup)
+	warn = append(warn, w...)
+	t.exp = newExporter("traces", cfg.signal, hc, res)
 	bsp := sdktrace.NewBatchSpanProcessor(t.exp,
 		sdktrace.WithMaxQueueSize(cfg.queue), sdktrace.WithMaxExportBatchSize(cfg.batch),
 		sdktrace.WithBatchTimeout(cfg.delay), sdktrace.WithExportTimeout(cfg.exportTimeout))
@@ -86,10 +96,19 @@ func Setup(o Options) (*Tracer, []string) {
 	return t, warn
 }
 
-// Shutdown flushes what is queued, for at most the shutdown timeout
-// (telemetry.shutdown_timeout_seconds) and ctx, and stops. Its warnings:
-// the first failed export (once per run), the spans that were lost, a
-// flush cut short. A nil Tracer has none.
+// newExporter is a signal's exporter.
+func newExporter(what string, s signal, hc *http.Client, res []attribute.KeyValue) *exporter {
+	e := &exporter{what: what, url: s.endpoint, headers: s.headers, gzip: s.gzip, timeout: s.exportTimeout,
+		client: hc, res: res, schema: SemconvSchema}
+	e.base, e.abort = context.WithCancel(context.Background())
+	return e
+}
+
+// Shutdown flushes what is queued and exports the metrics one last time,
+// together for at most the shutdown timeout (telemetry.shutdown_timeout_seconds)
+// and ctx, and stops. Its warnings: each signal's first failed export
+// (once per run), the spans that were lost, a flush cut short. A nil
+// Tracer has none.
 func (t *Tracer) Shutdown(ctx context.Context) []string {
 	if t == nil {
 		return nil
@@ -97,23 +116,37 @@ func (t *Tracer) Shutdown(ctx context.Context) []string {
 	ctx, cancel := context.WithTimeout(ctx, t.cfg.shutdown)
 	defer cancel()
 	var warn []string
-	err := t.tp.Shutdown(ctx)
-	t.exp.abort() // an export still waiting on the collector ends now
-	if err != nil {
-		warn = append(warn, fmt.Sprintf("telemetry: flushing traces stopped after %v", t.cfg.shutdown))
+	var wg sync.WaitGroup
+	if t.meter != nil {
+		wg.Go(func() { t.meter.shutdown(ctx) })
 	}
-	if first := t.exp.firstError(); first != "" {
-		warn = append(warn, first)
+	if t.tp != nil {
+		err := t.tp.Shutdown(ctx)
+		t.exp.abort() // an export still waiting on the collector ends now
+		if err != nil {
+			warn = append(warn, fmt.Sprintf("telemetry: flushing traces stopped after %v", t.cfg.shutdown))
+		}
+		if first := t.exp.firstError(); first != "" {
+			warn = append(warn, first)
+		}
+		if n := t.exp.lost.Load() + t.exp.inflight.Load(); n > 0 {
+			warn = append(warn, fmt.Sprintf("telemetry: %d spans were not exported", n))
+		}
 	}
-	if n := t.exp.lost.Load() + t.exp.inflight.Load(); n > 0 {
-		warn = append(warn, fmt.Sprintf("telemetry: %d spans were not exported", n))
+	wg.Wait()
+	if t.meter != nil {
+		t.meter.exp.abort() // a periodic export still waiting ends too
+		<-t.meter.done
+		if first := t.meter.exp.firstError(); first != "" {
+			warn = append(warn, first)
+		}
 	}
 	return warn
 }
 
 // Endpoint is the URL traces go to ("" when off).
 func (t *Tracer) Endpoint() string {
-	if t == nil {
+	if t == nil || !t.cfg.traces {
 		return ""
 	}
 	return t.cfg.endpoint
