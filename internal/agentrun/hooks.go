@@ -88,7 +88,7 @@ func (r *Run) startHooks(ios *iostreams.IOStreams) error {
 		SessionID: r.hookSessionID, PermissionMode: r.permissionMode(ios),
 		Subagent: h.child, AgentID: r.conf.place.agentID, AgentType: r.conf.place.agentType,
 		OperatorEnv: operatorHookEnv(environ, cfg), LookupEnv: cfg.LookupEnv,
-		Events: r.sinks.emitter, Redact: redact.String, Warn: r.sinks.warn,
+		Events: r.sinks.emitter, Redact: redact.String, Warn: r.sinks.warn, Telemetry: r.tel,
 	}
 	if !h.project.Empty() {
 		p, err := r.tools.sandbox.serverPolicy(ios)(mcpclient.ServerConfig{Sandbox: sandbox.ModeWorkspaceWrite})

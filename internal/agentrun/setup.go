@@ -242,7 +242,7 @@ func (r *Run) gateOptions() gateOptions {
 		dangerous: r.conf.cfg.Dangerous, defaulted: r.conf.cfg.DefaultedClasses(),
 		dir: r.tools.workDir, contained: r.tools.sandbox.contained(),
 		parent: r.conf.place.parentPolicy, denied: &r.tools.denied, view: r.sinks.view, warn: r.sinks.warn,
-		notify: r.notify, asker: r.o.acp.gateAsker(),
+		notify: r.notify, asker: r.o.acp.gateAsker(), tel: r.tel,
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/loop"
+	"github.com/odek-run/odek/internal/policy"
 	"github.com/odek-run/odek/internal/redact"
 	"github.com/odek-run/odek/internal/runview"
 	"github.com/odek-run/odek/internal/telemetry"
@@ -76,6 +77,31 @@ func (r *Run) stopTelemetry(ctx context.Context) {
 	r.endAgentSpan(ctx, nil, context.Canceled) // a run that never reached its end
 	runview.PrintWarnings(r.o.IO, r.tel.Shutdown(context.WithoutCancel(ctx)))
 	r.tel = nil
+}
+
+// tracedAsker puts each wait for the operator's answer (the terminal's,
+// or an ACP client's) in an await_approval span under its execute_tool.
+type tracedAsker struct {
+	a   policy.Asker
+	tel *telemetry.Tracer
+}
+
+func (t tracedAsker) Ask(ctx context.Context, q policy.Question) (policy.Answer, error) {
+	ctx, span := t.tel.StartApproval(ctx, q.Tool, q.Class.String())
+	a, err := t.a.Ask(ctx, q)
+	span.EndApproval(answerName(a), err)
+	return a, err
+}
+
+// answerName is odek.approval.answer's value for a.
+func answerName(a policy.Answer) string {
+	switch a {
+	case policy.AnswerOnce:
+		return "once"
+	case policy.AnswerTrustClass:
+		return "trust"
+	}
+	return "deny"
 }
 
 // genAIProvider is gen_ai.provider.name for a model endpoint: the

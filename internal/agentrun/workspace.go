@@ -14,6 +14,7 @@ import (
 	"github.com/odek-run/odek/internal/risk"
 	"github.com/odek-run/odek/internal/runview"
 	"github.com/odek-run/odek/internal/subagent/wire"
+	"github.com/odek-run/odek/internal/telemetry"
 )
 
 // workspacePlan is what the built-in tools are built from: the workspace's
@@ -99,6 +100,7 @@ type gateOptions struct {
 	warn      func(string)      // says what was denied
 	notify    func(string)      // Notification hooks: a prompt asked or refused; nil = none
 	asker     policy.Asker      // odek acp: the client answers prompts, not the terminal
+	tel       *telemetry.Tracer // times each question's wait; nil = off
 }
 
 // newGate is the risk policy of docs/TOOLS.md over the dangerous settings. It
@@ -128,6 +130,9 @@ func newGate(ios *iostreams.IOStreams, g gateOptions) (loop.Gate, error) {
 		o.Asker = g.asker
 	} else if in, ok := ios.PromptIn(); ok {
 		o.Asker = pausingAsker{policy.NewTerminal(in, ios.ErrOut), g.view, g.notify}
+	}
+	if o.Asker != nil && g.tel != nil {
+		o.Asker = tracedAsker{o.Asker, g.tel}
 	}
 	p, err := policy.New(o)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/proc"
+	"github.com/odek-run/odek/internal/telemetry"
 )
 
 // Bounds of one handler's run.
@@ -51,6 +52,7 @@ func (o *outcome) failed() bool { return o.err != nil || (o.exit != 0 && o.exit 
 // runOne runs one handler and tells the events about it.
 func (r *Runner) runOne(ctx context.Context, in Input, e entry, body []byte) outcome {
 	r.emit(events.HookStarted, in, e, nil)
+	ctx, span := r.o.Telemetry.StartHook(ctx, telemetry.HookInfo{Event: string(in.Event), Type: e.h.Type, Origin: origin(e)})
 	start := r.o.Now()
 	var o outcome
 	switch path := changed(e.pins); {
@@ -66,6 +68,7 @@ func (r *Runner) runOne(ctx context.Context, in Input, e entry, body []byte) out
 		o.ans, o.isJSON, o.err = parseAnswer(o.stdout)
 	}
 	o.verdict = verdict(in.Event, &o)
+	span.EndHook(telemetry.HookResult{Decision: o.verdict, ExitCode: o.exit, HasExit: o.exit >= 0, TimedOut: o.timedOut, Err: o.hookErr()})
 	r.count(&o)
 	d := map[string]any{"decision": o.verdict, "duration_ms": o.dur.Milliseconds()}
 	if o.exit >= 0 {
@@ -104,15 +107,29 @@ func (r *Runner) emit(t events.Type, in Input, e entry, d map[string]any) {
 		d = map[string]any{}
 	}
 	d["event"], d["matcher"], d["hook_type"], d["command"] = string(in.Event), e.group.Matcher, e.h.Type, summary(e.h)
-	d["origin"] = "operator"
-	if e.project {
-		d["origin"] = "project"
-	}
+	d["origin"] = origin(e)
 	tool := ""
 	if toolEvent(in.Event) {
 		tool = in.Tool
 	}
 	r.o.Events.Emit(t, in.Iteration, tool, d)
+}
+
+// origin says whose config the handler comes from.
+func origin(e entry) string {
+	if e.project {
+		return "project"
+	}
+	return "operator"
+}
+
+// hookErr is the handler's failure for its span: its error, or a
+// non-zero exit other than 2 (which is an answer, not a failure).
+func (o *outcome) hookErr() error {
+	if o.err != nil || !o.failed() {
+		return o.err
+	}
+	return fmt.Errorf("exited %d", o.exit)
 }
 
 // summary names a handler in events and warnings: its command on one line,
@@ -136,7 +153,7 @@ func (r *Runner) command(ctx context.Context, e entry, body []byte) outcome {
 		return outcome{exit: -1, err: err}
 	}
 	defer p.close()
-	spec := proc.Spec{Path: "bash", Args: []string{"-c", e.h.Command}, Env: r.env(e), Dir: r.o.Dir,
+	spec := proc.Spec{Path: "bash", Args: []string{"-c", e.h.Command}, Env: telemetry.Environ(ctx, r.env(e)), Dir: r.o.Dir,
 		Stdin: p.inR, Stdout: p.outW, Stderr: p.errW}
 	if e.project {
 		spec.Sandbox = r.o.Sandbox

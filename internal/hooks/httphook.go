@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"slices"
 	"sync"
+
+	"github.com/odek-run/odek/internal/telemetry"
 )
 
 // post runs an http hook: the event's JSON POSTed to its URL. A 2xx answer
@@ -28,6 +30,7 @@ func (r *Runner) post(ctx context.Context, e entry, body []byte) outcome {
 	for _, k := range sortedKeys(e.h.Headers) {
 		req.Header.Set(k, r.expandHeader(e, e.h.Headers[k]))
 	}
+	telemetry.InjectHeaders(ctx, req.Header) // the hook's span: a traced receiver nests under it
 	resp, err := r.o.HTTPClient.Do(req)
 	if err != nil {
 		cause := errors.Unwrap(err) // the url.Error's text repeats the URL, query and all

@@ -9,6 +9,7 @@ import (
 
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/sandbox"
+	"github.com/odek-run/odek/internal/telemetry"
 )
 
 // Options configure a Runner for one run.
@@ -51,6 +52,10 @@ type Options struct {
 	// HTTPClient posts http hooks; nil = a client without redirects.
 	HTTPClient *http.Client
 	Now        func() time.Time
+	// Telemetry puts each handler's run in an execute_hook span, and gives
+	// a command hook its TRACEPARENT (an http hook its traceparent
+	// header); nil = off.
+	Telemetry *telemetry.Tracer
 }
 
 // Runner runs a run's hooks; its methods are safe for concurrent use.

@@ -9,6 +9,7 @@ import (
 	"github.com/odek-run/odek/internal/liveness"
 	"github.com/odek-run/odek/internal/llm"
 	"github.com/odek-run/odek/internal/msgkind"
+	"github.com/odek-run/odek/internal/telemetry"
 	"github.com/odek-run/odek/internal/untrusted"
 )
 
@@ -97,10 +98,13 @@ func (r *runner) sendView(ctx context.Context, i int, req llm.Request, messages 
 		if ctx.Err() != nil || !isContextLength(err) {
 			return nil, err
 		}
+		start := r.trimStart()
 		removed := r.trim.survive(r.hist)
 		if removed == 0 {
 			return nil, err
 		}
+		_, trimSpan := r.o.Telemetry.StartTrim(ctx, telemetry.TrimInfo{Mode: "survival", Start: start})
+		trimSpan.EndTrim(removed, 0, nil)
 		r.emit(events.ContextTrimmed, i, "", map[string]any{
 			"mode": "survival", "dropped_groups": removed, "truncated_results": 0,
 		})
@@ -150,15 +154,19 @@ func (r *runner) warn(msg string) {
 // drop, digest, mark, report. Only a cancelled run or a budget the digest's
 // side call exhausted is an error.
 func (r *runner) trimBefore(ctx context.Context, i int) error {
+	start := r.trimStart()
 	dropped, truncated := r.trim.proactive(r.hist)
 	if len(dropped) == 0 && truncated == 0 {
 		return nil
 	}
+	ctx, span := r.o.Telemetry.StartTrim(ctx, telemetry.TrimInfo{Mode: "proactive", Start: start})
 	if len(dropped) > 0 && r.o.Compaction && r.preCompact(ctx, i) {
 		if err := r.compact(ctx, i, dropped); err != nil {
+			span.EndTrim(len(dropped), truncated, err)
 			return err
 		}
 	}
+	span.EndTrim(len(dropped), truncated, nil)
 	r.emit(events.ContextTrimmed, i, "", map[string]any{
 		"mode": "proactive", "dropped_groups": len(dropped), "truncated_results": truncated,
 	})

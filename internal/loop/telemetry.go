@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"time"
 
 	"github.com/odek-run/odek/internal/telemetry"
 )
@@ -20,4 +21,13 @@ func (r *runner) toolSpan(ctx context.Context, name, id, args string) (context.C
 		}
 	}
 	return r.o.Telemetry.StartTool(ctx, telemetry.ToolInfo{Name: name, CallID: id, Type: kind, Args: args})
+}
+
+// trimStart is when a trim begins, for its span: the zero time without
+// telemetry (a trim that removes nothing has no span).
+func (r *runner) trimStart() time.Time {
+	if r.o.Telemetry == nil {
+		return time.Time{}
+	}
+	return time.Now()
 }
