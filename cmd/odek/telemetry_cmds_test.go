@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,6 +28,7 @@ var telemetryCmds = map[string]func(ts *testscript.TestScript, neg bool, args []
 	"otel-env":       cmdOtelEnv,
 	"otel-silent":    cmdOtelSilent,
 	"otel-conns":     cmdOtelConns,
+	"otel-metric":    cmdOtelMetric,
 }
 
 // otelKey finds a script's otelHolder among its testscript values.
@@ -39,6 +41,7 @@ type otelHolder struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
 	spans   []otelSpan
+	points  []otelPoint // of the metrics exports, in arrival order
 	conns   atomic.Int64
 }
 
@@ -88,12 +91,13 @@ func cmdOtelCollector(ts *testscript.TestScript, neg bool, args []string) {
 	go func() {
 		for sc.Scan() {
 			kind, body, _ := strings.Cut(sc.Text(), " ")
-			if kind != "traces" {
-				continue
-			}
-			got := otlpSpans(body)
 			h.mu.Lock()
-			h.spans = append(h.spans, got...)
+			switch kind {
+			case "traces":
+				h.spans = append(h.spans, otlpSpans(body)...)
+			case "metrics":
+				h.points = append(h.points, otlpPoints(body)...)
+			}
 			h.cond.Broadcast()
 			h.mu.Unlock()
 		}
@@ -122,6 +126,13 @@ func otlpSpans(body string) []otelSpan {
 // waitFor waits (20s at most) until ok holds of the spans received, and
 // returns them.
 func (h *otelHolder) waitFor(ok func([]otelSpan) bool) ([]otelSpan, bool) {
+	var spans []otelSpan
+	held := h.wait(func() bool { spans = append(spans[:0], h.spans...); return ok(spans) })
+	return spans, held
+}
+
+// wait waits (20s at most) until ok, which runs under h.mu, holds.
+func (h *otelHolder) wait(ok func() bool) bool {
 	timer := time.AfterFunc(20*time.Second, func() {
 		h.mu.Lock()
 		h.cond.Broadcast()
@@ -131,10 +142,10 @@ func (h *otelHolder) waitFor(ok func([]otelSpan) bool) ([]otelSpan, bool) {
 	deadline := time.Now().Add(20 * time.Second)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for !ok(h.spans) && time.Now().Before(deadline) {
+	for !ok() && time.Now().Before(deadline) {
 		h.cond.Wait()
 	}
-	return append([]otelSpan(nil), h.spans...), ok(h.spans)
+	return ok()
 }
 
 // findParented reports whether a span named child has as parent a span
@@ -262,5 +273,95 @@ func cmdOtelConns(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if n := otel(ts).conns.Load(); (n > 0) == neg {
 		ts.Fatalf("the silent listener accepted %d connections", n)
+	}
+}
+
+// otelPoint is what the assertions read of a received histogram point.
+type otelPoint struct {
+	Name, Unit string
+	Attrs      map[string]string
+	Count      uint64
+	Sum        float64
+}
+
+// otlpPoints reads the collector's OTLP JSON metrics line into points.
+func otlpPoints(body string) []otelPoint {
+	var doc struct {
+		ResourceMetrics []struct {
+			ScopeMetrics []struct {
+				Metrics []struct {
+					Name, Unit string
+					Histogram  struct {
+						DataPoints []struct {
+							Attributes []struct {
+								Key   string
+								Value map[string]any
+							}
+							Count string
+							Sum   float64
+						}
+					}
+				}
+			}
+		}
+	}
+	_ = json.Unmarshal([]byte(body), &doc)
+	var out []otelPoint
+	for _, rm := range doc.ResourceMetrics {
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				for _, dp := range m.Histogram.DataPoints {
+					p := otelPoint{Name: m.Name, Unit: m.Unit, Attrs: map[string]string{}, Sum: dp.Sum}
+					fmt.Sscan(dp.Count, &p.Count)
+					for _, a := range dp.Attributes {
+						for _, v := range a.Value {
+							p.Attrs[a.Key] = fmt.Sprint(v)
+						}
+					}
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// cmdOtelMetric waits for a histogram point of metric name in unit with
+// count values summing to sum ("-": any sum) and at least the attributes
+// given as key=value:
+//
+//	otel-metric gen_ai.client.token.usage {token} 2 420 gen_ai.token.type=input
+func cmdOtelMetric(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 4 {
+		ts.Fatalf("usage: otel-metric name unit count sum|- [key=value...]")
+	}
+	var count uint64
+	if _, err := fmt.Sscan(args[2], &count); err != nil {
+		ts.Fatalf("otel-metric: count: %v", err)
+	}
+	match := func(p otelPoint) bool {
+		if p.Name != args[0] || p.Unit != args[1] || p.Count != count || (args[3] != "-" && fmt.Sprint(p.Sum) != args[3]) {
+			return false
+		}
+		for _, kv := range args[4:] {
+			k, v, _ := strings.Cut(kv, "=")
+			if p.Attrs[k] != v {
+				return false
+			}
+		}
+		return true
+	}
+	h := otel(ts)
+	var seen []otelPoint
+	ok := h.wait(func() bool {
+		seen = append(seen[:0], h.points...)
+		return slices.ContainsFunc(seen, match)
+	})
+	if !ok {
+		var b strings.Builder
+		for _, p := range seen {
+			fmt.Fprintf(&b, "%s %s count %d sum %v %v\n", p.Name, p.Unit, p.Count, p.Sum, p.Attrs)
+		}
+		ts.Fatalf("no point %v among:\n%s", args, b.String())
 	}
 }
