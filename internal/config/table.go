@@ -323,15 +323,15 @@ var table = []Setting{
 		Help: "paths sandboxed commands and the path tools may not read, besides odek's home, ~/.ssh, ~/.aws, ~/.gnupg and the rest of docs/SECURITY.md's list",
 		bind: func(c *Config) any { return &c.Sandbox.Protected }},
 
-	// Tracing (docs/TELEMETRY.md): the operator's alone, since they send
+	// Tracing and metrics (docs/TELEMETRY.md): the operator's alone, since they send
 	// data somewhere; the OTEL_* variables configure the rest.
 	{Key: "telemetry.enabled", Kind: Bool, Env: NoEnv, Trust: GlobalOnly, Supported: true,
-		TrustNote: "OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER=otlp turn tracing on too; OTEL_SDK_DISABLED=true and OTEL_TRACES_EXPORTER=none turn it off",
-		Help:      "export OpenTelemetry traces of each run (OTLP over HTTP/protobuf)",
+		TrustNote: "OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_{TRACES,METRICS}_EXPORTER=otlp turn them on too; OTEL_SDK_DISABLED=true turns both off, OTEL_{TRACES,METRICS}_EXPORTER=none one",
+		Help:      "export OpenTelemetry traces and metrics of each run (OTLP over HTTP/protobuf)",
 		bind:      func(c *Config) any { return &c.Telemetry.Enabled }},
 	{Key: "telemetry.endpoint", Kind: String, Env: NoEnv, Trust: GlobalOnly, Supported: true,
-		TrustNote: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT and OTEL_EXPORTER_OTLP_ENDPOINT beat it",
-		Help:      "the OTLP/HTTP collector's base URL (/v1/traces is appended); empty = http://localhost:4318",
+		TrustNote: "OTEL_EXPORTER_OTLP_{TRACES,METRICS}_ENDPOINT and OTEL_EXPORTER_OTLP_ENDPOINT beat it",
+		Help:      "the OTLP/HTTP collector's base URL (/v1/traces and /v1/metrics are appended); empty = http://localhost:4318",
 		bind:      func(c *Config) any { return &c.Telemetry.Endpoint }},
 	{Key: "telemetry.capture_content", Kind: Bool, Env: NoEnv, Trust: GlobalOnly, Supported: true,
 		TrustNote: "needs OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true as well",
@@ -339,7 +339,7 @@ var table = []Setting{
 		bind:      func(c *Config) any { return &c.Telemetry.CaptureContent }},
 	{Key: "telemetry.shutdown_timeout_seconds", Kind: Seconds, Default: 2 * time.Second, ZeroDefault: true, Hi: 60,
 		Env: NoEnv, Trust: GlobalOnly, Supported: true,
-		Help: "longest wait at the end of a run for queued spans to reach the collector; what is left is lost with a warning",
+		Help: "longest wait at the end of a run for queued spans and the last metrics to reach the collector; what is left is lost with a warning",
 		bind: func(c *Config) any { return &c.Telemetry.ShutdownTimeout }},
 	{Key: "telemetry.model_traceparent", Kind: String, Default: "loopback", Env: NoEnv, Trust: GlobalOnly, Supported: true,
 		Enum: []string{"loopback", "always", "never"},
