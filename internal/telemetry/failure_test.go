@@ -14,12 +14,13 @@ import (
 )
 
 // A collector that is not there, one that never answers and one that
-// refuses: the run's spans are lost with a warning, and Shutdown returns
-// within its limit (generous bounds here: timing figures belong in
-// benchmarks), never an error the run would fail on.
+// refuses: the run's spans, or its metrics, are lost with a warning, and
+// Shutdown returns within its limit (generous bounds here: timing figures
+// belong in benchmarks), never an error the run would fail on. Each signal
+// is tried alone, so that each exporter's abandonment is seen.
 func TestCollectorFailuresCostAWarning(t *testing.T) {
 	t.Parallel()
-	closed := func(t *testing.T) string {
+	closed := func(t *testing.T, _ chan struct{}) string {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
@@ -28,9 +29,8 @@ func TestCollectorFailuresCostAWarning(t *testing.T) {
 		l.Close()
 		return "http://" + addr
 	}
-	// hungUp is closed when odek hangs up on the silent collector.
-	hungUp := make(chan struct{})
-	silent := func(t *testing.T) string {
+	// silent closes hungUp when odek hangs up on it.
+	silent := func(t *testing.T, hungUp chan struct{}) string {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
@@ -47,7 +47,7 @@ func TestCollectorFailuresCostAWarning(t *testing.T) {
 		}()
 		return "http://" + l.Addr().String()
 	}
-	refusing := func(t *testing.T) string {
+	refusing := func(t *testing.T, _ chan struct{}) string {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			http.Error(w, "bad token", http.StatusUnauthorized)
 		}))
@@ -56,19 +56,25 @@ func TestCollectorFailuresCostAWarning(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name     string
-		endpoint func(*testing.T) string
+		signal   string // the one exported; the other is none
+		endpoint func(*testing.T, chan struct{}) string
 		want     []string
 	}{
-		{"unreachable", closed, []string{"could not be exported", "connection refused", "3 spans were not exported"}},
-		{"never answers", silent, []string{"flushing traces stopped after 300ms", "3 spans were not exported"}},
-		{"4xx", refusing, []string{"HTTP 401: bad token", "3 spans were not exported"}},
+		{"unreachable", "traces", closed, []string{"traces could not be exported", "connection refused", "3 spans were not exported"}},
+		{"never answers", "traces", silent, []string{"flushing traces stopped after 300ms", "3 spans were not exported"}},
+		{"4xx", "traces", refusing, []string{"HTTP 401: bad token", "3 spans were not exported"}},
+		{"unreachable", "metrics", closed, []string{"metrics could not be exported", "connection refused"}},
+		{"never answers", "metrics", silent, []string{"metrics could not be exported", "no answer"}},
+		{"4xx", "metrics", refusing, []string{"metrics could not be exported", "HTTP 401: bad token"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run(tc.signal+"/"+tc.name, func(t *testing.T) {
 			t.Parallel()
-			tr, warn := telemetry.Setup(telemetry.Options{
-				LookupEnv: lookup(map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": tc.endpoint(t), "OTEL_EXPORTER_OTLP_TIMEOUT": "60000"}),
-				Settings:  telemetry.Settings{ShutdownTimeout: 300 * time.Millisecond},
-			})
+			hungUp := make(chan struct{})
+			env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": tc.endpoint(t, hungUp), "OTEL_EXPORTER_OTLP_TIMEOUT": "60000",
+				"OTEL_TRACES_EXPORTER": "none", "OTEL_METRICS_EXPORTER": "none"}
+			delete(env, "OTEL_"+strings.ToUpper(tc.signal)+"_EXPORTER")
+			tr, warn := telemetry.Setup(telemetry.Options{LookupEnv: lookup(env),
+				Settings: telemetry.Settings{ShutdownTimeout: 300 * time.Millisecond}})
 			if tr == nil || len(warn) > 0 {
 				t.Fatalf("Setup: %v %v", tr, warn)
 			}
@@ -142,4 +148,54 @@ func acceptAll(tb testing.TB) string {
 	}))
 	tb.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// A periodic metrics export still waiting on a collector that never
+// answers (its own timeout is a minute) is abandoned at the end of the
+// run: Shutdown keeps to its limit.
+func TestPeriodicExportAbandoned(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	accepted, hungUp := make(chan struct{}), make(chan struct{})
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		close(accepted)
+		_, _ = io.Copy(io.Discard, c)
+		close(hungUp)
+	}()
+	tr, warn := telemetry.Setup(telemetry.Options{LookupEnv: lookup(map[string]string{
+		"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": "http://" + l.Addr().String() + "/v1/metrics",
+		"OTEL_EXPORTER_OTLP_TIMEOUT":          "60000", "OTEL_METRIC_EXPORT_INTERVAL": "10"}),
+		Settings: telemetry.Settings{ShutdownTimeout: 300 * time.Millisecond}})
+	if tr == nil || len(warn) > 0 {
+		t.Fatalf("Setup: %v %v", tr, warn)
+	}
+	_, chat := tr.StartChat(context.Background(), telemetry.ChatInfo{Model: "m", Attempt: 1})
+	chat.EndChat(telemetry.ChatResult{}, nil)
+	select {
+	case <-accepted: // the periodic export is under way
+	case <-time.After(20 * time.Second):
+		t.Fatal("no periodic export")
+	}
+	start := time.Now()
+	got := strings.Join(tr.Shutdown(context.Background()), "\n")
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("Shutdown took %v with a 300ms limit", d)
+	}
+	if !strings.Contains(got, "metrics could not be exported") {
+		t.Errorf("warnings %q", got)
+	}
+	select {
+	case <-hungUp:
+	case <-time.After(20 * time.Second):
+		t.Error("the periodic export still waits after Shutdown")
+	}
 }

@@ -124,6 +124,7 @@ type meter struct {
 	// arrives before an earlier one.
 	sending    chan struct{}
 	stop, done chan struct{}
+	stopOnce   sync.Once
 }
 
 func newMeter(exp *exporter, version string, delta bool, interval time.Duration) *meter {
@@ -179,9 +180,10 @@ func (m *meter) export(ctx context.Context) {
 	}
 }
 
-// shutdown stops the periodic export and makes the last one, within ctx.
+// shutdown stops the periodic export and makes the last one, within
+// ctx. A second call exports again (cumulative: the same points).
 func (m *meter) shutdown(ctx context.Context) {
-	close(m.stop)
+	m.stopOnce.Do(func() { close(m.stop) })
 	m.export(ctx)
 }
 
