@@ -99,6 +99,7 @@ func (c *Client) streamOnce(ctx context.Context, api *openai.Client, ex *exchang
 		Message:      a.message(),
 		Usage:        usageOf(a.usage),
 		FinishReason: a.finish,
+		ServedModel:  a.model,
 		Timing:       Timing{Total: end.Sub(start), TokenChunks: tokens},
 	}
 	if !first.IsZero() {
@@ -152,6 +153,7 @@ func (c *Client) plainOnce(ctx context.Context, api *openai.Client, ex *exchange
 		},
 		Usage:        plainUsage(out.Usage, x.Usage),
 		FinishReason: string(choice.FinishReason),
+		ServedModel:  out.Model,
 		Timing:       Timing{Total: end.Sub(start)},
 	}, nil
 }

@@ -34,6 +34,9 @@ func TestStreamTextAndWhatWasSent(t *testing.T) {
 	if resp.Message.Role != llm.RoleAssistant || resp.FinishReason != "stop" || resp.Attempts != 1 {
 		t.Errorf("role %q finish %q attempts %d", resp.Message.Role, resp.FinishReason, resp.Attempts)
 	}
+	if resp.ServedModel != req.Model {
+		t.Errorf("served model %q, want the one the chunks name, %q", resp.ServedModel, req.Model)
+	}
 	want := llm.Usage{InputTokens: 11, OutputTokens: 7, Present: true}
 	if resp.Usage != want {
 		t.Errorf("usage = %+v, want %+v", resp.Usage, want)
@@ -281,6 +284,9 @@ func TestNonStreaming(t *testing.T) {
 	}
 	if resp.FinishReason != "tool_calls" || resp.Timing.TimeToFirstToken != 0 || resp.Timing.Total <= 0 {
 		t.Errorf("finish %q timing %+v", resp.FinishReason, resp.Timing)
+	}
+	if resp.ServedModel == "" {
+		t.Error("a plain answer's model was not kept")
 	}
 
 	resp, err = c.Complete(context.Background(), simpleRequest())

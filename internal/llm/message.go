@@ -145,4 +145,7 @@ type Response struct {
 	// Model is the model that served the response: the request's (a
 	// Chain's fallback, after a switch), which prices it.
 	Model string
+	// ServedModel is the model the provider named in its answer ("" when
+	// it named none); it may be a dated version of Model.
+	ServedModel string
 }

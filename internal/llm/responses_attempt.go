@@ -73,6 +73,7 @@ func (c *Client) responsesStreamOnce(ctx context.Context, api *openai.Client, ex
 		Message:      a.message(),
 		Usage:        respUsageOf(a.usage),
 		FinishReason: a.finish(),
+		ServedModel:  a.model,
 		Timing:       Timing{Total: end.Sub(start), TokenChunks: tokens},
 	}
 	if !first.IsZero() {
@@ -111,6 +112,7 @@ func (c *Client) responsesPlainOnce(ctx context.Context, api *openai.Client, ex 
 		Message:      a.message(),
 		Usage:        respUsageOf(body.Usage),
 		FinishReason: a.finish(),
+		ServedModel:  a.model,
 		Timing:       Timing{Total: end.Sub(start)},
 	}, nil
 }

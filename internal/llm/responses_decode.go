@@ -48,6 +48,7 @@ type respBody struct {
 	IncompleteDetails *openai.ResponseIncompleteDetails `json:"incomplete_details"`
 	Output            []json.RawMessage                 `json:"output"`
 	Usage             *respUsage                        `json:"usage"`
+	Model             string                            `json:"model"`
 }
 
 // respUsage is go-openai's ResponseUsage with usage.cost.
@@ -69,6 +70,7 @@ type respAssembler struct {
 	status          openai.ResponseStatus
 	incomplete      string
 	usage           *respUsage
+	model           string
 	ended           bool
 }
 
@@ -196,7 +198,7 @@ func (a *respAssembler) itemDone(raw json.RawMessage, index int) error {
 // output when no item came as an event of its own.
 func (a *respAssembler) end(r *respBody) error {
 	a.ended = true
-	a.status, a.usage = r.Status, r.Usage
+	a.status, a.usage, a.model = r.Status, r.Usage, r.Model
 	if r.IncompleteDetails != nil {
 		a.incomplete = r.IncompleteDetails.Reason
 	}

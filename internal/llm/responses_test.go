@@ -59,6 +59,9 @@ func TestResponsesWireAnswers(t *testing.T) {
 				if resp.FinishReason != tc.finish {
 					t.Errorf("finish %q, want %q", resp.FinishReason, tc.finish)
 				}
+				if want := simpleRequest().Model; resp.ServedModel != want {
+					t.Errorf("served model %q, want the one the answer names, %q", resp.ServedModel, want)
+				}
 				if u := tc.turn.Usage; u != nil {
 					if resp.Usage.InputTokens != 20 || resp.Usage.CacheReadTokens != 100 || resp.Usage.OutputTokens != 9 {
 						t.Errorf("usage %+v, want 20 uncached + 100 cached in, 9 out", resp.Usage)

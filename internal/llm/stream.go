@@ -14,6 +14,7 @@ type assembler struct {
 	calls     map[int]*callBuilder
 	lastIndex int // index of the most recent tool-call delta, for deltas without one
 	finish    string
+	model     string // the first model a chunk named
 	usage     *wireUsage
 	chunks    int  // data events decoded
 	choices   bool // some chunk carried a choice
@@ -32,6 +33,9 @@ func (a *assembler) add(raw []byte) (token bool, err error) {
 		return false, err
 	}
 	a.chunks++
+	if a.model == "" {
+		a.model = c.Model
+	}
 	if c.Usage != nil {
 		a.usage = c.Usage
 	}

@@ -22,7 +22,7 @@ func (c *Client) tracedAttempt(ctx context.Context, p prepared, req Request, n i
 	var r telemetry.ChatResult
 	if resp != nil {
 		u := resp.Usage
-		r = telemetry.ChatResult{FinishReason: resp.FinishReason, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+		r = telemetry.ChatResult{ResponseModel: resp.ServedModel, FinishReason: resp.FinishReason, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 			CacheReadTokens: u.CacheReadTokens, CacheMade: u.CacheCreationTokens, UsagePresent: u.Present,
 			Output: func() telemetry.Message {
 				m := traceMessages([]Message{resp.Message})[0]

@@ -46,7 +46,7 @@ type scenario struct {
 func runScenario(t *testing.T, content bool) scenario {
 	t.Helper()
 	col := startCollector(t)
-	fake, err := fakellm.Start(&fakellm.Script{ChatOnly: true, Turns: []fakellm.Turn{
+	fake, err := fakellm.Start(&fakellm.Script{ChatOnly: true, Model: "m-2026-12-01", Turns: []fakellm.Turn{
 		{Fault: "server_error"},
 		{ToolCalls: []fakellm.ScriptCall{
 			{ID: "call_wc", Name: "wc__word_count", Arguments: json.RawMessage(`{"text":"a b ` + secretArg + `"}`)},
@@ -163,8 +163,10 @@ func TestOneTraceSpanBySpan(t *testing.T) {
 	checkAttrs(t, agent, want)
 	checkAttrs(t, chats[0], map[string]any{"gen_ai.operation.name": "chat", "odek.llm.attempt": int64(1),
 		"error.type": "provider_error", "server.address": "127.0.0.1"})
-	checkAttrs(t, chats[1], map[string]any{"odek.llm.attempt": int64(2), "gen_ai.response.finish_reasons": []any{"tool_calls"}})
-	checkAttrs(t, chats[2], map[string]any{"odek.llm.attempt": int64(1), "gen_ai.response.finish_reasons": []any{"stop"}})
+	checkAttrs(t, chats[1], map[string]any{"odek.llm.attempt": int64(2), "gen_ai.response.finish_reasons": []any{"tool_calls"},
+		"gen_ai.request.model": "m", "gen_ai.response.model": "m-2026-12-01"})
+	checkAttrs(t, chats[2], map[string]any{"odek.llm.attempt": int64(1), "gen_ai.response.finish_reasons": []any{"stop"},
+		"gen_ai.response.model": "m-2026-12-01"})
 	if chats[0].Status != 2 || chats[0].Message != "provider_error" || chats[1].Status == 2 {
 		t.Errorf("chat statuses %d %q, %d: want an error saying only its class, then none", chats[0].Status, chats[0].Message, chats[1].Status)
 	}
