@@ -1,7 +1,9 @@
 package mcpclient
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 
 	"github.com/odek-run/odek/internal/telemetry"
@@ -28,12 +30,37 @@ func (c *Client) roundTrip(ctx context.Context, cn *conn, method string, params 
 	m, err := cn.roundTrip(ctx, method, withTraceMeta(ctx, params))
 	var code int64
 	failed := err
-	if err == nil && m.isError() { // an error answer: the caller reads it, the span records it
+	switch {
+	case err == nil && m.isError(): // an error answer: the caller reads it, the span records it
 		e := m.rpcError()
 		code, failed = e.Code, errors.New(e.Message)
+	case err == nil && method == methodToolsCall && toolFailed(m.Result):
+		failed = errToolResult
 	}
 	span.EndMCP(code, failed)
 	return m, err
+}
+
+// errToolResult is a tools/call whose result says isError: the call
+// worked, the tool failed (error.type tool_error, as the MCP conventions
+// name it).
+var errToolResult = toolError{}
+
+type toolError struct{}
+
+func (toolError) Error() string      { return "the tool's result is an error" }
+func (toolError) ErrorClass() string { return "tool_error" }
+
+// toolFailed reports a result with "isError": true. The result is decoded
+// only when it mentions the member.
+func toolFailed(result json.RawMessage) bool {
+	if !bytes.Contains(result, []byte(`"isError"`)) {
+		return false
+	}
+	var r struct {
+		IsError bool `json:"isError"`
+	}
+	return json.Unmarshal(result, &r) == nil && r.IsError
 }
 
 // spanTarget is the span name's target: the tool a tools/call calls.

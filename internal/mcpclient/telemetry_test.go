@@ -82,3 +82,62 @@ func TestHTTPRequestsCarryTheirSpan(t *testing.T) {
 		mu.Unlock()
 	}
 }
+
+// TestToolErrorResultIsAnErrorSpan: a tools/call whose result says isError
+// ends its span with error.type tool_error (the MCP conventions); a
+// successful call's span carries no error.type.
+func TestToolErrorResultIsAnErrorSpan(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var bodies bytes.Buffer
+	collector := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		_, _ = io.Copy(&bodies, r.Body)
+	}))
+	defer collector.Close()
+	for _, tool := range []string{"error_result", "slow"} {
+		bodies.Reset()
+		tr, _ := telemetry.Setup(telemetry.Options{LookupEnv: func(k string) (string, bool) {
+			return collector.URL + "/v1/traces", k == "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+		}})
+		if tr == nil {
+			t.Fatal("tracing is off")
+		}
+		root := t.TempDir()
+		c, _, err := connectDiscovered(t, "fx", ServerConfig{Command: fixtureBin, Args: []string{"-root", root}, ArtifactRoots: []string{root}},
+			Options{Environ: testEnviron, Telemetry: tr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = c.CallTool(context.Background(), tool, `{"ms":1}`)
+		if w := tr.Shutdown(context.Background()); len(w) > 0 {
+			t.Fatal(w)
+		}
+		mu.Lock()
+		b := bytes.Clone(bodies.Bytes())
+		mu.Unlock()
+		if !bytes.Contains(b, []byte("tools/call "+tool)) {
+			t.Fatalf("%s: no tools/call span exported", tool)
+		}
+		if got, want := bytes.Contains(b, []byte("tool_error")), tool == "error_result"; got != want {
+			t.Errorf("%s: error.type tool_error exported = %t, want %t", tool, got, want)
+		}
+	}
+}
+
+func TestToolFailed(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]bool{
+		`{"content":[],"isError":true}`:                            true,
+		`{"content":[],"isError":false}`:                           false,
+		`{"content":[{"type":"text","text":"isError"}]}`:           false,
+		`{"content":[{"type":"text","text":"\"isError\": true"}]}`: false,
+		`{"isError":"yes"}`:                                        false,
+		`{}`:                                                       false,
+	} {
+		if got := toolFailed(json.RawMessage(in)); got != want {
+			t.Errorf("toolFailed(%s) = %t, want %t", in, got, want)
+		}
+	}
+}
