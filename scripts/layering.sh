@@ -65,9 +65,10 @@ entry() {
 # commands imports them, and what a run shows never knows the run's
 # assembly.
 forbidden=("* cli" "runview agentrun")
-# cmd/odek is main only: the process (non-dumpable, the sandbox launcher,
-# the subreaper, signals; childkey, whose init runs first), then cli.Main.
-cmd_allowed="childkey cli iostreams exitcode agentrun proc sandbox"
+# cmd/odek is main only: the process (non-dumpable, the subreaper,
+# signals; childkey, whose init runs first), then cli.Main. The sandbox
+# launcher runs from internal/sandbox's own init.
+cmd_allowed="childkey cli iostreams exitcode agentrun proc"
 listing=$(go list -f '{{.ImportPath}} {{join .Imports " "}}' ./internal/... | sed "s#^$mod/##")
 fail=0
 while read -r pkg imports; do

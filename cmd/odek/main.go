@@ -13,26 +13,21 @@ import (
 	"github.com/odek-run/odek/internal/exitcode"
 	"github.com/odek-run/odek/internal/iostreams"
 	procs "github.com/odek-run/odek/internal/proc"
-	"github.com/odek-run/odek/internal/sandbox"
 )
 
 func main() {
 	os.Exit(run())
 }
 
-// run is the process around the command line: non-dumpable, the sandbox
-// launcher, the subreaper, the signals; then the CLI (internal/cli) over
-// the process's streams. It returns the exit code.
+// run is the process around the command line: non-dumpable, the
+// subreaper, the signals; then the CLI (internal/cli) over the process's
+// streams. It returns the exit code. The sandbox launcher never gets here:
+// internal/sandbox's init runs it, before most of odek is initialised.
 func run() int {
 	if err := hardenProcess(); err != nil {
 		// Refuse to run with secrets readable by every child.
 		os.Stderr.WriteString("odek: cannot make the process non-dumpable: " + err.Error() + "\n")
 		return exitcode.Setup
-	}
-	// The sandbox launcher is odek re-executed: it stays non-dumpable (set
-	// above), so the commands it confines cannot ptrace its other threads.
-	if sandbox.IsLauncher(os.Args) {
-		return sandbox.Main(os.Args)
 	}
 	if exe, err := procs.SelfExe(); err == nil {
 		procs.SetLauncher(exe) // the running image, never a path a command could replace

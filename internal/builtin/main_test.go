@@ -5,19 +5,17 @@ import (
 	"testing"
 
 	"github.com/odek-run/odek/internal/proc"
-	"github.com/odek-run/odek/internal/sandbox"
+	"github.com/odek-run/odek/internal/testbin"
 )
 
 // TestMain lets the test binary be the sandbox launcher, as odek's binary
-// is: proc re-executes it with sandbox.LauncherArg.
+// is: proc re-executes it with sandbox.LauncherArg, and internal/sandbox's
+// init runs the launcher.
 func TestMain(m *testing.M) {
-	if sandbox.IsLauncher(os.Args) {
-		os.Exit(sandbox.Main(os.Args))
-	}
 	exe, err := os.Executable()
 	if err != nil {
 		panic(err)
 	}
 	proc.SetLauncher(exe)
-	os.Exit(m.Run())
+	os.Exit(testbin.Main(m)) // BenchmarkShellSandbox builds odek
 }

@@ -5,15 +5,12 @@ import (
 	"testing"
 
 	"github.com/odek-run/odek/internal/proc"
-	"github.com/odek-run/odek/internal/sandbox"
 )
 
 // TestMain lets the test binary be the sandbox launcher, as odek's binary
-// is: project hooks run through it.
+// is: project hooks run through it (internal/sandbox's init runs the
+// launcher when the binary is started as one).
 func TestMain(m *testing.M) {
-	if sandbox.IsLauncher(os.Args) {
-		os.Exit(sandbox.Main(os.Args))
-	}
 	exe, err := os.Executable()
 	if err != nil {
 		panic(err)

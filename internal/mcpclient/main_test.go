@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/odek-run/odek/internal/proc"
-	"github.com/odek-run/odek/internal/sandbox"
 	"github.com/odek-run/odek/internal/syncbuf"
 	"github.com/odek-run/odek/internal/testbin"
 	"go.uber.org/goleak"
@@ -21,10 +20,8 @@ var fixtureBin string
 
 func TestMain(m *testing.M) {
 	// The test binary is the sandbox launcher, as odek's binary is: proc
-	// re-executes it with sandbox.LauncherArg for a server with a policy.
-	if sandbox.IsLauncher(os.Args) {
-		os.Exit(sandbox.Main(os.Args))
-	}
+	// re-executes it with sandbox.LauncherArg for a server with a policy,
+	// and internal/sandbox's init runs the launcher.
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

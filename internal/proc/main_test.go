@@ -5,16 +5,13 @@ import (
 	"testing"
 
 	"github.com/odek-run/odek/internal/proc"
-	"github.com/odek-run/odek/internal/sandbox"
 )
 
 // TestMain lets the test binary be the sandbox launcher, as odek's binary
-// is, the processes of TestExecOnlySelf and TestArgv0, and the odek that
-// TestLauncherDiesWithOdek kills.
+// is (internal/sandbox's init runs the launcher when the binary is started
+// as one), the processes of TestExecOnlySelf and TestArgv0, and the odek
+// that TestLauncherDiesWithOdek kills.
 func TestMain(m *testing.M) {
-	if sandbox.IsLauncher(os.Args) {
-		os.Exit(sandbox.Main(os.Args))
-	}
 	if stage := os.Getenv(execOnlyStage); stage != "" {
 		os.Exit(execOnlyChild(stage))
 	}

@@ -16,6 +16,8 @@
 // command's daemons, setsid jobs and double forks never outlive it.
 //
 // The package is a leaf: it prints nothing but the launcher's own one-line
-// failures to its status pipe, and does no work at init time, so the
-// re-executed binary starts as fast as it can.
+// failures to its status pipe. Its init does nothing but run the launcher
+// when the process was started as one (dispatch.go): so a launcher skips
+// the initialisers of every package initialised after this one, which is
+// most of odek, and starts as fast as the binary can.
 package sandbox

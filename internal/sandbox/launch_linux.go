@@ -29,6 +29,9 @@ func Main(args []string) int {
 		}
 		return 125
 	}
+	if err := harden(); err != nil {
+		return fail(err)
+	}
 	if err := sealInherited(); err != nil {
 		return fail(err)
 	}
@@ -138,6 +141,9 @@ func confine(args []string) int {
 		fmt.Fprintln(errPipe, oneLine(err.Error()))
 		return 125
 	}
+	if err := harden(); err != nil {
+		return fail(err)
+	}
 	if err := sealInherited(); err != nil { // the launcher passes none; this stage holds its own promise
 		return fail(err)
 	}
@@ -188,6 +194,19 @@ func apply(p Policy) (int, error) {
 		return -1, fmt.Errorf("seccomp: %w", err)
 	}
 	return listener, nil
+}
+
+// harden makes the process non-dumpable before it holds anything of the
+// policy: the commands it starts run as its user, and could otherwise
+// ptrace it or read its memory and descriptors (the ruleset, the writable
+// roots, the seccomp listener) through /proc. In odek internal/childkey's
+// init has done it already (it is initialised first); a test binary that
+// is its own launcher has no childkey, so the launcher does not rely on it.
+func harden() error {
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("PR_SET_DUMPABLE: %w", err)
+	}
+	return nil
 }
 
 // statusPipe is fd 3 when the parent gave one, close-on-exec so the target
