@@ -12,22 +12,28 @@ import (
 // write its build or module cache: "failed to initialize build cache at
 // D: mkdir D: read-only file system", "go: could not create module cache:
 // mkdir D: permission denied", "open D/go-build/…: read-only file system".
-// Group 1 is the directory or file the toolchain could not write.
-var goCacheDenied = regexp.MustCompile(`(?m)(?:mkdir|open|create) ([^\s:]*(?:go-build|/pkg/mod)[^\s:]*): (?:read-only file system|permission denied)`)
+// Group 1 is the directory or file the toolchain could not write. It and
+// goCacheLead are compiled on first use: compiling them was most of what
+// every odek process spent initialising this package.
+var goCacheDenied = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)(?:mkdir|open|create) ([^\s:]*(?:go-build|/pkg/mod)[^\s:]*): (?:read-only file system|permission denied)`)
+})
 
 // goCacheLead is what the toolchain says before a path it could not
 // create when the path itself names no cache (GOCACHE or GOMODCACHE set
 // elsewhere).
-var goCacheLead = regexp.MustCompile(`(?m)(?:failed to initialize build cache at|could not create module cache:|writing stat cache:) (?:mkdir |open )?([^\s:]+)[^\n]*(?:read-only file system|permission denied)`)
+var goCacheLead = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)(?:failed to initialize build cache at|could not create module cache:|writing stat cache:) (?:mkdir |open )?([^\s:]+)[^\n]*(?:read-only file system|permission denied)`)
+})
 
 // goCacheHint is the line added to the result of a sandboxed command the
 // sandbox kept from writing a Go cache, naming the directory when the
 // output does; "" when the output shows no such failure.
 func goCacheHint(out string) string {
 	path := ""
-	if m := goCacheDenied.FindStringSubmatch(out); m != nil {
+	if m := goCacheDenied().FindStringSubmatch(out); m != nil {
 		path = m[1]
-	} else if m := goCacheLead.FindStringSubmatch(out); m != nil {
+	} else if m := goCacheLead().FindStringSubmatch(out); m != nil {
 		path = m[1]
 	} else {
 		return ""

@@ -6,21 +6,27 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/odek-run/odek/internal/iostreams"
 	"github.com/odek-run/odek/internal/untrusted"
 )
 
 // atRef is an @file reference in a task from the command line: an "@" at
-// the start of a word, then the path up to the next white space.
-var atRef = regexp.MustCompile(`(^|\s)@(\S+)`)
+// the start of a word, then the path up to the next white space. Compiled
+// on first use, by a task that holds an "@": not every process of odek
+// runs a task, and most tasks have none.
+var atRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|\s)@(\S+)`) })
 
 // expandAtRefs replaces each @path of a command-line task that names a
 // regular file with that file's text, fenced as untrusted data; an @word
 // that names no file ("@alice") is left as written. A trailing , . ; : ! ?
 // or ) after the path is kept after the fence. expanded says a file was read.
 func expandAtRefs(ctx context.Context, ios *iostreams.IOStreams, cmd, task string) (out string, expanded bool, err error) {
-	out = atRef.ReplaceAllStringFunc(task, func(m string) string {
+	if !strings.Contains(task, "@") {
+		return task, false, nil
+	}
+	out = atRef().ReplaceAllStringFunc(task, func(m string) string {
 		if err != nil {
 			return m
 		}
