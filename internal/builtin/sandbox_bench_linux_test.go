@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,6 +12,7 @@ import (
 	"github.com/odek-run/odek/internal/proc"
 	"github.com/odek-run/odek/internal/risk"
 	"github.com/odek-run/odek/internal/sandbox"
+	"github.com/odek-run/odek/internal/testbin"
 )
 
 // BenchmarkShellSandbox is the sandbox's cost per shell call: `true`
@@ -21,21 +20,21 @@ import (
 // the sandbox off (subreaper only), and under the full sandbox. Beside
 // wall time it reports child-cpu-ms/op, the CPU the call's processes used
 // (user+system, from RUSAGE_CHILDREN): on a machine shared with other work
-// that figure holds where wall time does not.
+// that figure holds where wall time does not. ODEK_SANDBOX_BASELINE names
+// another odek binary (an older build) to measure as the launcher in the
+// same run, after odek's own, for A/B.
 func BenchmarkShellSandbox(b *testing.B) {
 	b.Run("test-binary", benchShellSandbox)
-	// The launcher odek users run is bin/odek, whose start-up is far
-	// cheaper than this test binary's (fewer packages to initialise).
-	bin := filepath.Join(b.TempDir(), "odek")
-	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "../../cmd/odek")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("go build odek: %v\n%s", err, out)
-	}
+	// The launcher odek users run is bin/odek, built as a release is, whose
+	// start-up is far cheaper than this test binary's.
 	own := proc.Launcher()
-	proc.SetLauncher(bin)
 	defer proc.SetLauncher(own)
+	proc.SetLauncher(testbin.Release(b, "odek", "./cmd/odek"))
 	b.Run("odek-binary", benchShellSandbox)
+	if base := os.Getenv("ODEK_SANDBOX_BASELINE"); base != "" {
+		proc.SetLauncher(base)
+		b.Run("baseline-binary", benchShellSandbox)
+	}
 }
 
 func benchShellSandbox(b *testing.B) {
