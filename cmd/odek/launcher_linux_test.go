@@ -23,7 +23,8 @@ func TestLauncherSkipsTheCLIAndStaysNonDumpable(t *testing.T) {
 	t.Parallel()
 	odek := testbin.Build(t, "odek", "./cmd/odek")
 	probe := `if cat /proc/$PPID/environ >/dev/null 2>&1; then echo readable; else echo unreadable; fi`
-	cmd := exec.Command(odek, "__odek-sandbox-launcher", `{"mode":"off"}`, "--", "/bin/sh", "-c", probe)
+	off := "odek-launch/1 off net=0 landlock=0 ruleset=0 flags=0" // internal/sandbox's launch form
+	cmd := exec.Command(odek, "__odek-sandbox-launcher", off, "--", "/bin/sh", "-c", probe)
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "GODEBUG=inittrace=1", "ODEK_API_KEY=sk-launcher-secret-0123456789"}
 	if os.Getuid() == 0 {
 		// root reads any process's environ, dumpable or not

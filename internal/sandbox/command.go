@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"fmt"
 	"os"
 )
 
@@ -57,9 +56,5 @@ func Command(self string, p Policy, target string, args ...string) (Launch, erro
 		return Launch{}, err
 	}
 	p.Launch = info
-	enc, err := p.Encode()
-	if err != nil {
-		return Launch{}, fmt.Errorf("sandbox: encode policy: %w", err)
-	}
-	return Launch{Argv: append([]string{self, LauncherArg, enc, "--", target}, args...), Files: files}, nil
+	return Launch{Argv: append([]string{self, LauncherArg, p.encodeLaunch(), "--", target}, args...), Files: files}, nil
 }

@@ -5,8 +5,9 @@
 // the network off, socket() for anything but AF_UNIX fails).
 //
 // It works by re-execution: the parent starts its own executable with
-// LauncherArg, the encoded Policy and the target argv (Command builds that
-// argv); that process runs Main, the launcher. It starts its executable
+// LauncherArg, the Policy in its launch form (launchform.go) and the
+// target argv (Command builds that argv); that process runs Main, the
+// launcher. It starts its executable
 // once more as the second stage, which applies the Policy to its own
 // thread and executes the target from it: the target is the launcher's
 // child, and no launcher thread is ever in the command's domain, so the

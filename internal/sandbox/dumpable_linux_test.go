@@ -29,7 +29,7 @@ func TestLauncherIsNonDumpable(t *testing.T) {
 		exe = copyForNobody(t, exe)
 		cred = &syscall.Credential{Uid: 65534, Gid: 65534}
 	}
-	cmd := exec.Command(exe, LauncherArg, `{"mode":"off"}`, "--", "/bin/sh", "-c", probe)
+	cmd := exec.Command(exe, LauncherArg, Policy{Mode: ModeOff}.encodeLaunch(), "--", "/bin/sh", "-c", probe)
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "GORACE=atexit_sleep_ms=0"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	out, err := cmd.CombinedOutput()

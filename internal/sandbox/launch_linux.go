@@ -38,7 +38,7 @@ func Main(args []string) int {
 	if len(args) < 5 || args[3] != "--" {
 		return fail(fmt.Errorf("%w: want %s <policy> -- <command> [args]", ErrLauncher, LauncherArg))
 	}
-	p, err := Decode(args[2])
+	p, err := decodeLaunch(args[2])
 	if err != nil {
 		return fail(err)
 	}
@@ -150,7 +150,7 @@ func confine(args []string) int {
 	if len(args) < 6 || args[3] != "--" {
 		return fail(fmt.Errorf("%w: want %s <policy> -- <path> <argv0> [args]", ErrLauncher, confineArg))
 	}
-	p, err := Decode(args[2])
+	p, err := decodeLaunch(args[2])
 	if err != nil {
 		return fail(err)
 	}

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -161,21 +160,6 @@ func isUnder(path, root string) bool {
 
 func startsDotDot(rel string) bool {
 	return len(rel) >= 3 && rel[:3] == ".."+string(filepath.Separator)
-}
-
-// Encode is the policy as the launcher reads it from its argv.
-func (p Policy) Encode() (string, error) {
-	b, err := json.Marshal(p)
-	return string(b), err
-}
-
-// Decode parses an encoded policy strictly.
-func Decode(s string) (Policy, error) {
-	var p Policy
-	if err := json.Unmarshal([]byte(s), &p); err != nil {
-		return p, fmt.Errorf("%w: %v", ErrBadPolicy, err)
-	}
-	return p, p.Validate()
 }
 
 // ProtectedInWorkspace lists the existing protected paths inside the

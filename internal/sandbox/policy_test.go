@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -27,30 +28,64 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-func TestDecodeRoundTrip(t *testing.T) {
-	p := Policy{Mode: ModeWorkspaceWrite, Workspace: "/w", TempDir: "/t", Writable: []string{"/c"}, Protected: []string{"/h/.ssh"}, Landlock: true}
-	enc, err := p.Encode()
-	if err != nil {
-		t.Fatal(err)
+func TestLaunchForm(t *testing.T) {
+	for _, p := range []Policy{
+		{Mode: ModeOff},
+		{Mode: ModeReadOnly, Network: true},
+		{Mode: ModeWorkspaceWrite, Landlock: true, Launch: &LaunchInfo{Ruleset: true, RulesetFlags: 1,
+			Roots: []string{"/w", "/tmp/odek tmp", "/h/\"quoted\" \\ \xff\x00\n"}}},
+	} {
+		enc := p.encodeLaunch()
+		got, err := decodeLaunch(enc)
+		if err != nil {
+			t.Fatalf("%q: %v", enc, err)
+		}
+		if !reflect.DeepEqual(got, p) {
+			t.Errorf("%q decoded to %+v, want %+v", enc, got, p)
+		}
 	}
-	got, err := Decode(enc)
-	if err != nil || got.Workspace != "/w" || !got.Landlock || got.Writable[0] != "/c" {
-		t.Fatalf("%+v %v", got, err)
+	const ok = "odek-launch/1 workspace-write net=0 landlock=1 ruleset=1 flags=0 \"/w\" \"/t\""
+	if _, err := decodeLaunch(ok); err != nil {
+		t.Fatalf("%q: %v", ok, err)
 	}
-	for _, bad := range []string{"", "{", `{"mode":"sideways"}`, `{"mode":"workspace-write","workspace":"rel"}`, `[]`} {
-		if _, err := Decode(bad); err == nil {
-			t.Errorf("Decode(%q) accepted", bad)
+	for _, bad := range []string{
+		"", "{}", `{"mode":"off"}`, "odek-launch/1 off", "odek-launch/2 off net=0 landlock=0 ruleset=0 flags=0",
+		"odek-launch/1 auto net=0 landlock=0 ruleset=0 flags=0",
+		"odek-launch/1 off net=yes landlock=0 ruleset=0 flags=0",
+		"odek-launch/1 off net=0 landlock=0 ruleset=0 flags=-1",
+		"odek-launch/1 off net=0 landlock=0 ruleset=0 flags=4294967296",
+		"odek-launch/1 off net=0 landlock=0 ruleset=0 flags=0 ",
+		"odek-launch/1 off  net=0 landlock=0 ruleset=0 flags=0",
+		"odek-launch/1 off landlock=0 net=0 ruleset=0 flags=0",
+		strings.Replace(ok, `"/t"`, "`/t`", 1),
+		strings.Replace(ok, `"/t"`, `"\x2ft"`, 1),
+		strings.Replace(ok, ` "/t"`, `  "/t"`, 1),
+		strings.Replace(ok, `"/t"`, `"/t`, 1),
+		strings.Replace(ok, ` "/t"`, `"/t"`, 1),
+		strings.Replace(ok, `"/t"`, `'t'`, 1),
+		ok + " /x",
+	} {
+		if p, err := decodeLaunch(bad); err == nil {
+			t.Errorf("decodeLaunch(%q) accepted: %+v", bad, p)
 		}
 	}
 }
 
-func FuzzDecode(f *testing.F) {
-	f.Add(`{"mode":"workspace-write","workspace":"/w","protected":["/h/.ssh"]}`)
-	f.Add(`{"mode":"off"}`)
+// FuzzDecodeLaunch: whatever argv holds, the launcher accepts only what
+// encodeLaunch writes, and reads it back as written.
+func FuzzDecodeLaunch(f *testing.F) {
+	f.Add("odek-launch/1 off net=0 landlock=0 ruleset=0 flags=0")
+	f.Add("odek-launch/1 workspace-write net=0 landlock=1 ruleset=1 flags=1 \"/w\" \"/a b\\x00\"")
 	f.Fuzz(func(t *testing.T, s string) {
-		p, err := Decode(s)
-		if err == nil && p.Validate() != nil {
-			t.Fatalf("Decode accepted an invalid policy %q", s)
+		p, err := decodeLaunch(s)
+		if err != nil {
+			return
+		}
+		if enc := p.encodeLaunch(); enc != s {
+			t.Fatalf("decodeLaunch accepted %q, which encodes as %q", s, enc)
+		}
+		if p.Mode != ModeOff && p.Mode != ModeReadOnly && p.Mode != ModeWorkspaceWrite {
+			t.Fatalf("decodeLaunch accepted mode %q", p.Mode)
 		}
 	})
 }

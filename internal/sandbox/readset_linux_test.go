@@ -120,7 +120,7 @@ func TestPrepareLazily(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := Decode(l.Argv[2])
+		d, err := decodeLaunch(l.Argv[2])
 		if err != nil {
 			t.Fatal(err)
 		}
