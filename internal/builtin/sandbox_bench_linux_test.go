@@ -22,7 +22,9 @@ import (
 // (user+system, from RUSAGE_CHILDREN): on a machine shared with other work
 // that figure holds where wall time does not. ODEK_SANDBOX_BASELINE names
 // another odek binary (an older build) to measure as the launcher in the
-// same run, after odek's own, for A/B.
+// same run, after odek's own, for A/B; its launcher must read the policy
+// in this build's form (internal/sandbox launchform.go: odek before that
+// form read JSON, and fails every call here with "bad policy").
 func BenchmarkShellSandbox(b *testing.B) {
 	b.Run("test-binary", benchShellSandbox)
 	// The launcher odek users run is bin/odek, built as a release is, whose
