@@ -4,7 +4,7 @@ BIN     := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/odek-run/odek/internal/cli.version=$(VERSION)
 
-.PHONY: build test test-short bench demo lint cross fuzz mutate hand-mutate interop-deps clean
+.PHONY: build test test-short bench demo lint cross fuzz mutate hand-mutate interop-deps kube-tools clean
 
 # CGO_ENABLED=0: a static binary is ~1.5 MB smaller, starts faster and has a
 # lower RSS (the pure-Go DNS resolver is all odek needs).
@@ -23,14 +23,16 @@ build:
 # deadlines rather than compute, and the many small packages' link-and-run
 # seconds then overlap the few slow ones. docs/TESTING.md has the figures.
 TESTP ?= 4
-test: interop-deps lint cross
+test: interop-deps kube-tools lint cross
 	@echo "make test: compiling the race-enabled test binaries, then running them (a cold build cache takes minutes before the first package line)"
 	@bash -o pipefail -c 'ODEK_INTEROP_REQUIRED=1 $(GO) test -p $(TESTP) -race -count=1 -json ./... | $(GO) run ./scripts/testprogress'
 	$(MAKE) --no-print-directory fuzz FUZZTIME=3000x
 
 # The quick loop while working: no race detector, no lint, no fuzzing, and
 # tests that repeat an attack or a crash many times run fewer rounds (-short).
+# The tests against a real Kubernetes control plane skip themselves here.
 test-short:
+	@echo "make test-short: the tests against a real Kubernetes control plane (internal/kube/kubetest) are skipped; make test runs them"
 	@bash -o pipefail -c '$(GO) test -p $(TESTP) -short -json ./... | $(GO) run ./scripts/testprogress'
 
 # Every fuzz target, briefly (FUZZTIME=60s for a real session). make test runs
@@ -116,6 +118,14 @@ $(GREMLINS):
 
 interop-deps:
 	@scripts/install-mcp-peers.sh
+
+# The Kubernetes control plane the kubernetes runner's tests run against:
+# Debian's etcd-server (installed with apt-get when missing) and
+# kube-apiserver, kube-controller-manager and kube-scheduler built from
+# k8s.io/kubernetes into bin/tools when missing (internal/kube/kubetest;
+# docs/TESTING.md has the build's cost). ODEK_SKIP_KUBE=1 skips that suite.
+kube-tools:
+	@scripts/kube-tools.sh
 
 demo: build
 	@scripts/demo.sh
