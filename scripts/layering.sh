@@ -53,6 +53,7 @@ declare -A allowed=(
   [runview]="artifact budget errclass events exitcode hooks iostreams liveness llm loop mcpclient outschema policy prompt subagent/wire untrusted"
   [agentrun]="acp agentsmd approval artifact atomicfile budget builtin cassette childkey config errclass events exitcode hooks iostreams liveness llm loop mcpclient msgkind outschema plan policy proc prompt redact risk runview sandbox session subagent subagent/childside subagent/wire suggest telemetry untrusted"
   [testbin]=""
+  [kube/kubetest]=""
   [cli]="acp agentrun approval artifact config errclass exitcode flaghint iostreams runview session subagent/wire suggest untrusted"
   [acp]="approval budget config events liveness llm mcpclient plan policy risk session untrusted"
 )
@@ -64,7 +65,7 @@ entry() {
 # Edges no entry may allow, whatever the table says: nothing below the
 # commands imports them, and what a run shows never knows the run's
 # assembly.
-forbidden=("* cli" "runview agentrun")
+forbidden=("* cli" "runview agentrun" "* kube/kubetest")
 # cmd/odek is main only: the process (non-dumpable, the subreaper,
 # signals; childkey, whose init runs first), then cli.Main. The sandbox
 # launcher runs from internal/sandbox's own init.
