@@ -176,11 +176,15 @@ func (p *Plane) MapImage(name, path string) error {
 }
 
 // Stop stops every program of the plane, the node's pods first, and
-// removes its files. A second call does nothing.
+// removes its files (ODEK_KUBE_KEEP=1 keeps them, component logs
+// included, to look at after a failure). A second call does nothing.
 func (p *Plane) Stop() {
 	p.stopOnce.Do(func() {
 		for i := len(p.comps) - 1; i >= 0; i-- {
 			p.comps[i].stop(15 * time.Second)
+		}
+		if os.Getenv("ODEK_KUBE_KEEP") == "1" {
+			return // in /tmp/odek-kube-*: a start-up error names its log
 		}
 		os.RemoveAll(p.dir)
 	})

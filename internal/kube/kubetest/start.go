@@ -53,6 +53,9 @@ func (p *Plane) startServers(ctx context.Context, tl tools) error {
 		"--kubelet-certificate-authority="+pk(caCert),
 		"--kubelet-preferred-address-types=InternalIP",
 		"--allow-privileged=true", "--profiling=false",
+		// The kubernetes Service's endpoints would name 127.0.0.1, which the
+		// reconciler refuses; in-cluster clients get the address by env.
+		"--endpoint-reconciler-type=none",
 		"--cert-dir="+filepath.Join(p.dir, "apiserver-certs"))
 	if err != nil {
 		return err
@@ -74,6 +77,10 @@ func (p *Plane) startControllers(ctx context.Context, tl tools) error {
 		"job-controller", "garbage-collector-controller", "ttl-after-finished-controller",
 		"serviceaccount-controller", "namespace-controller", "root-ca-certificate-publisher-controller",
 		"pod-garbage-collector-controller",
+		// The API server taints a new node not-ready; this controller lifts
+		// the taint once the node reports Ready (and would evict from a node
+		// that stops renewing its lease).
+		"node-lifecycle-controller",
 	}, ",")
 	cm, err := p.start("kube-controller-manager", tl.controllerManager,
 		"--kubeconfig="+p.Kubeconfig, "--controllers="+controllers,
@@ -94,17 +101,9 @@ func (p *Plane) startControllers(ctx context.Context, tl tools) error {
 	if err != nil {
 		return err
 	}
-	if err := waitFor(ctx, node, "node "+nodeName+" Ready", func(ctx context.Context) (bool, error) {
+	if err := waitFor(ctx, node, "node "+nodeName+" Ready and untainted", func(ctx context.Context) (bool, error) {
 		n, err := p.Client.CoreV1().Nodes().Get(ctx, nodeName, metav1.GetOptions{})
-		if err != nil {
-			return false, nil
-		}
-		for _, c := range n.Status.Conditions {
-			if c.Type == corev1.NodeReady {
-				return c.Status == corev1.ConditionTrue, nil
-			}
-		}
-		return false, nil
+		return err == nil && schedulable(n), nil
 	}); err != nil {
 		return err
 	}
@@ -163,4 +162,20 @@ func httpOK(ctx context.Context, url, want string) bool {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 	return resp.StatusCode == http.StatusOK && strings.Contains(string(body), want)
+}
+
+// schedulable reports whether the node is Ready with no taint that keeps
+// pods off it.
+func schedulable(n *corev1.Node) bool {
+	for _, t := range n.Spec.Taints {
+		if t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute {
+			return false
+		}
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }

@@ -308,6 +308,24 @@ func (p *provider) ended(pr *podRun) {
 	}
 	close(pr.ended)
 	if deleting {
+		p.removeFromAPI(pr)
 		p.forget(podKey(pr.pod.Namespace, pr.pod.Name), pr)
 	}
+}
+
+// removeFromAPI finishes a deleted pod's deletion once its containers have
+// ended, as a kubelet does: its final status, then a delete with no grace
+// period. virtual-kubelet alone would wait for the whole grace period.
+func (p *provider) removeFromAPI(pr *podRun) {
+	p.mu.Lock()
+	snap := pr.snapshot()
+	p.mu.Unlock()
+	pods := p.client.CoreV1().Pods(snap.Namespace)
+	if cur, err := pods.Get(p.ctx, snap.Name, metav1.GetOptions{}); err == nil && cur.UID == snap.UID {
+		cur.Status = snap.Status
+		pods.UpdateStatus(p.ctx, cur, metav1.UpdateOptions{}) // a conflict leaves virtual-kubelet's update
+	}
+	zero := int64(0)
+	pods.Delete(p.ctx, snap.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero,
+		Preconditions: &metav1.Preconditions{UID: &snap.UID}})
 }
