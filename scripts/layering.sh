@@ -63,8 +63,8 @@ entry() {
   if [ -n "${allowed[$1]+x}" ]; then echo "$1"; else echo "${1%%/*}"; fi
 }
 # Edges no entry may allow, whatever the table says: nothing below the
-# commands imports them, and what a run shows never knows the run's
-# assembly.
+# commands imports them, what a run shows never knows the run's
+# assembly, and only tests use the Kubernetes test plane.
 forbidden=("* cli" "runview agentrun" "* kube/kubetest")
 # cmd/odek is main only: the process (non-dumpable, the subreaper,
 # signals; childkey, whose init runs first), then cli.Main. The sandbox
