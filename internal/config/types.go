@@ -58,6 +58,34 @@ type Subagent struct {
 	AnnounceBudget bool          // default true
 	BudgetInherit  string        // "operator" (default) or "share"
 	DefaultProfile string        // default "default"; "none" disables profiles
+	// Runner is where children run: "local" (default), or "kubernetes"
+	// (each child a Job, started through the odek-kube helper).
+	Runner     string
+	Kubernetes Kubernetes
+}
+
+// Kubernetes is subagent.kubernetes.*, the kubernetes runner's cluster and
+// pod settings (docs/SCALE.md): the operator's alone, since they name a
+// cluster and what runs there.
+type Kubernetes struct {
+	Helper           string // the odek-kube executable; "" = beside odek's own
+	Kubeconfig       string // "" = in-cluster, else KUBECONFIG / ~/.kube/config
+	Context          string
+	Namespace        string // "" = the kubeconfig context's, else "default"
+	Image            string
+	ServiceAccount   string // "" = the namespace's default, with no token mounted
+	ImagePullPolicy  string // Always, IfNotPresent, Never; "" = the cluster's default
+	Resources        KubeResources
+	TTLAfterFinished int           // ttlSecondsAfterFinished of each Job
+	ScheduleTimeout  time.Duration // longest wait for a pod to start running
+	Labels           map[string]string
+}
+
+// KubeResources are a child pod's resource requests and limits, as
+// Kubernetes quantities by resource name ({"cpu": "500m", "memory": "1Gi"}).
+type KubeResources struct {
+	Requests map[string]string `json:"requests,omitempty"`
+	Limits   map[string]string `json:"limits,omitempty"`
 }
 
 // Profile is one entry of the global profiles map: a named sub-agent policy.
