@@ -50,6 +50,9 @@ func (c *child) deliver() {
 	c.out.Send(wire.Line{Type: wire.LineFinished, Status: res.Status, Iterations: res.Iterations,
 		DurationS: res.DurationSeconds, TokensUsed: res.TokensUsed, CostUSD: res.CostUSD, Artifacts: len(res.Artifacts)})
 	c.out.Result(res)
+	if c.o.ArtifactFrame {
+		c.out.ArtifactFrame(c.task.ArtifactRoot, res.Artifacts)
+	}
 }
 
 // run drives the child's loop under its deadlines and returns the result and

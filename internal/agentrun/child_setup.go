@@ -1,9 +1,11 @@
 package agentrun
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/odek-run/odek/internal/budget"
@@ -44,7 +46,8 @@ func (c *child) readTask(ios *iostreams.IOStreams, flags config.Overrides) (*ios
 		return nil, flags, errclass.Wrap(errclass.SetupError, err)
 	}
 	c.out = childside.NewLineWriter(ios.Out, c.task.TaskID, c.o.Stream && c.task.EffectiveProtocol() == wire.Protocol)
-	cios, err := withHandedKey(ios)
+	c.out.Version = c.r.o.Version
+	cios, err := withHandedKey(ios, c.o.KeyFile)
 	if err != nil {
 		return nil, flags, errclass.Wrap(errclass.SetupError, err)
 	}
@@ -74,12 +77,18 @@ func loadTask(o *Child) (*wire.Task, error) {
 }
 
 // withHandedKey makes the API key the parent handed over (taken on fd 3 by
-// childkey's init, before anything else ran) the ODEK_API_KEY of this
-// process's config, without putting it into any environment: what this
-// child starts gets its own handover, or nothing.
-func withHandedKey(ios *iostreams.IOStreams) (*iostreams.IOStreams, error) {
+// childkey's init, before anything else ran, or read from keyFile, a
+// mounted Secret) the ODEK_API_KEY of this process's config, without
+// putting it into any environment: what this child starts gets its own
+// handover, or nothing.
+func withHandedKey(ios *iostreams.IOStreams, keyFile string) (*iostreams.IOStreams, error) {
 	key, handed, err := childkey.Key()
-	if !handed {
+	switch {
+	case handed && keyFile != "":
+		return nil, errors.New("--key-file and a key handed over on descriptor 3: give one")
+	case keyFile != "":
+		key, err = readKeyFile(keyFile)
+	case !handed:
 		return ios, nil
 	}
 	if err != nil {
@@ -218,4 +227,26 @@ func (c *child) failSetup(ios *iostreams.IOStreams, err error) error {
 		return err
 	}
 	return errclass.Wrap(errclass.SetupError, err)
+}
+
+// readKeyFile reads --key-file: one key of at most wire.MaxKeyBytes,
+// without its line end.
+func readKeyFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("--key-file: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, wire.MaxKeyBytes+1))
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("--key-file: %w", err)
+	case len(b) > wire.MaxKeyBytes:
+		return "", fmt.Errorf("--key-file: the key is longer than %d bytes", wire.MaxKeyBytes)
+	}
+	key := strings.TrimRight(string(b), "\r\n")
+	if key == "" {
+		return "", errors.New("--key-file: the file is empty")
+	}
+	return key, nil
 }

@@ -67,6 +67,13 @@ type Child struct {
 	ParentSession, Profile  string
 	OutputSchema            string // --output-schema: a JSON Schema file
 	Stream                  bool   // --stream: typed lines before the result
+	// KeyFile (--key-file) is a file holding the API key, for a child whose
+	// parent cannot hand it over on descriptor 3 (a pod: a mounted Secret).
+	KeyFile string
+	// ArtifactFrame (--artifact-frame) sends the artifacts after the result
+	// as a frame on stdout (wire.WriteArtifactFrame), for a child whose
+	// stdout is all that reaches its parent.
+	ArtifactFrame bool
 }
 
 // Run is one run assembled from its typed parts; Setup builds them in

@@ -81,6 +81,8 @@ file, config, profile), 4 execution budget exhausted, 130 interrupted.`,
 	fl.StringVar(&o.child.ParentSession, "parent-session", "", "the parent's session id, echoed in the result")
 	fl.StringVar(&o.child.Profile, "profile", "", "sub-agent profile (overrides the task file's and subagent.default_profile)")
 	fl.StringVar(&o.child.OutputSchema, "output-schema", "", "JSON Schema file the final answer must match; the result carries the value as output (overrides the task file's)")
+	fl.StringVar(&o.child.KeyFile, "key-file", "", "read the API key from this file (a mounted Secret) instead of descriptor 3")
+	fl.BoolVar(&o.child.ArtifactFrame, "artifact-frame", false, "after the result, send the artifacts on stdout as a frame (a pod, whose log is its only way back: docs/SCALE.md)")
 	registerChildCassetteFlags(cmd, &o.cassette)
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		hint := flagHint(c, err)
@@ -112,7 +114,7 @@ func flagError(err error) error {
 // {"status":"error","error":…} on stdout, so a parent always gets JSON, and
 // returns it as a setup error (exit 3).
 func childSetupError(ios *iostreams.IOStreams, err error) error {
-	runview.WriteChildResult(ios, &wire.Result{Status: wire.StatusError, Error: err.Error(), Usage: &wire.Usage{}})
+	runview.WriteChildResult(ios, &wire.Result{Status: wire.StatusError, Error: err.Error(), Usage: &wire.Usage{}, OdekVersion: version})
 	return errclass.Wrap(errclass.SetupError, err)
 }
 

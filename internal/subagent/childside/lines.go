@@ -5,6 +5,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/odek-run/odek/internal/artifact"
 	"github.com/odek-run/odek/internal/events"
 	"github.com/odek-run/odek/internal/subagent/wire"
 )
@@ -19,6 +20,8 @@ type LineWriter struct {
 	w      io.Writer
 	taskID string
 	stream bool
+	// Version is stamped on the result as odek_version.
+	Version string
 }
 
 // NewLineWriter writes to w (the child's stdout).
@@ -44,11 +47,26 @@ func (lw *LineWriter) Result(r *wire.Result) {
 	if lw == nil {
 		return
 	}
+	if r.OdekVersion == "" {
+		r.OdekVersion = lw.Version
+	}
 	if lw.stream {
 		lw.write(wire.Line{Type: wire.LineResult, TaskID: lw.taskID, Result: r})
 		return
 	}
 	lw.write(r)
+}
+
+// ArtifactFrame writes the artifact frame of refs, read from root, after
+// the result (wire.WriteArtifactFrame); write errors are ignored as the
+// result's are.
+func (lw *LineWriter) ArtifactFrame(root string, refs []artifact.Ref) {
+	if lw == nil {
+		return
+	}
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	_ = wire.WriteArtifactFrame(lw.w, lw.taskID, root, refs)
 }
 
 // Write implements events.Sink: each event becomes an "event" line.

@@ -65,6 +65,11 @@ type Result struct {
 	// force and the answer matched it (additive); Summary keeps the text.
 	Output json.RawMessage `json:"output,omitempty"`
 
+	// OdekVersion is the child's odek version (additive): a remote runner,
+	// whose child is another binary on another machine, refuses a result
+	// whose version is not its parent's.
+	OdekVersion string `json:"odek_version,omitempty"`
+
 	// Raw is a result-less child's unparseable stdout (parent side only).
 	Raw string `json:"-"`
 }

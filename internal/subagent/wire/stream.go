@@ -51,40 +51,67 @@ type Stream struct {
 // stops reading at once and returns a *FloodError with what was read so far;
 // the caller must then kill the child, whose writes would otherwise block.
 func ReadStream(r io.Reader, lim StreamLimits, onLine func(*Line)) (*Stream, error) {
-	lim = lim.withDefaults()
-	br := bufio.NewReaderSize(r, 64<<10)
 	s := &Stream{}
 	var raw bytes.Buffer
 	defer func() { s.Raw = rawText(&raw) }()
+	var err error
+	s.Lines, s.Bytes, err = EachLine(r, lim, func(line []byte) error {
+		s.take(line, &raw, onLine)
+		return nil
+	})
+	return s, err
+}
+
+// EachLine reads r line by line until EOF under the caps of a child's
+// stdout (zero fields of lim take the defaults) and hands each non-empty
+// line, with its newline, to fn; the slice is reused after fn returns. It
+// returns the lines and bytes read, and stops at the first broken cap (a
+// *FloodError), read error or error of fn. A remote runner reads a pod's
+// log with it, so that the log has exactly a local pipe's caps.
+func EachLine(r io.Reader, lim StreamLimits, fn func(line []byte) error) (lines, total int64, err error) {
+	lim = lim.withDefaults()
+	br := bufio.NewReaderSize(r, 64<<10)
 	var line []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
-		s.Bytes += int64(len(chunk))
-		if s.Bytes > lim.MaxBytes {
-			return s, &FloodError{What: "bytes", Observed: s.Bytes, Limit: lim.MaxBytes}
+		total += int64(len(chunk))
+		if total > lim.MaxBytes {
+			return lines, total, &FloodError{What: "bytes", Observed: total, Limit: lim.MaxBytes}
 		}
 		if int64(len(line)+len(chunk)) > lim.MaxLine+1 { // +1: the newline
-			return s, &FloodError{What: "line", Observed: int64(len(line) + len(chunk)), Limit: lim.MaxLine}
+			return lines, total, &FloodError{What: "line", Observed: int64(len(line) + len(chunk)), Limit: lim.MaxLine}
 		}
 		line = append(line, chunk...)
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
 		if len(line) > 0 {
-			s.Lines++
-			if s.Lines > lim.MaxLines {
-				return s, &FloodError{What: "lines", Observed: s.Lines, Limit: lim.MaxLines}
+			lines++
+			if lines > lim.MaxLines {
+				return lines, total, &FloodError{What: "lines", Observed: lines, Limit: lim.MaxLines}
 			}
-			s.take(line, &raw, onLine)
+			if ferr := fn(line); ferr != nil {
+				return lines, total, ferr
+			}
 			line = line[:0]
 		}
 		if errors.Is(err, io.EOF) {
-			return s, nil
+			return lines, total, nil
 		}
 		if err != nil {
-			return s, err
+			return lines, total, err
 		}
 	}
+}
+
+// ResultLine is the result a stream line frames ({"type":"result",…}), or
+// a legacy untyped result object; nil for any other line.
+func ResultLine(line []byte) *Result {
+	kind, _, res := parseLine(line)
+	if kind == kindResult || kind == kindLegacyResult {
+		return res
+	}
+	return nil
 }
 
 // take files one complete line.
