@@ -3,6 +3,7 @@ GO      ?= go
 BIN     := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/odek-run/odek/internal/cli.version=$(VERSION)
+KUBE_LDFLAGS := -s -w -X main.version=$(VERSION)
 
 .PHONY: build test test-short bench demo lint cross fuzz mutate hand-mutate interop-deps kube-tools clean
 
@@ -10,8 +11,9 @@ LDFLAGS := -s -w -X github.com/odek-run/odek/internal/cli.version=$(VERSION)
 # lower RSS (the pure-Go DNS resolver is all odek needs).
 build:
 	@mkdir -p $(BIN)
-	@echo "building bin/odek and bin/fakellm (the first build compiles every dependency: a minute or more)"
+	@echo "building bin/odek, bin/odek-kube and bin/fakellm (the first build compiles every dependency: a minute or more)"
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/odek ./cmd/odek
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(KUBE_LDFLAGS)' -o $(BIN)/odek-kube ./cmd/odek-kube
 	$(GO) build -trimpath -o $(BIN)/fakellm ./internal/fakellm/cmd/fakellm
 
 # The one test command: vet and layering checks, the race-enabled suite

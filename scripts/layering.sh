@@ -56,6 +56,7 @@ declare -A allowed=(
   [kube/kubetest]=""
   [cli]="acp agentrun approval artifact config errclass exitcode flaghint iostreams runview session subagent/wire suggest untrusted"
   [acp]="approval budget config events liveness llm mcpclient plan policy risk session untrusted"
+  [kube]="subagent/wire errclass untrusted"
 )
 # entry is the allowed[] key of an internal package: its own, else its top
 # directory's.
@@ -69,7 +70,15 @@ forbidden=("* cli" "runview agentrun" "* kube/kubetest")
 # cmd/odek is main only: the process (non-dumpable, the subreaper,
 # signals; childkey, whose init runs first), then cli.Main. The sandbox
 # launcher runs from internal/sandbox's own init.
-cmd_allowed="childkey cli iostreams exitcode agentrun proc"
+# cmd/odek-kube is the kubernetes runner's helper: childkey, then kube.Main.
+declare -A cmd_allowed=(
+  [cmd/odek]="childkey cli iostreams exitcode agentrun proc"
+  [cmd/odek-kube]="childkey kube"
+)
+# client-go registers every API group at init and is large: only the
+# kubernetes runner's helper (and the tests' plane) link it (docs/SCALE.md),
+# never odek.
+k8s_allowed="internal/kube internal/kube/kubetest cmd/odek-kube"
 listing=$(go list -f '{{.ImportPath}} {{join .Imports " "}}' ./internal/... | sed "s#^$mod/##")
 fail=0
 while read -r pkg imports; do
@@ -80,7 +89,16 @@ while read -r pkg imports; do
     continue
   fi
   for imp in $imports; do
-    case "$imp" in "$mod"/*) ;; *) continue ;; esac
+    case "$imp" in
+      k8s.io/*)
+        if [[ " $k8s_allowed " != *" internal/$key "* ]]; then
+          echo "layering: internal/$pkg must not import $imp: only internal/kube and cmd/odek-kube link client-go (docs/SCALE.md)"
+          fail=1
+        fi
+        continue ;;
+      "$mod"/*) ;;
+      *) continue ;;
+    esac
     d=$(entry "${imp#"$mod"/}")
     [ "$d" = "$key" ] && continue
     for f in "${forbidden[@]}"; do
@@ -98,10 +116,24 @@ while read -r pkg imports; do
 done <<<"$listing"
 cmds=$(go list -f '{{.ImportPath}} {{join .Imports " "}}' ./cmd/... | sed "s#^github.com/odek-run/odek/##")
 while read -r pkg imports; do
+  if [ -z "${cmd_allowed[$pkg]+x}" ]; then
+    echo "layering: $pkg has no entry in scripts/layering.sh"
+    fail=1
+    continue
+  fi
   for imp in $imports; do
-    case "$imp" in "$mod"/*) ;; *) continue ;; esac
+    case "$imp" in
+      k8s.io/*)
+        if [[ " $k8s_allowed " != *" $pkg "* ]]; then
+          echo "layering: $pkg must not import $imp: only internal/kube and cmd/odek-kube link client-go (docs/SCALE.md)"
+          fail=1
+        fi
+        continue ;;
+      "$mod"/*) ;;
+      *) continue ;;
+    esac
     d=$(entry "${imp#"$mod"/}")
-    if [[ " $cmd_allowed " != *" $d "* ]]; then
+    if [[ " ${cmd_allowed[$pkg]} " != *" $d "* ]]; then
       echo "layering: $pkg must not import internal/$d: main keeps the process only, the rest is internal/cli's (see docs/ARCHITECTURE.md)"
       fail=1
     fi

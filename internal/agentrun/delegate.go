@@ -26,11 +26,15 @@ func processSemaphore(n int) *subagent.Semaphore {
 // delegateTool is delegate_tasks for this run: children are this binary, in
 // this working directory, with this run's events, budget and artifact store.
 // Nil when subagent.max_depth is 0 (no sub-agents).
-func (r *Run) delegateTool(ios *iostreams.IOStreams) *subagent.Tool {
+func (r *Run) delegateTool(ios *iostreams.IOStreams) (*subagent.Tool, error) {
 	cfg := r.conf.cfg
 	sc := readSubagentConfig(cfg)
 	if sc.Settings.MaxDepth == 0 {
-		return nil
+		return nil, nil
+	}
+	runner, err := r.subagentRunner(cfg)
+	if err != nil {
+		return nil, err
 	}
 	wd, _ := ios.Getwd()
 	var env []string
@@ -40,7 +44,7 @@ func (r *Run) delegateTool(ios *iostreams.IOStreams) *subagent.Tool {
 	return subagent.NewTool(subagent.Options{
 		Sandbox:       r.tools.sandbox.taskSandbox(),
 		NoAgents:      cfg.NoAgents || r.child != nil && r.child.task.NoAgents,
-		Runner:        &subagent.LocalRunner{},
+		Runner:        runner,
 		Semaphore:     processSemaphore(cfg.MaxConcurrency),
 		Settings:      sc.Settings,
 		Events:        r.sinks.emitter,
@@ -75,7 +79,7 @@ func (r *Run) delegateTool(ios *iostreams.IOStreams) *subagent.Tool {
 		OnLine:        func(task int, l *wire.Line) { r.sinks.view.SubagentLine(task, l) },
 		ChildArgs:     r.childArgs,
 		Hooks:         lateHooks{r},
-	})
+	}), nil
 }
 
 // sessionID is the run's session, the parent_session of its sub-agents: a

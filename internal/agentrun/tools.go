@@ -80,7 +80,11 @@ func (r *Run) buildTools(ctx context.Context, ios *iostreams.IOStreams, serverLo
 		return err
 	}
 	all := filterTools(append(builtins, mcpTools...), cfg.ToolsEnabled, cfg.ToolsDisabled)
-	if d := r.delegateTool(ios); d != nil && len(all) > 0 {
+	d, err := r.delegateTool(ios)
+	if err != nil {
+		return errclass.Wrap(errclass.SetupError, err)
+	}
+	if d != nil && len(all) > 0 {
 		all = append(all, filterTools([]loop.Tool{d}, cfg.ToolsEnabled, cfg.ToolsDisabled)...)
 	}
 	if producesArtifacts(all) {

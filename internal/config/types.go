@@ -75,6 +75,7 @@ type Kubernetes struct {
 	Image            string
 	ServiceAccount   string // "" = the namespace's default, with no token mounted
 	ImagePullPolicy  string // Always, IfNotPresent, Never; "" = the cluster's default
+	WorkingDir       string // the child's directory in the image; "" = an empty /workspace
 	Resources        KubeResources
 	TTLAfterFinished int           // ttlSecondsAfterFinished of each Job
 	ScheduleTimeout  time.Duration // longest wait for a pod to start running

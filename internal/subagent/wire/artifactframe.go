@@ -151,6 +151,11 @@ func (f *FrameReader) Line(line []byte) (bool, error) {
 		}
 		return true, f.finish()
 	}
+	if !isBase64(line) {
+		// Not the archive's: on a pod's log the child's stderr shares the
+		// stream. Missing bytes still fail the frame at its end.
+		return false, nil
+	}
 	chunk, err := base64.StdEncoding.AppendDecode(nil, line)
 	if err != nil || len(chunk) > frameChunkBytes {
 		return true, errors.New("artifact frame: a line of the archive is not base64 of at most one chunk")
@@ -185,6 +190,20 @@ func (f *FrameReader) Archive() []byte {
 
 // Open reports a frame that started and never ended.
 func (f *FrameReader) Open() bool { return f.hdr != nil && !f.done }
+
+// isBase64 reports whether line is made of the standard base64 alphabet
+// (and its padding) only.
+func isBase64(line []byte) bool {
+	if len(line) == 0 {
+		return false
+	}
+	for _, c := range line {
+		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '=') {
+			return false
+		}
+	}
+	return true
+}
 
 // probeFrame is the header or end line line is, else nil.
 func probeFrame(line []byte) *frameHeader {

@@ -16,6 +16,9 @@ type StreamLimits struct {
 	MaxBytes int64
 }
 
+// DefaultStreamLimits are the caps of a local child's stdout.
+func DefaultStreamLimits() StreamLimits { return StreamLimits{}.withDefaults() }
+
 func (l StreamLimits) withDefaults() StreamLimits {
 	if l.MaxLine <= 0 {
 		l.MaxLine = maxLineBytes
