@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -165,6 +166,13 @@ func (c *child) applyPolicy(ios *iostreams.IOStreams) (err error) {
 	}
 	place.trust = c.task.Trust()
 	place.sandboxLimit = sandboxLimitOf(c.task.Sandbox) // its commands' sandbox is never wider than the parent's
+	if c.o.KeyFile != "" {
+		// The key's file (a pod's mounted Secret) is as far out of the
+		// commands' reach as a key handed over on a descriptor.
+		if abs, err := filepath.Abs(c.o.KeyFile); err == nil {
+			cfg.Sandbox.Protected = append(cfg.Sandbox.Protected, abs)
+		}
+	}
 	place.noMCP = place.trust != wire.Trusted
 	cfg.Dangerous = childDangerous(cfg.Dangerous, place.trust == wire.Trusted, c.task.MaxRisk, prof)
 	c.narrowToParent()
