@@ -6,17 +6,6 @@ import (
 	"github.com/odek-run/odek/internal/errclass"
 )
 
-// SetupError is what keeps the helper from starting a child at all: its
-// arguments, its settings, the task file, the cluster's answer to a
-// create. The child's result is then an error and the exit code 3.
-type SetupError struct{ Err error }
-
-func (e *SetupError) Error() string      { return e.Err.Error() }
-func (e *SetupError) Unwrap() error      { return e.Err }
-func (e *SetupError) ErrorClass() string { return errclass.SetupError }
-
-func setupErr(err error) error { return &SetupError{Err: err} }
-
 // NotStartedError is a pod that never ran: not scheduled, or its image not
 // pulled, within the schedule timeout. Reason is the cluster's.
 type NotStartedError struct {
@@ -24,6 +13,9 @@ type NotStartedError struct {
 	After  string // the time waited
 	Reason string // e.g. "Unschedulable: 0/1 nodes are available: …"
 }
+
+// ErrorClass is deadline_exceeded: the pod ran out of time to start.
+func (e *NotStartedError) ErrorClass() string { return errclass.DeadlineExceeded }
 
 func (e *NotStartedError) Error() string {
 	msg := "the pod was not " + e.What + " within " + e.After
