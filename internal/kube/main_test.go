@@ -35,6 +35,7 @@ type cluster struct {
 	t        *testing.T
 	client   *fake.Clientset
 	podState func(*corev1.Pod) // nil: Running
+	noPod    bool              // the Job controller makes no pod
 	log      func() io.Reader
 	exitCode int32
 	mu       sync.Mutex
@@ -45,6 +46,9 @@ func newCluster(t *testing.T) *cluster {
 	c := &cluster{t: t, client: fake.NewClientset()}
 	c.client.PrependReactor("create", "jobs", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		job := a.(k8stesting.CreateAction).GetObject().(*batchv1.Job)
+		if c.noPod {
+			return false, nil, nil
+		}
 		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: job.Name + "-x1", Namespace: job.Namespace,
 			Labels: map[string]string{jobNameLabel: job.Name}}, Spec: job.Spec.Template.Spec,
 			Status: corev1.PodStatus{Phase: corev1.PodRunning}}

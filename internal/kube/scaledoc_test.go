@@ -1,16 +1,22 @@
 package kube
 
 import (
+	"context"
+	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
+
+	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
 // scaleManifests are docs/SCALE.md's YAML blocks: the Kubernetes objects
@@ -73,5 +79,60 @@ func TestScaleManifests(t *testing.T) {
 		if !strings.Contains(doc, "--events-jsonl events.jsonl") || !strings.Contains(doc, "--output json") || !strings.Contains(doc, "report.json") {
 			t.Errorf("a CI example keeps no report or events:\n%s", doc)
 		}
+	}
+}
+
+// TestScaleRoleCoversTheHelper: the Role docs/SCALE.md gives allows every
+// request odek-kube makes, on a child that runs and on one whose Job made
+// no pod (it then reads the Job's events).
+func TestScaleRoleCoversTheHelper(t *testing.T) {
+	t.Parallel()
+	objects, _ := scaleManifests(t)
+	var role *rbacv1.Role
+	for _, doc := range objects {
+		if obj, err := decodeStrict(doc); err == nil {
+			if r, ok := obj.(*rbacv1.Role); ok {
+				role = r
+			}
+		}
+	}
+	if role == nil {
+		t.Fatal("no Role in docs/SCALE.md")
+	}
+	allowed := func(group, resource, verb string) bool {
+		for _, r := range role.Rules {
+			if slices.Contains(r.APIGroups, group) && slices.Contains(r.Resources, resource) && slices.Contains(r.Verbs, verb) {
+				return true
+			}
+		}
+		return false
+	}
+	ran := newCluster(t)
+	ran.log = func() io.Reader { return strings.NewReader(ok(t, "v1.2.3")) }
+	ran.run(context.Background(), run{key: "sk"})
+	none := newCluster(t)
+	none.noPod = true
+	none.run(context.Background(), run{settings: wire.KubeSettings{ScheduleTimeoutSeconds: 1}})
+	seen := map[string]bool{"get pods/log ": true} // Options.Logs stands for it here
+	for _, c := range []*cluster{ran, none} {
+		for _, a := range c.client.Actions() {
+			if a.GetSubresource() == "status" {
+				continue // the test's stand-in for the node
+			}
+			res := a.GetResource().Resource
+			if a.GetSubresource() != "" {
+				res += "/" + a.GetSubresource()
+			}
+			seen[a.GetVerb()+" "+res+" "+a.GetResource().Group] = true
+		}
+	}
+	for k := range seen {
+		f := strings.SplitN(k, " ", 3)
+		if !allowed(f[2], f[1], f[0]) {
+			t.Errorf("the Role does not allow %s %s (group %q)", f[0], f[1], f[2])
+		}
+	}
+	if !seen["list events "] {
+		t.Errorf("a Job without a pod did not read its events: %v", seen)
 	}
 }
