@@ -11,12 +11,15 @@ import (
 // makeMountPoints creates the mount targets that do not exist on the host
 // (the launch child bind-mounts onto them in its own namespace) and
 // records the directories it made, so that releaseMountPoints can remove
-// them once no pod uses them. Called with p.mu held.
+// them once no pod uses them. A directory another pod's start made counts
+// this pod too: removed while this pod runs, it would take the pod's bind
+// mount with it (the kernel detaches a mount whose mount point is removed
+// in another namespace). Called with p.mu held.
 func (p *provider) makeMountPoints(pr *podRun, mounts []bindMount) {
 	for _, m := range mounts {
-		var missing []string // deepest first
+		var missing []string // deepest first: made here, or to make
 		for dir := filepath.Clean(m.Target); dir != "/"; dir = filepath.Dir(dir) {
-			if _, err := os.Lstat(dir); err == nil {
+			if _, err := os.Lstat(dir); err == nil && p.created[dir] == 0 {
 				break
 			}
 			missing = append(missing, dir)
