@@ -1,0 +1,62 @@
+package kube
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// stageNote is a pod's step before odek: it stages <last word of the
+// goal>.txt as an artifact, as a model would with a write tool (the goal
+// names the file; the task id, from the mounted task file, the staging
+// directory).
+const stageNote = `id=$(sed -n 's/.*"task_id":"\(task-[0-9a-f]*\)".*/\1/p' /odek/task/task.json)
+goal=$(sed -n 's/.*"goal":"\([^"]*\)".*/\1/p' /odek/task/task.json)
+mkdir -p ".odek-artifacts/$id" && printf 'staged for %s\n' "$goal" > ".odek-artifacts/$id/${goal##* }.txt"`
+
+// A parent delegates three tasks; each runs as a Job, each child's result
+// and its artifact come back: the model reads three successes with their
+// summaries and the artifacts inlined, and each artifact is a file under
+// the parent's artifact root with the bytes the pod wrote. Nothing of the
+// children is left in the namespace.
+func TestParentDelegatesThreeJobs(t *testing.T) {
+	e := newE2E(t, stageNote, nil)
+	srv := startLLM(t, `{"any_order": true, "turns": [
+  {"match": "Collect three notes", "tool_calls": [{"id": "d1", "name": "delegate_tasks", "arguments": {"tasks": [
+    {"goal": "write note one"}, {"goal": "write note two"}, {"goal": "write note three"}]}}]},
+  {"match": "Task: write note one", "content": "note one written"},
+  {"match": "Task: write note two", "content": "note two written"},
+  {"match": "Task: write note three", "content": "note three written"},
+  {"match": "Sub-agent results", "content": "all three collected"}
+]}`)
+	report, _ := e.run(srv, "Collect three notes")
+	if report["status"] != "success" || report["answer"] != "all three collected" {
+		t.Fatalf("report: %v", report)
+	}
+	results := lastMatching(t, srv, "Sub-agent results")
+	for i, name := range []string{"one", "two", "three"} {
+		for _, want := range []string{
+			"─── Task " + string(rune('1'+i)) + ": write note " + name + " ───\nstatus: success",
+			"summary: note " + name + " written",
+			"  - " + name + " (text/plain, ",
+			"--- artifact: " + name + " ---\n    staged for write note " + name + "\n  --- end artifact ---",
+		} {
+			if !strings.Contains(results, want) {
+				t.Errorf("the model's sub-agent results lack %q:\n%s", want, results)
+			}
+		}
+		files, _ := filepath.Glob(filepath.Join(e.home, "artifacts", "unfiled", "task-*", name+".txt"))
+		if len(files) != 1 {
+			t.Errorf("artifact %s.txt under the parent's root: %v", name, files)
+			continue
+		}
+		if b, err := os.ReadFile(files[0]); err != nil || string(b) != "staged for write note "+name+"\n" {
+			t.Errorf("%s: %q %v", files[0], b, err)
+		}
+	}
+	if strings.Contains(results, "/odek/artifacts") {
+		t.Errorf("a pod path reached the model:\n%s", results)
+	}
+	e.checkClean()
+}
