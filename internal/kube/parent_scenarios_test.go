@@ -60,3 +60,52 @@ func TestParentDelegatesThreeJobs(t *testing.T) {
 	}
 	e.checkClean()
 }
+
+// A child whose model answers after its timeout: the parent stops the
+// helper at the child's timeout and the model reads the status a local
+// child's timeout gives (testdata/script/subagent_failures.txtar); the
+// helper deleted the Job on its way out.
+func TestParentChildTimesOut(t *testing.T) {
+	e := newE2E(t, "", map[string]any{"subagent": map[string]any{"timeout_seconds": 2}})
+	srv := startLLM(t, `{"any_order": true, "turns": [
+  {"match": "Slow work", "tool_calls": [{"id": "d1", "name": "delegate_tasks", "arguments": {"tasks": [{"goal": "slow one"}]}}]},
+  {"match": "Task: slow one", "content": "never sent", "delay_ms": 30000},
+  {"match": "run out of steps", "content": "never sent", "delay_ms": 30000},
+  {"match": "Sub-agent results", "content": "timed out"}
+]}`)
+	report, _ := e.run(srv, "Slow work")
+	if report["answer"] != "timed out" {
+		t.Fatalf("report: %v", report)
+	}
+	results := lastMatching(t, srv, "Sub-agent results")
+	for _, want := range []string{"─── Task 1: slow one ───\nstatus: error", "error: timeout after 2s"} {
+		if !strings.Contains(results, want) {
+			t.Errorf("the model's sub-agent results lack %q:\n%s", want, results)
+		}
+	}
+	e.checkClean()
+}
+
+// A child that floods its stdout: the helper stops relaying at a local
+// child's line cap, deletes the Job, and the model reads killed_flood with
+// the local child's error. (The pod's entrypoint floods before odek would
+// start: the hook that floods a local child is in cmd/odek's test binary
+// only.)
+func TestParentChildFloods(t *testing.T) {
+	e := newE2E(t, "yes flood | head -n 150000\nexec sleep 600", nil)
+	srv := startLLM(t, `{"any_order": true, "turns": [
+  {"match": "Flood it", "tool_calls": [{"id": "d1", "name": "delegate_tasks", "arguments": {"tasks": [{"goal": "flood"}]}}]},
+  {"match": "Sub-agent results", "content": "flooded"}
+]}`)
+	report, _ := e.run(srv, "Flood it")
+	if report["answer"] != "flooded" {
+		t.Fatalf("report: %v", report)
+	}
+	results := lastMatching(t, srv, "Sub-agent results")
+	for _, want := range []string{"─── Task 1: flood ───\nstatus: killed_flood", "error: child output flood: more than 100000 lines"} {
+		if !strings.Contains(results, want) {
+			t.Errorf("the model's sub-agent results lack %q:\n%s", want, results)
+		}
+	}
+	e.checkClean()
+}
