@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/odek-run/odek/internal/subagent/wire"
 )
 
 // stageNote is a pod's step before odek: it stages <last word of the
@@ -108,4 +110,65 @@ func TestParentChildFloods(t *testing.T) {
 		}
 	}
 	e.checkClean()
+}
+
+// A parent with token and cost budgets: the child's task file, as its pod
+// reads it from the ConfigMap's mount, carries the child's share of what the run
+// has left, and the usage the child reports from the pod is charged to the
+// parent: the report's budgets and its cost count the parent's calls and
+// the child's.
+func TestParentBudgetCrossesToTheJob(t *testing.T) {
+	kept := filepath.Join(t.TempDir(), "kept")
+	if err := os.Mkdir(kept, 0o777); err != nil || os.Chmod(kept, 0o777) != nil {
+		t.Fatal(err)
+	}
+	e := newE2E(t, "cp /odek/task/task.json "+kept+"/task.json", map[string]any{"limits": map[string]any{
+		"input_cost_per_million_usd": 1.0, "output_cost_per_million_usd": 10.0}})
+	srv := startLLM(t, `{"any_order": true, "turns": [
+  {"match": "Spend some", "usage": {"prompt_tokens": 1000, "completion_tokens": 10},
+   "tool_calls": [{"id": "d1", "name": "delegate_tasks", "arguments": {"tasks": [{"goal": "spend a share"}]}}]},
+  {"match": "Task: spend a share", "usage": {"prompt_tokens": 7000, "completion_tokens": 300}, "content": "spent"},
+  {"match": "Sub-agent results", "usage": {"prompt_tokens": 2000, "completion_tokens": 20}, "content": "budget kept"}
+]}`)
+	report, _ := e.run(srv, "Spend some", "--max-input-tokens", "50000", "--max-cost-usd", "1")
+	if report["answer"] != "budget kept" {
+		t.Fatalf("report: %v", report)
+	}
+	// The pod copied its task file before odek started in it.
+	data, err := os.ReadFile(filepath.Join(kept, "task.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := wire.ParseTask(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := task.Budget
+	t.Logf("the child's budget: %+v", b)
+	if b == nil || b.MaxInputTokens <= 0 || b.MaxInputTokens > 50000-1000 || b.MaxCostUSD <= 0 || b.MaxCostUSD >= 1 {
+		t.Errorf("the child's task file carries budget %+v, want a share of what the run had left (input tokens ≤ 49000, cost < $1)", b)
+	}
+	// The report's input_tokens and output_tokens are the run's own calls
+	// (3000 and 30); what the tree spent is in the budgets and the cost.
+	budgets, _ := report["budgets"].(map[string]any)
+	if used := usedOf(budgets, "input_tokens"); used != 10000.0 {
+		t.Errorf("budgets: input tokens used %v, want 10000: %v", used, budgets)
+	}
+	want := (10000*1.0 + 330*10.0) / 1e6
+	if !near(report["cost_usd"], want) || !near(usedOf(budgets, "cost_usd"), want) {
+		t.Errorf("cost_usd %v, its budget's used %v, want %v (the child's $0.01 included)", report["cost_usd"], usedOf(budgets, "cost_usd"), want)
+	}
+	e.checkClean()
+}
+
+func usedOf(budgets map[string]any, name string) any {
+	if b, ok := budgets[name].(map[string]any); ok {
+		return b["used"]
+	}
+	return nil
+}
+
+func near(v any, want float64) bool {
+	f, ok := v.(float64)
+	return ok && f > want*0.999 && f < want*1.001
 }
