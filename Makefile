@@ -28,6 +28,8 @@ TESTP ?= 4
 test: interop-deps kube-tools lint cross
 	@echo "make test: compiling the race-enabled test binaries, then running them (a cold build cache takes minutes before the first package line)"
 	@bash -o pipefail -c 'ODEK_INTEROP_REQUIRED=1 $(GO) test -p $(TESTP) -race -count=1 -json ./... | $(GO) run ./scripts/testprogress'
+	@echo "make test: the Kubernetes test node's own module (internal/kube/kubetest/testdata/nodeagent)"
+	cd internal/kube/kubetest/testdata/nodeagent && GOWORK=off $(GO) test -count=1 ./...
 	$(MAKE) --no-print-directory fuzz FUZZTIME=3000x
 
 # The quick loop while working: no race detector, no lint, no fuzzing, and
