@@ -49,18 +49,22 @@ func TestOnTheRealPlane(t *testing.T) {
 		name, image, want string
 		code              int
 		cancel            bool
+		cpu               string // a CPU request; "1000" is more than the node has
 	}{
-		{"runs", "odek:plane", "ran in a pod", 0, false},
-		{"image not pulled", "odek:nowhere", "the pod was not started within 20s: ErrImagePull", exitError, false},
+		{"runs", "odek:plane", "ran in a pod", 0, false, ""},
+		{"image not pulled", "odek:nowhere", "the pod was not started within 20s: ErrImagePull", exitError, false, ""},
+		// The scheduler finds no node: the child ends at the schedule
+		// timeout with the scheduler's reason.
+		{"never scheduled", "odek:plane", "the pod was not scheduled within 20s: Unschedulable: 0/1 nodes are available: 1 Insufficient cpu", exitError, false, "1000"},
 		// The parent stops a running child (SIGTERM: the context ends)
 		// once its first line arrived.
-		{"cancelled", "odek:plane", ErrCancelled.Error(), exitInterrupt, true},
+		{"cancelled", "odek:plane", ErrCancelled.Error(), exitInterrupt, true, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &cluster{t: t}
 			start := time.Now()
-			code, out := c.runOn(p.Kubeconfig, tc.image, tc.cancel)
+			code, out := c.runOn(p.Kubeconfig, tc.image, tc.cancel, tc.cpu)
 			r := resultOf(t, out)
 			if code != tc.code || !strings.Contains(r.Summary+r.Error, tc.want) {
 				t.Fatalf("exit %d, result %+v, want %q", code, r, tc.want)
@@ -86,7 +90,7 @@ func TestOnTheRealPlane(t *testing.T) {
 }
 
 // runOn runs the helper against a real cluster.
-func (c *cluster) runOn(kubeconfig, image string, cancelOnStart bool) (int, string) {
+func (c *cluster) runOn(kubeconfig, image string, cancelOnStart bool, cpu string) (int, string) {
 	t := c.t
 	dir := t.TempDir()
 	root := filepath.Join(dir, "root")
@@ -98,6 +102,9 @@ func (c *cluster) runOn(kubeconfig, image string, cancelOnStart bool) (int, stri
 		t.Fatal(err)
 	}
 	s := wire.KubeSettings{Kubeconfig: kubeconfig, Namespace: "default", Image: image, TTLSecondsAfterFinished: 60, ScheduleTimeoutSeconds: 20}
+	if cpu != "" {
+		s.Requests = map[string]string{"cpu": cpu}
+	}
 	sj, _ := jsonMarshal(s)
 	env := map[string]string{wire.EnvKubeSettings: sj, wire.EnvParentVersion: "v1.2.3"}
 	ctx, cancel := context.WithCancel(context.Background())
