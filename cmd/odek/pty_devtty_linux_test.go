@@ -65,17 +65,7 @@ func runAtTerminal(t *testing.T, odek string, ctty bool) (string, string, error)
 	}
 	defer srv.Close()
 	master, slave := openPTY(t, 120, 30)
-	var out syncbuf.Buffer
-	go func() {
-		buf := make([]byte, 4096)
-		for {
-			n, err := master.Read(buf)
-			out.Write(buf[:n])
-			if err != nil {
-				return
-			}
-		}
-	}()
+	out, _ := readPTY(master)
 	home := t.TempDir()
 	cmd := exec.Command(odek, "run", "--no-planning", "Review this diff")
 	cmd.Dir = t.TempDir()
@@ -100,7 +90,7 @@ func runAtTerminal(t *testing.T, odek string, ctty bool) (string, string, error)
 		}
 	})
 	if ctty {
-		waitFor(t, &out, "Choice [a/d/t/s, default d]: ", 20*time.Second)
+		waitFor(t, out, "Choice [a/d/t/s, default d]: ", 20*time.Second)
 		if _, err := master.Write([]byte("d\n")); err != nil {
 			t.Fatal(err)
 		}
@@ -112,6 +102,6 @@ func runAtTerminal(t *testing.T, odek string, ctty bool) (string, string, error)
 	}
 	// odek has exited; the master has read all it wrote once the summary,
 	// its last line, is there.
-	waitFor(t, &out, "tool call(s)", 5*time.Second)
+	waitFor(t, out, "tool call(s)", 5*time.Second)
 	return out.String(), stdout.String(), err
 }

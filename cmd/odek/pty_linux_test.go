@@ -44,6 +44,25 @@ func openPTY(t *testing.T, cols, rows uint16) (master, slave *os.File) {
 	return m, s
 }
 
+// readPTY copies what the terminal shows into out until the master's reads
+// fail (every slave descriptor closed); drained is closed then.
+func readPTY(master *os.File) (out *syncbuf.Buffer, drained <-chan struct{}) {
+	out = &syncbuf.Buffer{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			out.Write(buf[:n])
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return out, done
+}
+
 // waitFor polls out until it holds want; the bytes arriving on the
 // terminal are the event waited for.
 func waitFor(t *testing.T, out *syncbuf.Buffer, want string, limit time.Duration) int {
@@ -81,19 +100,7 @@ func TestPromptNotOverwritten(t *testing.T) {
 	}
 	defer srv.Close()
 	master, slave := openPTY(t, 120, 30)
-	var out syncbuf.Buffer
-	drained := make(chan struct{})
-	go func() {
-		defer close(drained)
-		buf := make([]byte, 4096)
-		for {
-			n, err := master.Read(buf)
-			out.Write(buf[:n])
-			if err != nil {
-				return
-			}
-		}
-	}()
+	out, drained := readPTY(master)
 	home := t.TempDir()
 	cmd := exec.Command(odek, "run", "--no-planning", "Fetch the page")
 	cmd.Dir = t.TempDir()
@@ -114,8 +121,8 @@ func TestPromptNotOverwritten(t *testing.T) {
 		}
 	}()
 
-	waitFor(t, &out, "odek · iteration 1", 10*time.Second) // the status line ticks
-	asked := waitFor(t, &out, "Choice [a/d/t/s, default d]: ", 10*time.Second)
+	waitFor(t, out, "odek · iteration 1", 10*time.Second) // the status line ticks
+	asked := waitFor(t, out, "Choice [a/d/t/s, default d]: ", 10*time.Second)
 	// The question is open: nothing may be drawn over it. Asserting an
 	// absence needs a window; it is four ticks of the status line, which
 	// without the pause repaints within one.

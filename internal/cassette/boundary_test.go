@@ -92,14 +92,8 @@ func TestPeerDepartureNamesMessage(t *testing.T) {
 	)
 	depart := func(msgs ...string) *DepartureError {
 		t.Helper()
-		p, err := Open(dir, PlayOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		peer, err := p.MCPPeer("s")
-		if err != nil {
-			t.Fatal(err)
-		}
+		peer := openPeer(t, dir, "s")
+		var err error
 		for i, m := range msgs {
 			err = peer.Send(context.Background(), []byte(m))
 			if i < len(msgs)-1 && err != nil {
@@ -140,14 +134,7 @@ func TestPeerServerRequestKeepsItsID(t *testing.T) {
 		`send {"jsonrpc":"2.0","id":1,"result":{"ok":true}}`,
 		`recv {"jsonrpc":"2.0","id":1,"result":{"r":"a"}}`,
 	)
-	p, err := Open(dir, PlayOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	peer, err := p.MCPPeer("s")
-	if err != nil {
-		t.Fatal(err)
-	}
+	peer := openPeer(t, dir, "s")
 	ctx := context.Background()
 	if err := peer.Send(ctx, []byte(`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"a"}}`)); err != nil {
 		t.Fatal(err)
@@ -172,14 +159,7 @@ func TestPeerNotificationGetsNoAnswer(t *testing.T) {
 		`send {"jsonrpc":"2.0","id":5,"method":"ping"}`,
 		`recv {"jsonrpc":"2.0","id":5,"result":{}}`,
 	)
-	p, err := Open(dir, PlayOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	peer, err := p.MCPPeer("s")
-	if err != nil {
-		t.Fatal(err)
-	}
+	peer := openPeer(t, dir, "s")
 	if err := peer.Send(context.Background(), []byte(`{"jsonrpc":"2.0","method":"ping"}`)); err != nil {
 		t.Fatal(err)
 	}
@@ -253,4 +233,18 @@ func TestOpenRegularRefusesASwap(t *testing.T) {
 	if refused == 0 {
 		t.Log("the racer never hit the window between the check and the open")
 	}
+}
+
+// openPeer opens dir's cassette and the replay peer of server.
+func openPeer(t *testing.T, dir, server string) *Peer {
+	t.Helper()
+	p, err := Open(dir, PlayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer, err := p.MCPPeer(server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return peer
 }
