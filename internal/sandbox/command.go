@@ -19,14 +19,10 @@ const (
 	StatusDone  = "done"
 )
 
-// confineArg is argv[1] of the launcher's second stage: the process that
-// takes the policy and becomes the target.
-const confineArg = "__odek-sandbox-confine"
-
-// IsLauncher reports whether args (os.Args) start a launcher or its
-// second stage; Main runs either.
+// IsLauncher reports whether args (os.Args) start a launcher, which Main
+// runs.
 func IsLauncher(args []string) bool {
-	return len(args) > 1 && (args[1] == LauncherArg || args[1] == confineArg)
+	return len(args) > 1 && args[1] == LauncherArg
 }
 
 // Launch is how to start a target under a policy: the launcher's argv,
@@ -36,7 +32,7 @@ type Launch struct {
 	Files []*os.File
 }
 
-// RulesetFD is the launcher's (and its second stage's) descriptor of the
+// RulesetFD is the launcher's descriptor of the
 // policy's Landlock ruleset; firstRootFD the launcher's first writable root.
 const (
 	RulesetFD   = 4

@@ -1,27 +1,24 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"runtime"
-	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
-// Main is the launcher (args is os.Args, args[1] == LauncherArg), or its
-// second stage (args[1] == confineArg). It returns the target's exit code
-// (128+n for a signal), or 125 when it could not start the target, after
-// the status pipe said why.
+// Main is the launcher (args is os.Args, args[1] == LauncherArg). It
+// returns the target's exit code (128+n for a signal), or 125 when it
+// could not start the target, after the status pipe said why.
 func Main(args []string) int {
-	if len(args) > 1 && args[1] == confineArg {
-		return confine(args)
-	}
+	// The main thread never takes the policy (holdPolicy checks): Go
+	// cannot end the main thread, and a command in the same domain as the
+	// thread group's leader could signal the whole launcher by its pid.
+	runtime.LockOSThread()
 	status := statusPipe()
 	fail := func(err error) int {
 		if status != nil {
@@ -42,11 +39,6 @@ func Main(args []string) int {
 	if err != nil {
 		return fail(err)
 	}
-	// No thread of the launcher ever takes the policy: the command could
-	// signal that thread (Landlock's scoping allows signals inside one
-	// domain), and a signal to one thread kills the whole launcher, which
-	// would orphan the command's tree. The second stage, a process of its
-	// own, takes the policy and becomes the target by exec.
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return fail(fmt.Errorf("PR_SET_CHILD_SUBREAPER: %w", err))
 	}
@@ -56,7 +48,7 @@ func Main(args []string) int {
 	}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	pid, err := startTarget(p, args[0], args[2], path, args[4:])
+	pid, err := startTarget(p, path, args[4:])
 	if err != nil {
 		return fail(err)
 	}
@@ -71,8 +63,8 @@ func Main(args []string) int {
 }
 
 // startTarget starts the target: directly when p confines nothing (the
-// launcher only reaps), else through the second stage.
-func startTarget(p Policy, self, policy, path string, argv []string) (int, error) {
+// launcher only reaps), else from a thread that holds the policy.
+func startTarget(p Policy, path string, argv []string) (int, error) {
 	if !p.Sandboxed() {
 		proc, err := os.StartProcess(path, argv, &os.ProcAttr{
 			Env: targetEnv(os.Environ()), Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
@@ -82,94 +74,60 @@ func startTarget(p Policy, self, policy, path string, argv []string) (int, error
 		}
 		return proc.Pid, nil
 	}
-	return startConfined(p, self, policy, path, argv)
+	started := make(chan forked, 1)
+	go holdPolicy(p, path, argv, started)
+	f := <-started
+	return f.pid, f.err
 }
 
-// startConfined starts the second stage (this executable again, with
-// confineArg), which puts itself under the policy and executes path with
-// argv. It returns once the exec is done: the second stage's error pipe
-// closes empty when the exec works, and holds the reason when it did not
-// (the stage has then exited; it is reaped here).
-func startConfined(p Policy, self, policy, path string, argv []string) (int, error) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		return 0, err
-	}
-	defer r.Close()
-	stage := append([]string{self, confineArg, policy, "--", path}, argv...)
-	files := []*os.File{os.Stdin, os.Stdout, os.Stderr, w}
-	var ours *os.File // the launcher's end of the listener's socket
-	if supervised(p) {
-		theirs, mine, err := listenerSocket()
-		if err != nil {
-			return 0, err
-		}
-		defer theirs.Close()
-		ours = mine
-		defer ours.Close()
-		files = append(files, os.NewFile(RulesetFD, "landlock ruleset"), theirs)
-	} else if p.Launch != nil && p.Launch.Ruleset {
-		files = append(files, os.NewFile(RulesetFD, "landlock ruleset"))
-	}
-	proc, err := os.StartProcess("/proc/self/exe", stage, &os.ProcAttr{Env: os.Environ(), Files: files})
-	w.Close()
-	if err != nil {
-		return 0, err
-	}
-	if ours != nil {
-		files[len(files)-1].Close()
-		if listener := receiveListener(ours); listener >= 0 {
-			go supervise(listener, heldRoots(p))
-		}
-	}
-	msg, _ := io.ReadAll(io.LimitReader(r, 4096))
-	if len(msg) > 0 {
-		_, _ = proc.Wait()
-		return 0, errors.New(strings.TrimSpace(string(msg)))
-	}
-	return proc.Pid, nil
+type forked struct {
+	pid int
+	err error
 }
 
-// confine is the second stage: it puts its own thread under the policy
-// and executes the target on that thread, so the target (same pid, the
-// launcher's child) is the only process in the policy's domain. What went
-// wrong before the exec goes to fd 3, which an exec that works closes.
-func confine(args []string) int {
-	errPipe := os.NewFile(StatusFD, "confine status")
-	syscall.CloseOnExec(StatusFD)
-	fail := func(err error) int {
-		fmt.Fprintln(errPipe, oneLine(err.Error()))
-		return 125
+// holdPolicy puts one thread of the launcher under p and starts the target
+// from it: Landlock, seccomp, no_new_privs and the capability sets are a
+// thread's, and a child inherits its parent thread's. Go runs no code of
+// ours between fork and exec, so the thread that forks must hold the
+// policy itself; this costs one start of odek per call less than a second
+// stage that takes the policy and executes the target.
+//
+// The thread never returns to Go's pool (it ends only with the launcher):
+// it stays the target's parent thread, so a target's parent-death signal
+// fires when the launcher ends, not when one of its threads does. It is in
+// the command's Landlock domain, where scoping allows signals; the filter
+// refuses every call that names it (installFilter's launcherTID), and the
+// launcher is non-dumpable, so the command can neither signal nor trace it.
+// Every other thread stays outside the domain: Go starts new threads for a
+// locked thread from a template thread, never by cloning the locked one.
+func holdPolicy(p Policy, path string, argv []string, started chan<- forked) {
+	runtime.LockOSThread() // never unlocked
+	tid := unix.Gettid()
+	if tid == unix.Getpid() {
+		started <- forked{err: fmt.Errorf("%w: the policy would be held by the main thread", ErrLauncher)}
+		return
 	}
-	if err := harden(); err != nil {
-		return fail(err)
-	}
-	if err := sealInherited(); err != nil { // the launcher passes none; this stage holds its own promise
-		return fail(err)
-	}
-	if len(args) < 6 || args[3] != "--" {
-		return fail(fmt.Errorf("%w: want %s <policy> -- <path> <argv0> [args]", ErrLauncher, confineArg))
-	}
-	p, err := decodeLaunch(args[2])
+	listener, err := apply(p, tid)
 	if err != nil {
-		return fail(err)
+		started <- forked{err: err} // the thread, half confined, ends with this goroutine
+		return
 	}
-	runtime.LockOSThread() // the policy is per thread: exec from the thread that took it
-	listener, err := apply(p)
+	if listener >= 0 {
+		go supervise(listener, heldRoots(p))
+	}
+	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{Env: targetEnv(os.Environ()), Files: []uintptr{0, 1, 2}})
 	if err != nil {
-		return fail(err)
+		started <- forked{err: &os.PathError{Op: "exec", Path: path, Err: err}}
+		return
 	}
-	if err := handOver(p, listener); err != nil {
-		return fail(err)
-	}
-	err = syscall.Exec(args[4], args[5:], targetEnv(os.Environ()))
-	return fail(&os.PathError{Op: "exec", Path: args[4], Err: err})
+	started <- forked{pid: pid}
+	select {} // the target's parent thread, until the launcher exits
 }
 
 // apply puts the calling thread under p: no_new_privs, no capabilities,
 // Landlock, and the seccomp filter (with the network off: no sockets). It
 // returns the filter's listener for the launcher's supervisor (-1: none).
-func apply(p Policy) (int, error) {
+func apply(p Policy, launcherTID int) (int, error) {
 	if !p.Sandboxed() {
 		return -1, nil
 	}
@@ -188,7 +146,7 @@ func apply(p Policy) (int, error) {
 		return -1, nil
 	}
 	spec := filterSpec{networkOff: !p.Network, unixSockets: p.Landlock && landlockABI() >= abiResolveUnix,
-		supervised: supervised(p)}
+		supervised: supervised(p), launcherTID: uint32(launcherTID)}
 	listener, err := installFilter(spec)
 	if err != nil {
 		return -1, fmt.Errorf("seccomp: %w", err)

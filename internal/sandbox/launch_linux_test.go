@@ -200,14 +200,16 @@ func TestCommandCannotWriteLauncherStatus(t *testing.T) {
 	}
 }
 
-// TestConfineRefusesBadArguments: the second stage started without a
-// policy and a target exits 125 and says what it wants on its error pipe.
-func TestConfineRefusesBadArguments(t *testing.T) {
+// TestLauncherRefusesBadArguments: a launcher started without a policy and
+// a target, or with a policy that is not one, exits 125 and says why on its
+// status pipe; the old second stage's argument starts nothing.
+func TestLauncherRefusesBadArguments(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{confineArg}, {confineArg, "{}", "--", "/bin/true"}, {confineArg, "not json", "--", "/bin/true", "true"}} {
+	for _, args := range [][]string{{LauncherArg}, {LauncherArg, Policy{Mode: ModeOff}.encodeLaunch(), "--"},
+		{LauncherArg, "not a policy", "--", "/bin/true"}, {LauncherArg, Policy{Mode: ModeOff}.encodeLaunch(), "++", "/bin/true"}} {
 		r, w, err := os.Pipe()
 		if err != nil {
 			t.Fatal(err)
@@ -222,9 +224,12 @@ func TestConfineRefusesBadArguments(t *testing.T) {
 		msg, _ := io.ReadAll(r)
 		r.Close()
 		err = cmd.Wait()
-		if ee := (*exec.ExitError)(nil); !errors.As(err, &ee) || ee.ExitCode() != 125 || len(msg) == 0 {
-			t.Errorf("%q: exit %v, message %q; want 125 and a reason", args, err, msg)
+		if ee := (*exec.ExitError)(nil); !errors.As(err, &ee) || ee.ExitCode() != 125 || !strings.HasPrefix(string(msg), "error: ") {
+			t.Errorf("%q: exit %v, status %q; want 125 and an error line", args, err, msg)
 		}
+	}
+	if IsLauncher([]string{"odek", "__odek-sandbox-confine"}) {
+		t.Error("the second stage's argument still starts a launcher")
 	}
 }
 

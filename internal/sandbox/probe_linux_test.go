@@ -38,7 +38,7 @@ type probeOp func(arg string) string
 var probeOps = map[string]probeOp{}
 
 func init() {
-	for _, m := range []map[string]probeOp{probeProcessOps, probeFileOps, probeMetaOps, probeTreeOps, probeArchOps} {
+	for _, m := range []map[string]probeOp{probeProcessOps, probeFileOps, probeMetaOps, probeTreeOps, probeArchOps, probeHolderOps} {
 		for name, op := range m {
 			probeOps[name] = op
 		}

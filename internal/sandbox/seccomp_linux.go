@@ -25,6 +25,15 @@ import (
 //     a whole user), and kcmp, process_vm_readv/writev, process_madvise
 //     and pidfd_getfd not at all: EPERM. (Signals, pidfd_send_signal
 //     included, and ptrace are Landlock's scope rules.)
+//   - the launcher's thread that holds the policy (launcherTID, the
+//     command's parent thread) is in the command's domain, where scoping
+//     allows signals: every call that names a thread to signal fails with
+//     EPERM when it names that one — kill, tkill, rt_sigqueueinfo and
+//     pidfd_open by their first argument, tgkill and rt_tgsigqueueinfo by
+//     their second, fcntl F_SETOWN by its third (SIGIO, or any signal
+//     F_SETSIG names, goes to the owner) — and so do the owner calls whose
+//     id the filter cannot read: fcntl F_SETOWN_EX and the sockets' ioctl
+//     FIOSETOWN and SIOCSPGRP;
 //   - no setuid or setgid bit is set anywhere: chmod, fchmod, fchmodat,
 //     fchmodat2 with S_ISUID or S_ISGID fail with EPERM, and so do open,
 //     openat, creat, mknod and mknodat asking for them in the new file's
@@ -60,6 +69,9 @@ type filterSpec struct {
 	networkOff  bool
 	unixSockets bool // socket(AF_UNIX) allowed with the network off
 	supervised  bool // metadata calls go to the supervisor, else fail
+	// launcherTID is the launcher thread that holds the policy (0: none),
+	// which no call may signal.
+	launcherTID uint32
 }
 
 // modeCall is a call that takes a file mode in argument arg.
@@ -164,7 +176,17 @@ func filter(spec filterSpec) []unix.SockFilter {
 	if spec.networkOff {
 		a.jump(bpfJeq, unix.SYS_SOCKET, "socket", "")
 	}
+	if spec.launcherTID != 0 {
+		for _, c := range signalCalls {
+			a.jump(bpfJeq, c.nr, fmt.Sprintf("tid%d", c.arg), "")
+		}
+		a.jump(bpfJeq, unix.SYS_FCNTL, "fcntl", "")
+		a.jump(bpfJeq, unix.SYS_IOCTL, "ioctl", "")
+	}
 	a.stmt(bpfRet, unix.SECCOMP_RET_ALLOW)
+	if spec.launcherTID != 0 {
+		guardLauncher(a, spec.launcherTID)
+	}
 	// Calls on a process: pid (or who) 0 is the caller.
 	a.label("self")
 	a.stmt(bpfLdAbs, offArg0)
@@ -206,6 +228,43 @@ func filter(spec filterSpec) []unix.SockFilter {
 	return a.done()
 }
 
+// idCall is a call that takes a process or thread id in argument arg.
+type idCall struct {
+	nr  uint32
+	arg int
+}
+
+// signalCalls name a thread to signal (or, pidfd_open, to get a
+// descriptor to signal) in argument arg.
+var signalCalls = []idCall{{unix.SYS_KILL, 0}, {unix.SYS_TKILL, 0}, {unix.SYS_RT_SIGQUEUEINFO, 0},
+	{unix.SYS_PIDFD_OPEN, 0}, {unix.SYS_TGKILL, 1}, {unix.SYS_RT_TGSIGQUEUEINFO, 1}}
+
+// The sockets' ioctls that set a file's owner (linux/sockios.h).
+const (
+	ioctlFIOSETOWN = 0x8901
+	ioctlSIOCSPGRP = 0x8902
+)
+
+// guardLauncher adds the labels that refuse a call naming tid (see
+// signalCalls) and the owner calls: fcntl F_SETOWN with tid, F_SETOWN_EX,
+// ioctl FIOSETOWN and SIOCSPGRP. Ids are compared on their low 32 bits,
+// which is all the kernel reads of a pid_t.
+func guardLauncher(a *asm, tid uint32) {
+	a.label("fcntl")
+	a.stmt(bpfLdAbs, offArg0+8)
+	a.jump(bpfJeq, unix.F_SETOWN_EX, "eperm", "")
+	a.jump(bpfJeq, unix.F_SETOWN, "tid2", "allow")
+	a.label("ioctl")
+	a.stmt(bpfLdAbs, offArg0+8)
+	a.jump(bpfJeq, ioctlFIOSETOWN, "eperm", "")
+	a.jump(bpfJeq, ioctlSIOCSPGRP, "eperm", "allow")
+	for _, arg := range []int{0, 1, 2} {
+		a.label(fmt.Sprintf("tid%d", arg))
+		a.stmt(bpfLdAbs, uint32(offArg0+8*arg))
+		a.jump(bpfJeq, tid, "eperm", "allow")
+	}
+}
+
 // Flags of seccomp(SECCOMP_SET_MODE_FILTER) not in x/sys.
 const (
 	// filterFlagWaitKillableRecv (Linux 5.19): once the supervisor has
@@ -214,8 +273,8 @@ const (
 	filterFlagWaitKillableRecv = 1 << 5
 )
 
-// installFilter installs the filter on the calling thread (the second
-// stage's locked thread, which executes the target; no_new_privs set).
+// installFilter installs the filter on the calling thread (the launcher's
+// locked thread that forks the target; no_new_privs set).
 // With spec.supervised it returns the listener the supervisor reads the
 // metadata calls from; where the kernel gives none (a listener is already
 // installed above this process: odek sandboxed inside odek, or a

@@ -38,67 +38,10 @@ import (
 // cannot be supervised (the listener is refused: odek sandboxed inside
 // another supervisor) gets EPERM for every metadata call instead.
 
-// listenerFD is the second stage's end of the socket it hands the seccomp
-// listener over.
-const listenerFD = 5
-
 // supervised reports whether p's commands get a supervisor: only with
 // Landlock, whose writable roots are what the supervisor allows.
 func supervised(p Policy) bool {
 	return p.Sandboxed() && p.Landlock && p.Launch != nil && p.Launch.Ruleset && filterArch != 0
-}
-
-// listenerSocket is a connected pair: theirs for the second stage (its
-// fd listenerFD), mine for the launcher.
-func listenerSocket() (theirs, mine *os.File, err error) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	return os.NewFile(uintptr(fds[0]), "listener socket"), os.NewFile(uintptr(fds[1]), "listener socket"), nil
-}
-
-// handOver is the second stage's side: it sends the listener (or, with
-// none, an empty message) and closes its copies before the target runs.
-// Whether the launcher passed a socket is p's to say, as it was the
-// launcher's (both decode the same policy): fd listenerFD being open says
-// nothing, since the Go runtime opens files of its own at start (the
-// cgroup's CPU quota and period) and may be given that number.
-func handOver(p Policy, listener int) error {
-	if !supervised(p) {
-		if listener >= 0 {
-			_ = unix.Close(listener)
-		}
-		return nil
-	}
-	defer unix.Close(listenerFD)
-	if listener < 0 {
-		return unix.Sendmsg(listenerFD, []byte{'-'}, nil, nil, 0)
-	}
-	defer unix.Close(listener)
-	return unix.Sendmsg(listenerFD, []byte{'L'}, unix.UnixRights(listener), nil, 0)
-}
-
-// receiveListener is the launcher's side: the listener, or -1 when the
-// stage sent none or ended first.
-func receiveListener(sock *os.File) int {
-	buf, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4))
-	n, oobn, _, _, err := unix.Recvmsg(int(sock.Fd()), buf, oob, unix.MSG_CMSG_CLOEXEC)
-	if err != nil || n != 1 || buf[0] != 'L' {
-		return -1
-	}
-	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
-	if err != nil || len(msgs) != 1 {
-		return -1
-	}
-	fds, err := unix.ParseUnixRights(&msgs[0])
-	if err != nil || len(fds) != 1 {
-		for _, fd := range fds {
-			_ = unix.Close(fd)
-		}
-		return -1
-	}
-	return fds[0]
 }
 
 // heldRoots are the writable roots the launcher holds, from fd
