@@ -7,11 +7,11 @@
 // It works by re-execution: the parent starts its own executable with
 // LauncherArg, the Policy in its launch form (launchform.go) and the
 // target argv (Command builds that argv); that process runs Main, the
-// launcher. It starts its executable
-// once more as the second stage, which applies the Policy to its own
-// thread and executes the target from it: the target is the launcher's
-// child, and no launcher thread is ever in the command's domain, so the
-// command cannot signal the launcher. The launcher acts as the child
+// launcher. One locked thread of the launcher applies the Policy to itself
+// and forks the target: the target is the launcher's child, and that
+// thread, the only one of the launcher in the command's domain, is one the
+// seccomp filter keeps the command from naming, so the command cannot
+// signal the launcher. The launcher acts as the child
 // subreaper of everything the target starts, and when the target exits (or the launcher is told to stop)
 // kills every remaining descendant by pid before it exits itself. So a
 // command's daemons, setsid jobs and double forks never outlive it.

@@ -4,16 +4,16 @@ import "strings"
 
 // hiddenPrefix renames, in the launcher's environment, each variable the
 // dynamic loader or the C library acts on when a program starts. The
-// launcher and its second stage are odek, unconfined until the second
-// stage executes the target; an odek built with cgo is dynamically linked,
+// launcher is odek, unconfined but for the thread that forks the target;
+// an odek built with cgo is dynamically linked,
 // and a project server's env (LD_PRELOAD, LD_AUDIT, LD_LIBRARY_PATH,
 // LD_DEBUG_OUTPUT, GLIBC_TUNABLES…) would act in them, outside the sandbox.
 // The target gets every variable back under its own name.
 const hiddenPrefix = "ODEK_SANDBOX_ENV_"
 
-// procsVar is the Go runtime's GOMAXPROCS, which the launcher and its
-// second stage run with set to 1: each runs one goroutine that waits on
-// its child (and, sandboxed, the supervisor's), never Go code in parallel,
+// procsVar is the Go runtime's GOMAXPROCS, which the launcher runs
+// with set to 1: it runs one goroutine that waits on its children (and,
+// sandboxed, the supervisor's and the one that holds the policy), never Go code in parallel,
 // and a second P costs every start its caches and threads (on a 2-core
 // machine: 6% of a launcher start's instructions, 20-50 of its 400-odd
 // page faults). The target gets the operator's own value back, or none.

@@ -22,14 +22,13 @@ const attack = `for t in /proc/$PPID/task/*; do t=${t##*/}
 if kill -0 $t 2>/dev/null; then echo "$t:accepted"; kill -9 $t; else echo "$t:refused"; fi
 done`
 
-// TestCommandCannotSignalItsLauncher: no thread of the launcher is in the
-// command's Landlock domain at any moment the command runs, so signal
-// scoping refuses every signal the command sends the launcher, even as the
-// first thing it does. When one launcher thread applied the policy and
-// forked the command, that thread outlived the fork for a moment, and a
-// command signalling it at once killed the launcher, orphaning its tree, in
-// about one run of three. Each round checks what the attack was told and
-// how the launcher ended.
+// TestCommandCannotSignalItsLauncher: the command's signals reach no thread
+// of its launcher, even as the first thing it does: signal scoping refuses
+// them for every thread outside the command's Landlock domain, and the
+// seccomp filter for the one inside it, the thread that holds the policy
+// and forked the command (without the filter's rule kill -0 is accepted in
+// the first round, and kill -9 kills the launcher, orphaning its tree).
+// Each round checks what the attack was told and how the launcher ended.
 func TestCommandCannotSignalItsLauncher(t *testing.T) {
 	if Probe().LandlockABI < abiScoping {
 		t.Skip("no Landlock signal scoping")
@@ -181,8 +180,8 @@ func TestUnconfinedTargetStartsDirectly(t *testing.T) {
 	}
 }
 
-// TestCommandCannotWriteLauncherStatus: neither the launcher's status pipe
-// nor the second stage's error pipe reaches the command, confined or
+// TestCommandCannotWriteLauncherStatus: the launcher's status pipe never
+// reaches the command, confined or
 // started directly (mode off), so it cannot forge a status line
 // ("error: …" would make odek report a launch that failed).
 func TestCommandCannotWriteLauncherStatus(t *testing.T) {

@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// launchForm names the form in which the launcher and its second stage
-// read their policy from argv:
+// launchForm names the form in which the launcher reads its policy
+// from argv:
 //
 //	odek-launch/1 <mode> net=<0|1> landlock=<0|1> ruleset=<0|1> flags=<n> [<root>…]
 //

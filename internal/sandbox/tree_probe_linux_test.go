@@ -147,8 +147,8 @@ func TestLauncherExitStatus(t *testing.T) {
 }
 
 // TestTargetGetsItsEnvironmentBack: started with LauncherEnv's
-// environment, as proc starts it, the launcher (and so its second stage,
-// odek unconfined) holds none of the loader's variables under their own
+// environment, as proc starts it, the launcher (odek,
+// unconfined) holds none of the loader's variables under their own
 // names, and the target, confined or not, gets every one back as it was
 // given, a name that already carried the hiding prefix included.
 func TestTargetGetsItsEnvironmentBack(t *testing.T) {
