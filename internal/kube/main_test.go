@@ -38,6 +38,7 @@ type cluster struct {
 	noPod    bool              // the Job controller makes no pod
 	log      func() io.Reader
 	exitCode int32
+	deadline bool // the pod is killed before its container ends (activeDeadlineSeconds)
 	mu       sync.Mutex
 	deleted  []metav1.DeleteOptions // Job deletions, in order
 }
@@ -78,6 +79,10 @@ func (c *cluster) logs(ctx context.Context, ns, pod string) (io.ReadCloser, erro
 	p.Status.Phase = corev1.PodSucceeded
 	p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: containerName,
 		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: c.exitCode, Reason: "Completed"}}}}
+	if c.deadline {
+		p.Status.Phase, p.Status.Reason, p.Status.Message = corev1.PodFailed, "DeadlineExceeded", "Pod was active on the node longer than the specified deadline"
+		p.Status.ContainerStatuses = nil
+	}
 	if _, err := c.client.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
 		return nil, err
 	}
@@ -100,6 +105,9 @@ func (c *cluster) created(resource string) runtime.Object {
 	return nil
 }
 
+// taskFileArg in run.args stands for the task file run writes.
+const taskFileArg = "$TASK"
+
 // run is one helper run against the cluster; it returns the exit code,
 // stdout and the parent's artifact root.
 type run struct {
@@ -108,6 +116,7 @@ type run struct {
 	key      string
 	env      map[string]string
 	task     wire.Task
+	stdout   io.Writer // also gets the helper's stdout, as it is written
 }
 
 func (c *cluster) run(ctx context.Context, r run) (int, string, string) {
@@ -139,13 +148,22 @@ func (c *cluster) run(ctx context.Context, r run) (int, string, string) {
 	for k, v := range r.env {
 		env[k] = v
 	}
-	args := r.args
-	if args == nil {
+	args := append([]string(nil), r.args...)
+	for i, a := range args {
+		if a == taskFileArg {
+			args[i] = taskFile
+		}
+	}
+	if r.args == nil {
 		args = []string{"subagent", "--task", taskFile, "--quiet", "--stream", "--timeout", "60", "--max-iter", "5"}
 	}
 	var out bytes.Buffer
+	var stdout io.Writer = &out
+	if r.stdout != nil {
+		stdout = io.MultiWriter(&out, r.stdout)
+	}
 	code := Main(ctx, Options{Args: args, LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
-		Key: r.key, Stdout: &out, Stderr: io.Discard, Version: "v1.2.3", Client: c.client, Namespace: "agents",
+		Key: r.key, Stdout: stdout, Stderr: io.Discard, Version: "v1.2.3", Client: c.client, Namespace: "agents",
 		Logs: c.logs, CleanupTimeout: 5 * time.Second, ExitTimeout: 5 * time.Second})
 	return code, out.String(), root
 }

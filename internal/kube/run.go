@@ -177,9 +177,12 @@ func (h *helper) follow(ctx context.Context) int {
 	return h.finish(r, code)
 }
 
-// notRunning ends a child whose pod never ran: it spent nothing.
+// notRunning ends a child whose pod never ran: it spent nothing. A child
+// its parent stopped has its Job deleted before the result is written, as
+// cancelled does: the parent may kill the helper once it has the result.
 func (h *helper) notRunning(ctx context.Context, err error) int {
 	if ctx.Err() != nil {
+		h.cleanup()
 		h.writeResult(&wire.Result{Status: wire.StatusError, Error: ErrCancelled.Error() + " before its pod ran", Usage: &wire.Usage{}})
 		return exitInterrupt
 	}
