@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 )
 
 // TestAfterRequestsHoldsTheAnswer: a turn with after_requests answers only
@@ -66,6 +67,36 @@ func TestAfterRequestsClientLeaves(t *testing.T) {
 		<-done
 		if rec.Body.Len() != 0 {
 			t.Fatalf("a client that left got %q", rec.Body)
+		}
+	})
+}
+
+// TestAfterRequestsMaxBoundsTheHold: with after_requests_max_ms the held
+// answer goes once that time has passed even though the count was never
+// reached, and not before.
+func TestAfterRequestsMaxBoundsTheHold(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		s := New(&Script{Turns: []Turn{{Content: "late", AfterRequests: 3, AfterRequestsMaxMs: 5000}}})
+		rec := httptest.NewRecorder()
+		done := make(chan struct{})
+		start := time.Now()
+		go func() {
+			s.Handler().ServeHTTP(rec, httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(msgReq("x"))))
+			close(done)
+		}()
+		synctest.Wait()
+		select {
+		case <-done:
+			t.Fatal("answered at once")
+		default:
+		}
+		<-done
+		if waited := time.Since(start); waited != 5*time.Second {
+			t.Errorf("answered after %v, want the bound of 5s", waited)
+		}
+		if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"late"`) {
+			t.Fatalf("%d %s", rec.Code, rec.Body)
 		}
 	})
 }

@@ -115,7 +115,10 @@
 //   - after_requests: hold the answer (headers included) until the server
 //     has received that many requests, this one included, so a test can
 //     order parallel clients by what they sent rather than by time; a
-//     client that goes away first gets nothing.
+//     client that goes away first gets nothing. after_requests_max_ms
+//     bounds the hold: after that long the answer goes anyway (a test
+//     whose clients never all arrive then fails on what it sees rather
+//     than hanging).
 //   - chunk_size: bytes per content/reasoning/arguments piece when streaming
 //     (default 16; UTF-8 sequences are never split).
 //   - interleave: stream several tool calls' argument pieces round-robin.

@@ -104,6 +104,10 @@ type Turn struct {
 	// AfterRequests holds the answer until the server has received this
 	// many requests, the one answered included (0 = at once).
 	AfterRequests int `json:"after_requests,omitempty"`
+	// AfterRequestsMaxMs bounds that hold: after this long the answer goes
+	// anyway (0 = no bound), so a test whose clients never all arrive
+	// fails on what it then sees instead of hanging.
+	AfterRequestsMaxMs int `json:"after_requests_max_ms,omitempty"`
 
 	// repeat is the script's "repeat": ParseScript plays the turn that
 	// many times (a model that makes one call again and again).
@@ -170,6 +174,7 @@ type turnJSON struct {
 	ChunkSize        int             `json:"chunk_size,omitempty"`
 	Interleave       bool            `json:"interleave,omitempty"`
 	AfterRequests    int             `json:"after_requests,omitempty"`
+	AfterRequestsMax int             `json:"after_requests_max_ms,omitempty"`
 	Repeat           int             `json:"repeat,omitempty"`
 }
 
@@ -186,7 +191,7 @@ func (t *Turn) UnmarshalJSON(b []byte) error {
 		EncryptedContent: w.EncryptedContent, ToolCalls: w.ToolCalls, WholeCalls: w.WholeCalls, NoIDs: w.NoIDs,
 		FinishReason: w.FinishReason, Fault: w.Fault, Match: w.Match, MatchModel: w.MatchModel,
 		DelayMs: w.DelayMs, ChunkDelayMs: w.ChunkDelayMs, ChunkSize: w.ChunkSize, Interleave: w.Interleave,
-		AfterRequests: w.AfterRequests, repeat: w.Repeat,
+		AfterRequests: w.AfterRequests, AfterRequestsMaxMs: w.AfterRequestsMax, repeat: w.Repeat,
 	}
 	if w.Repeat < 0 || w.Repeat > maxRepeat {
 		return fmt.Errorf("repeat: want 1..%d, got %d", maxRepeat, w.Repeat)
@@ -227,7 +232,7 @@ func (t Turn) MarshalJSON() ([]byte, error) {
 		EncryptedContent: t.EncryptedContent, ToolCalls: t.ToolCalls, WholeCalls: t.WholeCalls, NoIDs: t.NoIDs,
 		FinishReason: t.FinishReason, Fault: t.Fault, Match: t.Match, MatchModel: t.MatchModel,
 		DelayMs: t.DelayMs, ChunkDelayMs: t.ChunkDelayMs, ChunkSize: t.ChunkSize, Interleave: t.Interleave,
-		AfterRequests: t.AfterRequests,
+		AfterRequests: t.AfterRequests, AfterRequestsMax: t.AfterRequestsMaxMs,
 	}
 	switch {
 	case t.NoUsage:
@@ -360,8 +365,8 @@ func (t *Turn) validate() error {
 		sort.Strings(names)
 		return fmt.Errorf("unknown fault %q (known: %s)", t.Fault, strings.Join(names, ", "))
 	}
-	if t.DelayMs < 0 || t.ChunkDelayMs < 0 || t.ChunkSize < 0 || t.AfterRequests < 0 {
-		return errors.New("delay_ms, chunk_delay_ms, chunk_size and after_requests must not be negative")
+	if t.DelayMs < 0 || t.ChunkDelayMs < 0 || t.ChunkSize < 0 || t.AfterRequests < 0 || t.AfterRequestsMaxMs < 0 {
+		return errors.New("delay_ms, chunk_delay_ms, chunk_size, after_requests and after_requests_max_ms must not be negative")
 	}
 	if t.Usage != nil && t.NoUsage {
 		return errors.New("usage is both set and disabled")

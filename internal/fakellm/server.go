@@ -261,7 +261,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		plain(w, http.StatusInternalServerError, failure)
 		return
 	}
-	if !s.awaitRequests(r.Context(), turn.AfterRequests) {
+	if !s.awaitRequests(r.Context(), turn.AfterRequests, time.Duration(turn.AfterRequestsMaxMs)*time.Millisecond) {
 		return
 	}
 	action := "answer"
@@ -295,9 +295,16 @@ func (s *Server) appendLocked(rec RecordedRequest) {
 
 // awaitRequests holds a turn's answer until the server has received n
 // requests (the one being answered included): a test orders parallel
-// clients by what they sent, not by time. False when the client went away
-// or the server closed first.
-func (s *Server) awaitRequests(ctx context.Context, n int) bool {
+// clients by what they sent, not by time. A max above 0 bounds the hold:
+// then the answer goes anyway. False when the client went away or the
+// server closed first.
+func (s *Server) awaitRequests(ctx context.Context, n int, max time.Duration) bool {
+	var expired <-chan time.Time
+	if max > 0 && n > 0 {
+		t := time.NewTimer(max)
+		defer t.Stop()
+		expired = t.C
+	}
 	for {
 		s.mu.Lock()
 		have, grew := len(s.reqs), s.grew
@@ -307,6 +314,8 @@ func (s *Server) awaitRequests(ctx context.Context, n int) bool {
 		}
 		select {
 		case <-grew:
+		case <-expired:
+			return true
 		case <-ctx.Done():
 			return false
 		case <-s.done:
