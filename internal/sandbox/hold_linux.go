@@ -174,10 +174,13 @@ func (h *holder) makeRuleset() (*os.File, uint32, error) {
 
 // handledFS is the file system rights the kernel's Landlock handles: what
 // go-landlock's best effort keeps of V11's.
-func handledFS() uint64 {
+func handledFS() uint64 { return handledFSAt(landlockABI()) }
+
+// handledFSAt is handledFS on a kernel whose Landlock ABI is abi (0: none).
+func handledFSAt(abi int) uint64 {
 	configs := []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6,
 		landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11}
-	v := min(landlockABI(), len(configs))
+	v := min(abi, len(configs))
 	if v < 1 {
 		return 0
 	}
