@@ -1,0 +1,121 @@
+//go:build linux && (amd64 || arm64)
+
+package sandbox
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+func init() {
+	// nettcp:PORT|FLAGS puts this thread under the held ruleset it finds at
+	// RulesetFD (enforced with FLAGS) and, the network off, the network
+	// domain, with stdin closed first so that the network ruleset gets
+	// descriptor 0; then it connects to 127.0.0.1:PORT over TCP. There is
+	// no seccomp filter here: Landlock alone decides.
+	probeOps["nettcp"] = func(a string) string {
+		port, flags, _ := strings.Cut(a, "|")
+		n, err := strconv.Atoi(port)
+		if err != nil {
+			return result(err)
+		}
+		f, err := strconv.ParseUint(flags, 10, 32)
+		if err != nil {
+			return result(err)
+		}
+		runtime.LockOSThread() // never unlocked: the thread ends with the probe
+		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+			return result(err)
+		}
+		if err := unix.Close(0); err != nil {
+			return result(err)
+		}
+		p := Policy{Mode: ModeWorkspaceWrite, Landlock: true, Launch: &LaunchInfo{Ruleset: true, RulesetFlags: uint32(f)}}
+		if err := restrictThread(p); err != nil {
+			return "restrict:" + strings.ReplaceAll(err.Error(), " ", "_")
+		}
+		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return "socket-" + result(err)
+		}
+		defer unix.Close(fd)
+		return result(unix.Connect(fd, &unix.SockaddrInet4{Port: n, Addr: [4]byte{127, 0, 0, 1}}))
+	}
+}
+
+// With the network off, the thread that holds the policy is in a Landlock
+// domain that allows no TCP connection, whichever descriptor the network
+// ruleset got: 0 too, in a launcher started with stdin closed. (In the
+// launcher the seccomp filter refuses the socket itself; on an
+// architecture the filter does not know, this domain is all there is.)
+func TestNetworkDomainWithStdinClosed(t *testing.T) {
+	t.Parallel()
+	if Probe().LandlockABI < abiTCP {
+		t.Skip("no Landlock TCP rules")
+	}
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	p := Policy{Mode: ModeWorkspaceWrite, Workspace: t.TempDir(), Landlock: true}
+	mustPrepare(t, &p)
+	t.Cleanup(p.Release)
+	files, info, err := p.launchFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := "nettcp:" + strconv.Itoa(port) + "|" + strconv.FormatUint(uint64(info.RulesetFlags), 10)
+	cmd := exec.Command(probeExe(t), probeArg, op)
+	cmd.ExtraFiles = []*os.File{devNull(t), files[0]} // fd 3, and the ruleset at RulesetFD
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the probe: %v\n%s", err, out)
+	}
+	if got := probeResults(string(out))[op]; got != "EACCES" {
+		t.Errorf("a TCP connection from the confined thread: %q, want EACCES\n%s", got, out)
+	}
+}
+
+// A launch whose policy asks for Landlock without a held ruleset (an argv
+// not written by Command) is refused with the reason on the status pipe,
+// not by a crash of the launcher.
+func TestLauncherRefusesLandlockWithoutRuleset(t *testing.T) {
+	t.Parallel()
+	exe := probeExe(t)
+	for _, pol := range []string{
+		"odek-launch/1 workspace-write net=1 landlock=1 ruleset=0 flags=0",
+		"odek-launch/1 read-only net=0 landlock=1 ruleset=0 flags=0",
+	} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(exe, LauncherArg, pol, "--", "/bin/true")
+		cmd.ExtraFiles = []*os.File{w}
+		err = cmd.Start()
+		w.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, _ := io.ReadAll(r)
+		r.Close()
+		err = cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 125 || !strings.HasPrefix(string(msg), "error: ") || !strings.Contains(string(msg), "not prepared") {
+			t.Errorf("%q: exit %v, status %q; want 125 and the policy not prepared", pol, err, msg)
+		}
+	}
+}

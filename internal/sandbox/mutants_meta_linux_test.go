@@ -1,0 +1,114 @@
+//go:build linux && (amd64 || arm64)
+
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+func init() {
+	// fchmodat_rel:DIR|NAME: chmod 0640 of NAME relative to DIR's descriptor.
+	probeOps["fchmodat_rel"] = func(a string) string {
+		dir, name, _ := strings.Cut(a, "|")
+		fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return "open-" + result(err)
+		}
+		defer unix.Close(fd)
+		return result(errOf(unix.Syscall6(unix.SYS_FCHMODAT, uintptr(fd), uintptr(unsafe.Pointer(cstr(name))), 0o640, 0, 0, 0)))
+	}
+	// fchmodat_cwd:DIR|NAME: chmod 0640 of NAME relative to the working
+	// directory, DIR for the call.
+	probeOps["fchmodat_cwd"] = func(a string) string {
+		dir, name, _ := strings.Cut(a, "|")
+		old, err := os.Getwd()
+		if err != nil {
+			return result(err)
+		}
+		if err := unix.Chdir(dir); err != nil {
+			return "chdir-" + result(err)
+		}
+		defer unix.Chdir(old)
+		return result(errOf(unix.Syscall6(unix.SYS_FCHMODAT, cwdFD, uintptr(unsafe.Pointer(cstr(name))), 0o640, 0, 0, 0)))
+	}
+	// fchownat_empty:PATH: chown (to the caller's own ids) of the file
+	// PATH's descriptor holds, named by an empty path and AT_EMPTY_PATH;
+	// fchownat_empty_noflag the same without the flag.
+	emptyChown := func(flags uintptr) probeOp {
+		return func(p string) string {
+			return result(withFD(p, func(fd int) error {
+				return errOf(unix.Syscall6(unix.SYS_FCHOWNAT, uintptr(fd), uintptr(unsafe.Pointer(cstr(""))),
+					uintptr(os.Getuid()), uintptr(os.Getgid()), flags, 0))
+			}))
+		}
+	}
+	probeOps["fchownat_empty"] = emptyChown(unix.AT_EMPTY_PATH)
+	probeOps["fchownat_empty_noflag"] = emptyChown(0)
+}
+
+// The supervisor resolves a call's file as the kernel would for the
+// caller: a relative name against the directory descriptor given, or
+// against the caller's working directory; an empty name with
+// AT_EMPTY_PATH as the descriptor's own file, and without it as no file
+// (ENOENT); removexattr through a symlink on the link's target. Each
+// call's effect is checked on the file, and every answer against the
+// same call unconfined.
+func TestMetadataNamesAsTheCallerResolvesThem(t *testing.T) {
+	t.Parallel()
+	needFilter(t)
+	p, ws, _ := metaPolicy(t, true)
+	sub := filepath.Join(ws, "sub")
+	for _, f := range []string{"sub/rel", "sub/cwd", "empty", "inside"} {
+		mkfile(t, filepath.Join(ws, f), "x")
+	}
+	link := filepath.Join(ws, "to-inside")
+	if err := os.Symlink(filepath.Join(ws, "inside"), link); err != nil {
+		t.Fatal(err)
+	}
+	reset := func() {
+		for _, f := range []string{"sub/rel", "sub/cwd", "empty", "inside"} {
+			if err := os.Chmod(filepath.Join(ws, f), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := unix.Setxattr(filepath.Join(ws, "inside"), "user.odek-probe", []byte("v"), 0); err != nil {
+			t.Skipf("no user attributes here: %v", err)
+		}
+	}
+	want := map[string]string{
+		"fchmodat_rel:" + sub + "|rel": "ok", "fchmodat_cwd:" + sub + "|cwd": "ok",
+		"fchownat_empty:" + filepath.Join(ws, "empty"): "ok", "fchownat_empty_noflag:" + filepath.Join(ws, "empty"): "ENOENT",
+		"removexattr:" + link: "ok",
+	}
+	var ops []string
+	for op := range want {
+		ops = append(ops, op)
+	}
+	reset()
+	for op, res := range probeControl(t, ops...) {
+		if res != want[op] {
+			t.Skipf("unconfined, %s: %s, want %s", op, res, want[op])
+		}
+	}
+	reset()
+	_, got := probeRun(t, p, ops...)
+	for op, res := range want {
+		if got[op] != res {
+			t.Errorf("confined, %s: %q, want %s", op, got[op], res)
+		}
+	}
+	for _, f := range []string{"sub/rel", "sub/cwd"} {
+		if fi, err := os.Stat(filepath.Join(ws, f)); err != nil || fi.Mode().Perm() != 0o640 {
+			t.Errorf("%s after the confined chmod: %v %v, want 0640", f, fi.Mode(), err)
+		}
+	}
+	if _, err := unix.Getxattr(filepath.Join(ws, "inside"), "user.odek-probe", nil); err != unix.ENODATA {
+		t.Errorf("the link's target still has its attribute after removexattr through the link: %v", err)
+	}
+}
