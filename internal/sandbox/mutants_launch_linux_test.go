@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -117,5 +118,47 @@ func TestLauncherRefusesLandlockWithoutRuleset(t *testing.T) {
 		if !errors.As(err, &ee) || ee.ExitCode() != 125 || !strings.HasPrefix(string(msg), "error: ") || !strings.Contains(string(msg), "not prepared") {
 			t.Errorf("%q: exit %v, status %q; want 125 and the policy not prepared", pol, err, msg)
 		}
+	}
+}
+
+// Only a Landlock policy gets a supervisor for its metadata calls: the
+// supervisor allows what lies beneath the policy's writable roots, which
+// without Landlock bound nothing. A launch argv that says landlock=0 but
+// carries a ruleset and a root (Command never writes one) gets EPERM for
+// a chmod in that root, as every policy without Landlock does.
+func TestNoSupervisorWithoutLandlock(t *testing.T) {
+	t.Parallel()
+	needFilter(t)
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(ws, "f")
+	mkfile(t, f, "x")
+	root, err := os.OpenFile(ws, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	op := "fchmodat:" + f
+	if ctl := probeControl(t, op)[op]; ctl != "ok" {
+		t.Skipf("unconfined: %s", ctl)
+	}
+	if err := os.Chmod(f, 0o600); err != nil { // the control's chmod undone
+		t.Fatal(err)
+	}
+	pol := "odek-launch/1 workspace-write net=1 landlock=0 ruleset=1 flags=0 " + strconv.Quote(ws)
+	cmd := exec.Command(probeExe(t), LauncherArg, pol, "--", probeExe(t), probeArg, op)
+	cmd.ExtraFiles = []*os.File{devNull(t), devNull(t), root} // status, the ruleset's place, the root
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the launch: %v\n%s", err, out)
+	}
+	if got := probeResults(string(out))[op]; got != "EPERM" {
+		t.Errorf("a chmod in the root of a launch without Landlock: %q, want EPERM\n%s", got, out)
+	}
+	if fi, err := os.Stat(f); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the file's mode is now %v (%v)", fi.Mode(), err)
 	}
 }
