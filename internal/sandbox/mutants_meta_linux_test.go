@@ -5,6 +5,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
@@ -47,6 +48,15 @@ func init() {
 					uintptr(os.Getuid()), uintptr(os.Getgid()), flags, 0))
 			}))
 		}
+	}
+	// fchmodat_own:PREFIX|PATH: chmod 0640 of PATH, opened, named by
+	// PREFIX/N, N its descriptor (/proc/self/fd, /dev/fd: as tar does).
+	probeOps["fchmodat_own"] = func(a string) string {
+		prefix, path, _ := strings.Cut(a, "|")
+		return result(withFD(path, func(fd int) error {
+			name := prefix + "/" + strconv.Itoa(fd)
+			return errOf(unix.Syscall6(unix.SYS_FCHMODAT, cwdFD, uintptr(unsafe.Pointer(cstr(name))), 0o640, 0, 0, 0))
+		}))
 	}
 	probeOps["fchownat_empty"] = emptyChown(unix.AT_EMPTY_PATH)
 	probeOps["fchownat_empty_noflag"] = emptyChown(0)
@@ -110,5 +120,45 @@ func TestMetadataNamesAsTheCallerResolvesThem(t *testing.T) {
 	}
 	if _, err := unix.Getxattr(filepath.Join(ws, "inside"), "user.odek-probe", nil); err != unix.ENODATA {
 		t.Errorf("the link's target still has its attribute after removexattr through the link: %v", err)
+	}
+}
+
+// A process's names for its own descriptors (/proc/self/fd/N,
+// /proc/thread-self/fd/N, /dev/fd/N: tar chmods what it extracted that
+// way) name the caller's descriptors, not the supervisor's: the chmod
+// lands on the caller's file. /proc/self itself, and a name that only
+// starts like one, are not rewritten into something else, and the
+// supervisor goes on answering.
+func TestMetadataThroughTheCallersOwnFDNames(t *testing.T) {
+	t.Parallel()
+	needFilter(t)
+	p, ws, _ := metaPolicy(t, true)
+	prefixes := []string{"/proc/self/fd", "/proc/thread-self/fd", "/dev/fd"}
+	var ops []string
+	for i, prefix := range prefixes {
+		f := filepath.Join(ws, "own"+strconv.Itoa(i))
+		mkfile(t, f, "x")
+		ops = append(ops, "fchmodat_own:"+prefix+"|"+f)
+	}
+	last := filepath.Join(ws, "last")
+	mkfile(t, last, "x")
+	ops = append(ops, "fchmodat:/proc/self", "fchmodat:/proc/selfish", "fchmodat:"+last)
+	_, got := probeRun(t, p, ops...)
+	for i, prefix := range prefixes {
+		f := filepath.Join(ws, "own"+strconv.Itoa(i))
+		if res := got[ops[i]]; res != "ok" {
+			t.Errorf("chmod of %s through %s/N: %q, want ok", f, prefix, res)
+		}
+		if fi, err := os.Stat(f); err != nil || fi.Mode().Perm() != 0o640 {
+			t.Errorf("%s after its chmod through %s/N: %v (%v), want 0640", f, prefix, fi.Mode(), err)
+		}
+	}
+	for _, op := range []string{"fchmodat:/proc/self", "fchmodat:/proc/selfish"} {
+		if res := got[op]; res == "ok" || res == "" {
+			t.Errorf("%s: %q, want a refusal", op, res)
+		}
+	}
+	if res := got["fchmodat:"+last]; res != "ok" {
+		t.Errorf("a chmod after those: %q, want ok (the supervisor still answering)", res)
 	}
 }
