@@ -162,3 +162,21 @@ func TestNoSupervisorWithoutLandlock(t *testing.T) {
 		t.Errorf("the file's mode is now %v (%v)", fi.Mode(), err)
 	}
 }
+
+func init() {
+	// listener reports whether the kernel gives this process a seccomp
+	// listener (ok), or the errno it refuses one with (a listener is
+	// installed above it: odek sandboxed in odek, a container engine's).
+	probeOps["listener"] = func(string) string {
+		runtime.LockOSThread() // the filter is this thread's; the probe ends soon
+		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+			return result(err)
+		}
+		prog := []unix.SockFilter{{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ALLOW}}
+		fd, err := seccompFD(prog, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER)
+		if err == nil {
+			unix.Close(fd)
+		}
+		return result(err)
+	}
+}

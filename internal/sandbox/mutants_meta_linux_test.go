@@ -58,6 +58,17 @@ func init() {
 			return errOf(unix.Syscall6(unix.SYS_FCHMODAT, cwdFD, uintptr(unsafe.Pointer(cstr(name))), 0o640, 0, 0, 0))
 		}))
 	}
+	// utimensat_at:PATH sets PATH's times to 1e9 s (atime) and 1.5e9 s
+	// (mtime); utimensat_bad:PATH asks for a nanosecond count out of
+	// range, which the kernel refuses (EINVAL).
+	times := func(ts [2]unix.Timespec) probeOp {
+		return func(p string) string {
+			return result(errOf(unix.Syscall6(unix.SYS_UTIMENSAT, cwdFD, uintptr(unsafe.Pointer(cstr(p))),
+				uintptr(unsafe.Pointer(&ts[0])), 0, 0, 0)))
+		}
+	}
+	probeOps["utimensat_at"] = times([2]unix.Timespec{{Sec: 1e9}, {Sec: 15e8}})
+	probeOps["utimensat_bad"] = times([2]unix.Timespec{{Sec: 1e9, Nsec: 2e9}, {Sec: 1e9}})
 	probeOps["fchownat_empty"] = emptyChown(unix.AT_EMPTY_PATH)
 	probeOps["fchownat_empty_noflag"] = emptyChown(0)
 }
@@ -160,5 +171,36 @@ func TestMetadataThroughTheCallersOwnFDNames(t *testing.T) {
 	}
 	if res := got["fchmodat:"+last]; res != "ok" {
 		t.Errorf("a chmod after those: %q, want ok (the supervisor still answering)", res)
+	}
+}
+
+// The supervisor's utimensat does what was asked (the times given, not
+// now) and answers what the kernel answered: a nanosecond count out of
+// range is EINVAL, as unconfined, and leaves the times alone.
+func TestMetadataTimesAsAsked(t *testing.T) {
+	t.Parallel()
+	needFilter(t)
+	p, ws, _ := metaPolicy(t, true)
+	set, bad := filepath.Join(ws, "set"), filepath.Join(ws, "bad")
+	mkfile(t, set, "x")
+	mkfile(t, bad, "x")
+	ops := []string{"utimensat_at:" + set, "utimensat_bad:" + bad}
+	if ctl := probeControl(t, ops...); ctl[ops[0]] != "ok" || ctl[ops[1]] != "EINVAL" {
+		t.Skipf("unconfined: %v", ctl)
+	}
+	before, err := os.Stat(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mkfile(t, set, "x") // the control's times undone: a new write is now
+	_, got := probeRun(t, p, ops...)
+	if got[ops[0]] != "ok" || got[ops[1]] != "EINVAL" {
+		t.Errorf("confined: %v, want ok and EINVAL", got)
+	}
+	if fi, err := os.Stat(set); err != nil || fi.ModTime().Unix() != 15e8 {
+		t.Errorf("%s's mtime after the confined utimensat: %v (%v), want 1.5e9 s", set, fi.ModTime(), err)
+	}
+	if fi, err := os.Stat(bad); err != nil || !fi.ModTime().Equal(before.ModTime()) {
+		t.Errorf("%s's mtime after a refused utimensat: %v (%v), was %v", bad, fi.ModTime(), err, before.ModTime())
 	}
 }
