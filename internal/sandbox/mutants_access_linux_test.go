@@ -153,3 +153,29 @@ func memDir(t *testing.T) string {
 	}
 	return d
 }
+
+// A walk's entries: a plain subdirectory passes (a directory is refused
+// only when it is a proc file system), and a proc directory reached under
+// a workspace name is refused as odek's own process.
+func TestGuardEntryDirectories(t *testing.T) {
+	t.Parallel()
+	m := newMapTree(t)
+	a := m.access(t, ModeWorkspaceWrite)
+	sub := filepath.Join(m.ws, "pkg", "sub")
+	mkfile(t, filepath.Join(sub, "x.go"), "package sub")
+	g := a.Guard()
+	if err := g.Read(nil, openT(t, m.ws), m.ws); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{filepath.Join(m.ws, "pkg"), sub} {
+		if err := g.Entry(int(openT(t, d).Fd()), d); err != nil {
+			t.Errorf("the workspace directory %s: %v", d, err)
+		}
+	}
+	if got := kindOf(t, g.Entry(int(openT(t, "/proc/self").Fd()), m.ws+"/self")); got != ProcessFiles {
+		t.Errorf("/proc/self under a workspace name: kind %d", got)
+	}
+	if got := kindOf(t, g.Entry(int(openT(t, "/proc/self/fd").Fd()), m.ws+"/fd")); got != ProcessFiles {
+		t.Errorf("/proc/self/fd under a workspace name: kind %d", got)
+	}
+}
