@@ -94,7 +94,7 @@ func (r *Runner) encode(in Input, transcript string) ([]byte, error) {
 		}
 		switch in.Event {
 		case PostToolUse:
-			resp := red(clip(in.Response, maxResponseBytes))
+			resp := clip(red(in.Response), maxResponseBytes) // masked whole, then cut: a secret across the cut leaves no prefix
 			p.ToolResponse = &resp
 		case PostToolUseFailure:
 			p.Error, p.IsInterrupt = red(in.Error), &in.Interrupted

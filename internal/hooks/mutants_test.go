@@ -261,7 +261,6 @@ func TestInputRedactedAndClipped(t *testing.T) {
 	g := newRig(t, `{"PostToolUse": [{"hooks": [{"type": "command", "command": "cat > post.json"}]}],
 		"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "cat > prompt.json"}]}]}`, "",
 		func(o *Options) {
-			// the mask keeps the length: the cap is checked on what the hook got
 			o.Redact = func(s string) string { return strings.ReplaceAll(s, "hunter2", "*******") }
 		})
 	ctx := context.Background()
