@@ -203,33 +203,42 @@ func TestCommandCannotWriteLauncherStatus(t *testing.T) {
 // a target, or with a policy that is not one, exits 125 and says why on its
 // status pipe; the old second stage's argument starts nothing.
 func TestLauncherRefusesBadArguments(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, args := range [][]string{{LauncherArg}, {LauncherArg, Policy{Mode: ModeOff}.encodeLaunch(), "--"},
 		{LauncherArg, "not a policy", "--", "/bin/true"}, {LauncherArg, Policy{Mode: ModeOff}.encodeLaunch(), "++", "/bin/true"}} {
-		r, w, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(exe, args...)
-		cmd.ExtraFiles = []*os.File{w}
-		err = cmd.Start()
-		w.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		msg, _ := io.ReadAll(r)
-		r.Close()
-		err = cmd.Wait()
-		if ee := (*exec.ExitError)(nil); !errors.As(err, &ee) || ee.ExitCode() != 125 || !strings.HasPrefix(string(msg), "error: ") {
-			t.Errorf("%q: exit %v, status %q; want 125 and an error line", args, err, msg)
+		if code, msg := launcherStatus(t, args...); code != 125 || !strings.HasPrefix(msg, "error: ") {
+			t.Errorf("%q: exit %d, status %q; want 125 and an error line", args, code, msg)
 		}
 	}
 	if IsLauncher([]string{"odek", "__odek-sandbox-confine"}) {
 		t.Error("the second stage's argument still starts a launcher")
 	}
+}
+
+// launcherStatus runs this test binary with args and a status pipe as
+// fd 3, and returns its exit code (-1: it did not exit normally) and what
+// the pipe said.
+func launcherStatus(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := exec.Command(probeExe(t), args...)
+	cmd.ExtraFiles = []*os.File{w}
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := io.ReadAll(r)
+	err = cmd.Wait()
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+		return ee.ExitCode(), string(msg)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, string(msg)
 }
 
 // mustPrepare prepares p, failing the test on an error or a warning.

@@ -3,8 +3,6 @@
 package sandbox
 
 import (
-	"errors"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -95,28 +93,13 @@ func TestNetworkDomainWithStdinClosed(t *testing.T) {
 // not by a crash of the launcher.
 func TestLauncherRefusesLandlockWithoutRuleset(t *testing.T) {
 	t.Parallel()
-	exe := probeExe(t)
 	for _, pol := range []string{
 		"odek-launch/1 workspace-write net=1 landlock=1 ruleset=0 flags=0",
 		"odek-launch/1 read-only net=0 landlock=1 ruleset=0 flags=0",
 	} {
-		r, w, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(exe, LauncherArg, pol, "--", "/bin/true")
-		cmd.ExtraFiles = []*os.File{w}
-		err = cmd.Start()
-		w.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		msg, _ := io.ReadAll(r)
-		r.Close()
-		err = cmd.Wait()
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 125 || !strings.HasPrefix(string(msg), "error: ") || !strings.Contains(string(msg), "not prepared") {
-			t.Errorf("%q: exit %v, status %q; want 125 and the policy not prepared", pol, err, msg)
+		code, msg := launcherStatus(t, LauncherArg, pol, "--", "/bin/true")
+		if code != 125 || !strings.HasPrefix(msg, "error: ") || !strings.Contains(msg, "not prepared") {
+			t.Errorf("%q: exit %d, status %q; want 125 and the policy not prepared", pol, code, msg)
 		}
 	}
 }
