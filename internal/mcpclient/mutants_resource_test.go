@@ -10,8 +10,9 @@ import (
 )
 
 // resourceReader connects to a resourceServer serving text, follows its
-// link once, and returns a read function over mcp_resource_read.
-func resourceReader(t *testing.T, text string) func(offset, limit int) (string, error) {
+// link once, and returns a read function over mcp_resource_read, and one
+// that calls it with the arguments given.
+func resourceReader(t *testing.T, text string) (func(offset, limit int) (string, error), func(args map[string]any) (string, error)) {
 	t.Helper()
 	const linked = "file:///srv/page.txt"
 	hs := httptest.NewServer(&resourceServer{linked: linked, text: text})
@@ -30,10 +31,13 @@ func resourceReader(t *testing.T, text string) func(offset, limit int) (string, 
 		t.Fatal(err)
 	}
 	tool := NewResourceReader([]*Client{c})
-	return func(offset, limit int) (string, error) {
-		args, _ := json.Marshal(map[string]any{"server": "docs", "uri": linked, "offset": offset, "limit": limit})
-		return tool.Call(ctx, args)
+	call := func(args map[string]any) (string, error) {
+		raw, _ := json.Marshal(args)
+		return tool.Call(ctx, raw)
 	}
+	return func(offset, limit int) (string, error) {
+		return call(map[string]any{"server": "docs", "uri": linked, "offset": offset, "limit": limit})
+	}, call
 }
 
 // The pages of mcp_resource_read at their edges: the last page says where
@@ -44,7 +48,7 @@ func resourceReader(t *testing.T, text string) func(offset, limit int) (string, 
 func TestResourceReadPageEdges(t *testing.T) {
 	t.Parallel()
 	const text = "€abcdef" // "€" is 3 bytes: 9 bytes in all
-	read := resourceReader(t, text)
+	read, call := resourceReader(t, text)
 	for _, tc := range []struct {
 		name          string
 		offset, limit int
@@ -79,7 +83,13 @@ func TestResourceReadPageEdges(t *testing.T) {
 		}
 	}
 
-	empty := resourceReader(t, "")
+	for _, args := range []map[string]any{{"server": "docs"}, {"uri": "file:///srv/page.txt"}, {"server": "docs", "uri": ""}} {
+		if out, err := call(args); err == nil || err.Error() != "server and uri are required" {
+			t.Errorf("%v: %q, %v; want server and uri required", args, out, err)
+		}
+	}
+
+	empty, _ := resourceReader(t, "")
 	out, err := empty(0, 10)
 	if err != nil || !strings.Contains(out, "bytes 0..0 of 0") || strings.Contains(out, "TRUNCATED") {
 		t.Errorf("offset 0 of an empty resource: %q, %v; want an empty last page", out, err)
