@@ -99,6 +99,9 @@ func (p *oauthPeer) tokenEndpoint(w http.ResponseWriter, r *http.Request, body [
 	if !basic {
 		id, sec = form.Get("client_id"), form.Get("client_secret")
 	}
+	if form.Get("client_assertion_type") == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" && form.Get("client_assertion") != "" {
+		id, sec = "ci", p.secret // jwt_test.go checks the signature; here only that one was sent
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.forms = append(p.forms, form)
@@ -325,6 +328,7 @@ func TestOAuthUnusableMetadata(t *testing.T) {
 		{"no client_credentials grant", prm("{base}/mcp"), `{"issuer":"{base}/as","token_endpoint":"{base}/token","grant_types_supported":["authorization_code"]}`,
 			"does not offer the client_credentials grant"},
 		{"an empty resource", prm(""), as, `resource "" is not a URL`},
+		{"a resource that does not parse", prm("http://[::1"), as, `resource "http://[::1" is not a URL`},
 		{"a resource beside the MCP URL", prm("{base}/mc"), as, `is not the server`},
 		{"a resource below the MCP URL", prm("{base}/mcp/admin"), as, `is not the server`},
 		{"a resource on another port", prm("http://127.0.0.1:1/mcp"), as, `is not the server`},
@@ -725,5 +729,25 @@ func TestOAuthNoRequestWithoutATokenAfterAFailedRefresh(t *testing.T) {
 	defer p.mu.Unlock()
 	if len(p.seen) != 1 || p.seen[0] != "tools/call Bearer tok-2" {
 		t.Errorf("the MCP server saw %q, want one tools/call with the new token", p.seen)
+	}
+}
+
+// A key's assertion is sent when the authorization server's metadata
+// restricts neither the client authentication methods nor the signing
+// algorithms.
+func TestOAuthAssertionUnrestricted(t *testing.T) {
+	t.Parallel()
+	p := newOAuthPeer(t, standardDocs())
+	c, err := p.connect(t, &OAuthConfig{ClientID: "ci", PrivateKeyFile: ecKeyFile(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sentAuth(t, c); got != "Bearer tok-1" {
+		t.Errorf("call: %q", got)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.forms) != 1 || p.basic[0] || p.forms[0].Get("client_assertion") == "" || p.forms[0].Get("client_secret") != "" {
+		t.Errorf("token requests %v (Basic %v), want one with an assertion and no secret", p.forms, p.basic)
 	}
 }
