@@ -751,3 +751,19 @@ func TestOAuthAssertionUnrestricted(t *testing.T) {
 		t.Errorf("token requests %v (Basic %v), want one with an assertion and no secret", p.forms, p.basic)
 	}
 }
+
+// A refusal of a key's assertion reads as the token endpoint wrote it and
+// names the key file: with no secret to mask, nothing is masked.
+func TestOAuthAssertionRefusedPlainly(t *testing.T) {
+	t.Parallel()
+	file := ecKeyFile(t)
+	p := newOAuthPeer(t, standardDocs())
+	p.reply = func() (int, string) {
+		return http.StatusUnauthorized, `{"error":"invalid_client","error_description":"unknown key"}`
+	}
+	_, err := p.connect(t, &OAuthConfig{ClientID: "ci", PrivateKeyFile: file})
+	want := "refused odek's client credentials: invalid_client (unknown key); check mcp_servers.api.oauth (client_id \"ci\" and the key in " + file + ")"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v\nwant it to contain %s", err, want)
+	}
+}
