@@ -767,3 +767,22 @@ func TestOAuthAssertionRefusedPlainly(t *testing.T) {
 		t.Errorf("err = %v\nwant it to contain %s", err, want)
 	}
 }
+
+// A metadata document of exactly 64 KiB is read; one byte more is
+// refused (TestOAuthRefusesUntrueMetadata).
+func TestOAuthMetadataOfExactlyTheBound(t *testing.T) {
+	t.Parallel()
+	docs := standardDocs()
+	p := newOAuthPeer(t, docs)
+	prm := p.base(docs["/.well-known/oauth-protected-resource/mcp"])
+	p.mu.Lock()
+	docs["/.well-known/oauth-protected-resource/mcp"] = strings.TrimSuffix(prm, "}") + strings.Repeat(" ", maxMetadata-len(prm)) + "}"
+	p.mu.Unlock()
+	c, err := p.connect(t, nil)
+	if err != nil {
+		t.Fatalf("resource metadata of %d bytes: %v", maxMetadata, err)
+	}
+	if got := sentAuth(t, c); got != "Bearer tok-1" {
+		t.Errorf("call: %q", got)
+	}
+}
