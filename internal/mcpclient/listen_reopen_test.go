@@ -13,9 +13,11 @@ import (
 // stream).
 type reopenServer struct {
 	standaloneServer
-	get  string
-	mu   sync.Mutex
-	gets int
+	get     string
+	want    int           // GETs after which reached is closed
+	reached chan struct{} // closed at the want-th GET
+	mu      sync.Mutex
+	gets    int
 }
 
 func (s *reopenServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -25,6 +27,9 @@ func (s *reopenServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.gets++
+	if s.gets == s.want {
+		close(s.reached)
+	}
 	s.mu.Unlock()
 	switch s.get {
 	case "end":
@@ -66,19 +71,20 @@ func TestStandaloneStreamReopens(t *testing.T) {
 		get  string
 		want int
 	}{{"end", 4}, {"405", 1}, {"html", 1}} {
-		srv := &reopenServer{get: tc.get}
+		srv := &reopenServer{get: tc.get, want: tc.want, reached: make(chan struct{})}
 		ts := httptest.NewServer(srv)
 		c, _, err := connectDiscovered(t, "bg", ServerConfig{URL: ts.URL}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for deadline := time.Now().Add(10 * time.Second); srv.count() < tc.want; time.Sleep(2 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: %d GETs within 10 s, want %d", tc.get, srv.count(), tc.want)
-			}
+		select {
+		case <-srv.reached:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: %d GETs within 10 s, want %d", tc.get, srv.count(), tc.want)
 		}
 		// The listener's loop has ended once the transport says it no
-		// longer listens: only then is the count final.
+		// longer listens: only then is the count final. The flag changes
+		// with no event to wait on, so it is polled (bounded).
 		for deadline := time.Now().Add(10 * time.Second); listening(c); time.Sleep(2 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Fatalf("%s: still listening after 10 s (%d GETs)", tc.get, srv.count())

@@ -15,19 +15,10 @@ import (
 // what odek answered.
 func askServer(requests string) func(*memServer) {
 	return func(end *memServer) {
-		send := func(v map[string]any) {
-			v["jsonrpc"] = "2.0"
-			b, _ := json.Marshal(v)
-			_ = end.Send(b)
-		}
-		for {
-			b, err := end.Recv()
-			if err != nil {
-				return
-			}
+		serveRequests(end, func(b []byte, send func(map[string]any)) {
 			var m eraMsg
 			if json.Unmarshal(b, &m) != nil || len(m.ID) == 0 {
-				continue
+				return
 			}
 			switch m.Method {
 			case "server/discover":
@@ -44,14 +35,14 @@ func askServer(requests string) func(*memServer) {
 				_ = json.Unmarshal(m.Params, &p)
 				if p.RequestState == "st" {
 					send(map[string]any{"id": m.ID, "result": map[string]any{"content": eraText("responses " + string(p.InputResponses))}})
-					continue
+					return
 				}
 				send(map[string]any{"id": m.ID, "result": map[string]any{"resultType": "input_required",
 					"requestState": "st", "inputRequests": json.RawMessage(requests)}})
 			default:
 				send(map[string]any{"id": m.ID, "error": map[string]any{"code": -32601, "message": "Method not found"}})
 			}
-		}
+		})
 	}
 }
 

@@ -12,19 +12,10 @@ import (
 // is answered with a task already completed, carrying result as given.
 func doneTaskServer(result string) func(*memServer) {
 	return func(end *memServer) {
-		send := func(v map[string]any) {
-			v["jsonrpc"] = "2.0"
-			b, _ := json.Marshal(v)
-			_ = end.Send(b)
-		}
-		for {
-			b, err := end.Recv()
-			if err != nil {
-				return
-			}
+		serveRequests(end, func(b []byte, send func(map[string]any)) {
 			var m taskMsg
 			if json.Unmarshal(b, &m) != nil || len(m.ID) == 0 {
-				continue
+				return
 			}
 			switch m.Method {
 			case "server/discover":
@@ -39,7 +30,7 @@ func doneTaskServer(result string) func(*memServer) {
 			default:
 				send(map[string]any{"id": m.ID, "error": map[string]any{"code": -32601, "message": "Method not found"}})
 			}
-		}
+		})
 	}
 }
 
@@ -73,5 +64,22 @@ func TestCompletedTaskResultShapes(t *testing.T) {
 				t.Errorf("result %+v, err %v; want %q", r, err, tc.text)
 			}
 		})
+	}
+}
+
+// serveRequests is an in-memory server's loop: each message end receives
+// goes to handle, with send, which writes a JSON-RPC 2.0 message back.
+func serveRequests(end *memServer, handle func(b []byte, send func(map[string]any))) {
+	send := func(v map[string]any) {
+		v["jsonrpc"] = "2.0"
+		b, _ := json.Marshal(v)
+		_ = end.Send(b)
+	}
+	for {
+		b, err := end.Recv()
+		if err != nil {
+			return
+		}
+		handle(b, send)
 	}
 }
