@@ -147,7 +147,7 @@ func (s *supervisor) open(pid int, c metaCall) (int, unix.Errno) {
 	base := proc + "cwd"
 	switch {
 	case strings.HasPrefix(path, "/"):
-		base, path = proc+"root", "."+path
+		base, path = proc+"root", fromRoot(path)
 	case c.dir != atFDCWD:
 		base = proc + fmt.Sprintf("fd/%d", c.dir)
 	}
@@ -250,7 +250,7 @@ func readArgs(pid int, c metaCall) (metaArgs, unix.Errno) {
 	case opTimes, opTimesVal, opTimesBuf:
 		a.times, errno = readTimes(pid, c.op, c.times)
 	case opSetxattr, opRemovexattr:
-		if a.name, errno = readString(pid, c.name, xattrNameMax+1); errno != 0 {
+		if a.name, errno = readName(pid, c.name); errno != 0 {
 			return a, errno
 		}
 		if c.op == opSetxattr {
@@ -324,4 +324,24 @@ func utimensat(path string, ts []unix.Timespec) error {
 		return errno
 	}
 	return nil
+}
+
+// fromRoot is an absolute path made relative to the root it starts at, its
+// slashes dropped rather than "." put before them: a path of the kernel's
+// greatest length (4095 bytes) must not grow past it here.
+func fromRoot(path string) string {
+	if rel := strings.TrimLeft(path, "/"); rel != "" {
+		return rel
+	}
+	return "."
+}
+
+// readName reads an attribute's name as the kernel does: one over its
+// limit is ERANGE, not a path's ENAMETOOLONG.
+func readName(pid int, addr uintptr) (string, unix.Errno) {
+	name, errno := readString(pid, addr, xattrNameMax+1)
+	if errno == unix.ENAMETOOLONG {
+		errno = unix.ERANGE
+	}
+	return name, errno
 }
