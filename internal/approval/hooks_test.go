@@ -142,3 +142,48 @@ func TestHookKeyCoversEveryField(t *testing.T) {
 		seen[k] = name
 	}
 }
+
+// An http hook's question names where it posts and every header it sends,
+// as they will be sent: what the operator approves is what leaves.
+func TestHTTPHookQuestion(t *testing.T) {
+	t.Parallel()
+	spec := hooks.Spec{Dir: t.TempDir(), Event: hooks.PostToolUse, Matcher: "*",
+		Handler: hooks.Handler{Type: hooks.TypeHTTP, URL: "https://hooks.example/in", Timeout: time.Minute,
+			Headers: map[string]string{"X-Team": "alpha", "Authorization": "Bearer $HOOK_TOKEN"}}}
+	yes := &countingConfirmer{answer: Approve}
+	g, err := New(Options{Home: t.TempDir(), Confirmer: yes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, err := g.Hook(context.Background(), spec); !ok || err != nil || len(yes.asked) != 1 {
+		t.Fatalf("approved: %v %v, asked %d", ok, err, len(yes.asked))
+	}
+	q := yes.asked[0]
+	for _, want := range []string{"POST every PostToolUse event", `POST to: "https://hooks.example/in"`,
+		`header: Authorization: "Bearer $HOOK_TOKEN"`, `header: X-Team: "alpha"`} {
+		if !strings.Contains(q, want) {
+			t.Errorf("question lacks %q:\n%s", want, q)
+		}
+	}
+}
+
+// A yes that cannot be stored is an error naming the hook, not a hook that
+// runs now on a grant the next run will not find.
+func TestHookGrantThatCannotBeStored(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	yes := &countingConfirmer{answer: Approve}
+	g, err := New(Options{Home: home, Confirmer: yes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The grants file's place taken by a directory: no write can land.
+	if err := os.MkdirAll(filepath.Join(home, HookFile, "x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	spec := hookSpec(t.TempDir(), "./guard.sh")
+	ok, _, err := g.Hook(context.Background(), spec)
+	if ok || err == nil || !strings.Contains(err.Error(), `hook approval: PreToolUse "Bash"`) {
+		t.Fatalf("a grant that was not stored: %v %v", ok, err)
+	}
+}
