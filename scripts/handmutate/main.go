@@ -7,6 +7,11 @@
 //
 // Usage: go run ./scripts/handmutate [-list FILE] [-threshold PCT] [dir ...]
 //
+//	go run ./scripts/handmutate -uncovered GREMLINS-LOG dir
+//
+// The second form applies the mutants gremlins reported NOT COVERED (see
+// uncovered.go) and prints a verdict per mutant as gremlins does.
+//
 // The list is blocks separated by blank lines; '#' starts a comment line.
 //
 //	file: internal/risk/prog_files.go      the file to mutate
@@ -65,7 +70,11 @@ func main() {
 	threshold := flag.Float64("threshold", 90, "percentage of mutations each package must kill")
 	timeout := flag.Duration("timeout", 5*time.Minute, "longest test run of one mutant (a hang counts as killed)")
 	checkOnly := flag.Bool("check", false, "only check that every entry matches the code, run no tests")
+	uncovered := flag.String("uncovered", "", "a gremlins log: apply its NOT COVERED mutants to the package dir given, instead of the list")
 	flag.Parse()
+	if *uncovered != "" {
+		os.Exit(uncoveredMain(*uncovered, flag.Args(), *timeout))
+	}
 	ms, err := parse(*list)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "handmutate:", err)
@@ -99,6 +108,23 @@ func main() {
 	stop()
 	os.RemoveAll(tmp)
 	os.Exit(code)
+}
+
+// uncoveredMain runs -uncovered on the one package dir given.
+func uncoveredMain(log string, dirs []string, timeout time.Duration) int {
+	if len(dirs) != 1 {
+		fmt.Fprintln(os.Stderr, "handmutate: -uncovered takes the package dir gremlins ran on, and only it")
+		return 2
+	}
+	tmp, err := os.MkdirTemp("", "odek-handmutate-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "handmutate:", err)
+		return 2
+	}
+	defer os.RemoveAll(tmp)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runUncovered(ctx, os.Stdout, log, dirs[0], tmp, timeout)
 }
 
 // runAll runs every mutation and prints the per-package summary; its result
