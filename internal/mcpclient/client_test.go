@@ -57,7 +57,7 @@ func TestConfigValidation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer c.Close()
+			defer closeWithin(t, c)
 			if got := strings.Join(c.Warnings(), "\n"); got != tc.warn {
 				t.Errorf("warnings %q, want %q", got, tc.warn)
 			}

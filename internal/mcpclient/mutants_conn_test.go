@@ -30,3 +30,21 @@ func TestCloseOfAnIdleClientDoesNotWaitForTheGrace(t *testing.T) {
 	}
 	held.Wait()
 }
+
+// closeWithin closes c and fails the test if Close has not returned within
+// 10 s: a reader that never sees its transport close (conn.go:95:10, the
+// read error taken for a message) keeps Close waiting for it for ever,
+// and a bare Close would hold the whole suite until its timeout.
+func closeWithin(t *testing.T, c *Client) {
+	t.Helper()
+	closed := make(chan error, 1)
+	go func() { closed <- c.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close has not returned after 10 s")
+	}
+}
