@@ -2,6 +2,7 @@ package mcpclient
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 )
@@ -33,5 +34,35 @@ func TestHTTPSendBoundsDefaults(t *testing.T) {
 	t.Parallel()
 	if httpSendTimeout != 30*time.Second || httpDeleteTimeout != 2*time.Second {
 		t.Errorf("httpSendTimeout %v, httpDeleteTimeout %v; want 30s and 2s", httpSendTimeout, httpDeleteTimeout)
+	}
+}
+
+// With machine login, a request refused with a 401 fetches a token and is
+// sent once more, not again and again: against a server that refuses
+// every token the authorization server gives, each request (the probe,
+// then initialize) is sent twice, with one new token each, and Discover
+// fails with the 401 instead of asking for tokens until its deadline.
+func TestOAuthRefusedTokenIsTriedOnce(t *testing.T) {
+	t.Parallel()
+	p := newOAuthPeer(t, standardDocs())
+	p.reply = func() (int, string) { return 200, `{"access_token":"tok-refused","token_type":"Bearer"}` }
+	_, err := p.connect(t, nil)
+	if err == nil || !strings.Contains(err.Error(), "401") {
+		t.Fatalf("discover against a server that refuses every token: %v, want its 401", err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	sent := map[string]int{}
+	for _, s := range p.seen {
+		method, _, _ := strings.Cut(s, " ")
+		sent[method]++
+	}
+	for method, n := range sent {
+		if n != 2 {
+			t.Errorf("%s sent %d times, want 2 (MCP requests %q)", method, n, p.seen)
+		}
+	}
+	if len(p.forms) != len(sent) {
+		t.Errorf("%d token requests for %d refused requests, want one each", len(p.forms), len(sent))
 	}
 }
