@@ -2,7 +2,13 @@ package mcpclient
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -64,5 +70,65 @@ func TestOAuthRefusedTokenIsTriedOnce(t *testing.T) {
 	}
 	if len(p.forms) != len(sent) {
 		t.Errorf("%d token requests for %d refused requests, want one each", len(p.forms), len(sent))
+	}
+}
+
+// A legacy server that gives no session gets no Mcp-Session-Id header at
+// all, not an empty one (which a strict server refuses as a malformed
+// session): neither on its POSTs nor on the standalone stream's GET.
+func TestNoSessionNoSessionHeader(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var sent []string // "<HTTP method> <JSON-RPC method>" of each request that had the header
+	var gets int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m eraMsg
+		body, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(body, &m)
+		mu.Lock()
+		if _, ok := r.Header["Mcp-Session-Id"]; ok {
+			sent = append(sent, r.Method+" "+m.Method)
+		}
+		if r.Method == http.MethodGet {
+			gets++
+		}
+		mu.Unlock()
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		switch m.Method {
+		case "server/discover":
+			w.WriteHeader(http.StatusBadRequest)
+		case "initialize":
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-03-26","capabilities":{"tools":{}}}}`, m.ID)
+		case "tools/list":
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}}`, m.ID)
+		case "tools/call":
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"echoed"}]}}`, m.ID)
+		default:
+			w.WriteHeader(http.StatusAccepted)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c, _, err := connectDiscovered(t, "ns", ServerConfig{URL: srv.URL}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := eraCall(t, c, "echo"); err != nil || !strings.Contains(r.Text, "echoed") {
+		t.Fatalf("call: %v", err)
+	}
+	// The standalone stream's loop ends at the GET's 405, with no event to
+	// wait on: the flag it clears is polled (bounded).
+	for deadline := time.Now().Add(10 * time.Second); listening(c); time.Sleep(2 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("still listening after 10 s")
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if gets != 1 || len(sent) != 0 {
+		t.Errorf("%d GETs; requests with an Mcp-Session-Id header: %q; want 1 GET and none", gets, sent)
 	}
 }
