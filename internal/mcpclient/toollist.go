@@ -153,7 +153,7 @@ func (c *Client) checkTool(t ToolDef, seen map[string]bool, have int, lim discov
 	case len(t.Name) > lim.NameBytes:
 		return c.overBound(boundNameBytes, clip(t.Name, 64), int64(lim.NameBytes), int64(len(t.Name)))
 	case len(t.Description) > lim.DescriptionBytes || len(t.Title) > lim.DescriptionBytes:
-		return c.overBound(boundDescriptionBytes, t.Name, int64(lim.DescriptionBytes), int64(len(t.Description)))
+		return c.overBound(boundDescriptionBytes, t.Name, int64(lim.DescriptionBytes), int64(max(len(t.Description), len(t.Title))))
 	case len(t.InputSchema) > lim.SchemaBytes:
 		return c.overBound(boundSchemaBytes, t.Name, int64(lim.SchemaBytes), int64(len(t.InputSchema)))
 	case len(t.OutputSchema) > lim.SchemaBytes:
