@@ -1,0 +1,135 @@
+package mcpclient
+
+import (
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// refuseInitServer is a server, in memory, that looks legacy to the probe
+// (its first server/discover is answered Method not found), refuses the
+// first initialize with initError, and answers every later server/discover
+// with reprobe(the protocolVersion its _meta carried); a later initialize
+// is accepted. It records the methods it saw and the version each probe
+// spoke.
+type refuseInitServer struct {
+	initError map[string]any
+	reprobe   func(version string) map[string]any // the message, without id
+
+	mu     sync.Mutex
+	seen   []string
+	probes []string
+	inits  int
+}
+
+func (s *refuseInitServer) serve(end *memServer) {
+	serveRequests(end, func(b []byte, send func(map[string]any)) {
+		var m eraMsg
+		if json.Unmarshal(b, &m) != nil || len(m.ID) == 0 {
+			return
+		}
+		var p struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		}
+		_ = json.Unmarshal(m.Params, &p)
+		var version string
+		_ = json.Unmarshal(p.Meta[metaProtocolVersion], &version)
+		s.mu.Lock()
+		s.seen = append(s.seen, m.Method)
+		probe, inits := len(s.probes), s.inits
+		switch m.Method {
+		case "server/discover":
+			s.probes = append(s.probes, version)
+		case "initialize":
+			s.inits++
+		}
+		s.mu.Unlock()
+		reply := func(v map[string]any) {
+			v["id"] = m.ID
+			send(v)
+		}
+		switch {
+		case m.Method == "server/discover" && probe == 0:
+			reply(map[string]any{"error": map[string]any{"code": -32601, "message": "Method not found"}})
+		case m.Method == "server/discover":
+			reply(s.reprobe(version))
+		case m.Method == "initialize" && inits == 0:
+			reply(map[string]any{"error": s.initError})
+		case m.Method == "initialize":
+			var ip initParams
+			_ = json.Unmarshal(m.Params, &ip)
+			reply(map[string]any{"result": map[string]any{"protocolVersion": ip.ProtocolVersion, "capabilities": map[string]any{"tools": map[string]any{}}}})
+		case m.Method == "tools/list":
+			reply(map[string]any{"result": map[string]any{"tools": []any{map[string]any{"name": "t", "inputSchema": map[string]any{"type": "object"}}}}})
+		default:
+			reply(map[string]any{"error": map[string]any{"code": -32601, "message": "Method not found"}})
+		}
+	})
+}
+
+func (s *refuseInitServer) saw() (methods, probes string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ms []string
+	for _, m := range s.seen {
+		if m != "" {
+			ms = append(ms, m)
+		}
+	}
+	return strings.Join(ms, ","), strings.Join(s.probes, ",")
+}
+
+// discoverResult is a DiscoverResult listing versions.
+func discoverResult(versions ...string) map[string]any {
+	return map[string]any{"result": map[string]any{"supportedVersions": versions, "capabilities": map[string]any{"tools": map[string]any{}}}}
+}
+
+// After a refused initialize odek asks server/discover once more as a
+// modern request, speaking its own modern revision: the refusal's list
+// picks the revision only when it names a modern one. A refusal that
+// lists only handshake revisions does not make the second probe speak
+// one of them (a modern server answers that with -32022, and a server
+// that works would be failed).
+func TestSecondProbeSpeaksAModernRevision(t *testing.T) {
+	t.Parallel()
+	s := &refuseInitServer{
+		initError: map[string]any{"code": -32022, "message": "Unsupported protocol version",
+			"data": map[string]any{"supported": []string{"2025-06-18"}, "requested": "2025-03-26"}},
+		reprobe: func(version string) map[string]any {
+			if version != ModernProtocolVersion {
+				return map[string]any{"error": map[string]any{"code": -32022, "message": "Unsupported protocol version",
+					"data": map[string]any{"supported": []string{ModernProtocolVersion}, "requested": version}}}
+			}
+			return discoverResult(ModernProtocolVersion)
+		},
+	}
+	c, _, err := connectInMemory(t, "ri", ServerConfig{}, Options{}, s.serve)
+	if err != nil {
+		t.Fatalf("discover: %v", err)
+	}
+	if c.Era() != EraModern || c.ProtocolVersion() != ModernProtocolVersion {
+		t.Errorf("era %q version %q, want modern %s", c.Era(), c.ProtocolVersion(), ModernProtocolVersion)
+	}
+	if methods, probes := s.saw(); methods != "server/discover,initialize,server/discover,tools/list" || probes != ModernProtocolVersion+","+ModernProtocolVersion {
+		t.Errorf("server saw %s, probes speaking %s", methods, probes)
+	}
+}
+
+// A server that refused initialize and then lists only handshake
+// revisions is not sent initialize again: odek fails it with the
+// refusal it got.
+func TestRefusedHandshakeIsNotRetried(t *testing.T) {
+	t.Parallel()
+	s := &refuseInitServer{
+		initError: map[string]any{"code": -32603, "message": "not ready"},
+		reprobe:   func(string) map[string]any { return discoverResult("2025-06-18") },
+	}
+	_, _, err := connectInMemory(t, "ri", ServerConfig{}, Options{}, s.serve)
+	if want := "mcpclient ri: initialize: MCP error -32603: not ready"; err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+	if methods, _ := s.saw(); methods != "server/discover,initialize,server/discover" {
+		t.Errorf("server saw %s, want one initialize between the two probes and nothing after", methods)
+	}
+}
