@@ -7,13 +7,15 @@ import (
 	"testing"
 )
 
-// refuseInitServer is a server, in memory, that looks legacy to the probe
-// (its first server/discover is answered Method not found), refuses the
-// first initialize with initError, and answers every later server/discover
-// with reprobe(the protocolVersion its _meta carried); a later initialize
-// is accepted. It records the methods it saw and the version each probe
+// refuseInitServer is a server, in memory, that answers its first
+// server/discover with probe (nil: Method not found, so it looks legacy),
+// refuses the first initialize with initError (nil: accepts it), and
+// answers every later server/discover with reprobe(the protocolVersion
+// its _meta carried); a later initialize is accepted, with the version it
+// asked for. It records the methods it saw and the version each probe
 // spoke.
 type refuseInitServer struct {
+	probe     map[string]any // the message, without id
 	initError map[string]any
 	reprobe   func(version string) map[string]any // the message, without id
 
@@ -50,11 +52,13 @@ func (s *refuseInitServer) serve(end *memServer) {
 			send(v)
 		}
 		switch {
+		case m.Method == "server/discover" && probe == 0 && s.probe != nil:
+			reply(s.probe)
 		case m.Method == "server/discover" && probe == 0:
 			reply(map[string]any{"error": map[string]any{"code": -32601, "message": "Method not found"}})
 		case m.Method == "server/discover":
 			reply(s.reprobe(version))
-		case m.Method == "initialize" && inits == 0:
+		case m.Method == "initialize" && inits == 0 && s.initError != nil:
 			reply(map[string]any{"error": s.initError})
 		case m.Method == "initialize":
 			var ip initParams
@@ -131,5 +135,40 @@ func TestRefusedHandshakeIsNotRetried(t *testing.T) {
 	}
 	if methods, _ := s.saw(); methods != "server/discover,initialize,server/discover" {
 		t.Errorf("server saw %s, want one initialize between the two probes and nothing after", methods)
+	}
+}
+
+// unsupported is a -32022 error listing versions.
+func unsupported(versions ...string) map[string]any {
+	return map[string]any{"error": map[string]any{"code": -32022, "message": "Unsupported protocol version",
+		"data": map[string]any{"supported": versions, "requested": ModernProtocolVersion}}}
+}
+
+// A probe refused with -32022 whose list names only handshake revisions
+// opens the server with initialize, asking for the revision it listed;
+// one whose list names odek's own modern revision (and still refused it)
+// fails the server after that one probe.
+func TestProbeRefusedWithAList(t *testing.T) {
+	t.Parallel()
+	s := &refuseInitServer{probe: unsupported("2025-06-18")}
+	c, _, err := connectInMemory(t, "pl", ServerConfig{}, Options{}, s.serve)
+	if err != nil {
+		t.Fatalf("discover: %v", err)
+	}
+	if c.Era() != EraLegacy || c.ProtocolVersion() != "2025-06-18" {
+		t.Errorf("era %q version %q, want legacy 2025-06-18", c.Era(), c.ProtocolVersion())
+	}
+	if methods, _ := s.saw(); methods != "server/discover,initialize,tools/list" {
+		t.Errorf("server saw %s", methods)
+	}
+
+	s = &refuseInitServer{probe: unsupported(ModernProtocolVersion)}
+	_, _, err = connectInMemory(t, "pl", ServerConfig{}, Options{}, s.serve)
+	want := `mcpclient pl: server/discover: MCP error -32022: Unsupported protocol version (server supports ["2026-07-28"]; odek speaks ` + odekVersions() + ")"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v\nwant %s", err, want)
+	}
+	if methods, _ := s.saw(); methods != "server/discover" {
+		t.Errorf("server saw %s, want the one probe", methods)
 	}
 }
