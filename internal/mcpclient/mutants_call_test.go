@@ -122,13 +122,46 @@ func TestAnsweredErrorIsNotReplayed(t *testing.T) {
 // sessionServer is a 2025-03-26 Streamable HTTP server with sessions: an
 // initialize opens one (Mcp-Session-Id s1, s2, ...), a request without one
 // is refused 400, and one with a session the server does not know 404, as
-// a restarted server answers. forget drops every session.
+// a restarted server answers. forget drops every session; holdCalls(n)
+// holds the next tools/calls until n have arrived, then forgets and
+// answers each of them 404.
 type sessionServer struct {
 	mu       sync.Mutex
 	sessions map[string]bool
 	opened   int
 	ran      int // tools/call run
 	lost     int // 404s
+	hold     int
+	arrived  int
+	held     chan struct{}
+}
+
+func (s *sessionServer) holdCalls(n int) {
+	s.mu.Lock()
+	s.hold, s.arrived, s.held = n, 0, make(chan struct{})
+	s.mu.Unlock()
+}
+
+// holding waits, for a call held by holdCalls, until all have arrived and
+// the sessions are forgotten; false for a call not held.
+func (s *sessionServer) holding(r *http.Request, m eraMsg) bool {
+	s.mu.Lock()
+	if m.Method != "tools/call" || s.hold == 0 {
+		s.mu.Unlock()
+		return false
+	}
+	s.arrived++
+	held := s.held
+	if s.arrived == s.hold {
+		s.sessions, s.hold = nil, 0
+		close(held)
+	}
+	s.mu.Unlock()
+	select {
+	case <-held:
+	case <-r.Context().Done():
+	}
+	return true
 }
 
 func (s *sessionServer) forget() {
@@ -152,9 +185,14 @@ func (s *sessionServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	_ = json.Unmarshal(body, &m)
 	sid := r.Header.Get("Mcp-Session-Id")
+	held := s.holding(r, m)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
+	case held:
+		s.lost++
+		http.Error(w, "session not found", http.StatusNotFound)
+		return
 	case m.Method == "initialize":
 		s.opened++
 		sid = fmt.Sprintf("s%d", s.opened)
