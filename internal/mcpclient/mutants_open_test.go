@@ -2,6 +2,7 @@ package mcpclient
 
 import (
 	"encoding/json"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -170,5 +171,27 @@ func TestProbeRefusedWithAList(t *testing.T) {
 	}
 	if methods, _ := s.saw(); methods != "server/discover" {
 		t.Errorf("server saw %s, want the one probe", methods)
+	}
+}
+
+// Transport names how odek reaches a server: "stdio" for a command (here
+// the in-memory pair that stands in for its pipes), "http" for a URL.
+func TestTransportNames(t *testing.T) {
+	t.Parallel()
+	c, _, err := connectInMemory(t, "ts", ServerConfig{}, Options{}, (&refuseInitServer{}).serve)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Transport(); got != "stdio" {
+		t.Errorf("a command server's transport: %q", got)
+	}
+	srv := httptest.NewServer(&capsServer{})
+	defer srv.Close()
+	h, _, err := connectDiscovered(t, "th", ServerConfig{URL: srv.URL}, Options{HTTPClient: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h.Transport(); got != "http" {
+		t.Errorf("a URL server's transport: %q", got)
 	}
 }
