@@ -2,9 +2,12 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
-	"go/scanner"
+	"go/ast"
+	"go/parser"
+	"go/printer"
 	"go/token"
 	"io"
 	"os"
@@ -77,38 +80,63 @@ var swaps = map[string]map[token.Token]token.Token{
 	"REMOVE_SELF_ASSIGNMENTS": {token.ADD_ASSIGN: token.ASSIGN, token.SUB_ASSIGN: token.ASSIGN, token.MUL_ASSIGN: token.ASSIGN, token.QUO_ASSIGN: token.ASSIGN, token.REM_ASSIGN: token.ASSIGN},
 }
 
-// applyAt returns src with the token at line:col (1-based, col in bytes, as
-// go/token counts) swapped as mutator says.
+// applyAt returns src with the operator at line:col (1-based, col in
+// bytes, as go/token counts) swapped as mutator says. Like gremlins, it
+// changes the syntax tree's node and prints the file again, so a swap that
+// changes how an expression groups keeps its grouping: the first && of
+// "a && b && c" becomes "(a || b) && c", not "a || b && c".
 func applyAt(src []byte, mutator string, line, col int) ([]byte, error) {
 	swap, ok := swaps[mutator]
 	if !ok {
 		return nil, fmt.Errorf("unknown mutator %s", mutator)
 	}
 	fset := token.NewFileSet()
-	file := fset.AddFile("", fset.Base(), len(src))
-	var s scanner.Scanner
-	s.Init(file, src, nil, 0)
-	for {
-		pos, tok, _ := s.Scan()
-		if tok == token.EOF {
-			return nil, fmt.Errorf("no token at %d:%d", line, col)
-		}
-		p := fset.Position(pos)
-		if p.Line < line || (p.Line == line && p.Column < col) {
-			continue
-		}
-		if p.Line != line || p.Column != col {
-			return nil, fmt.Errorf("no token starts at %d:%d", line, col)
-		}
-		to, ok := swap[tok]
-		if !ok {
-			return nil, fmt.Errorf("%s does not apply to %q at %d:%d", mutator, tok, line, col)
-		}
-		off := file.Offset(pos)
-		out := append([]byte(nil), src[:off]...)
-		out = append(out, to.String()...)
-		return append(out, src[off+len(tok.String()):]...), nil
+	f, err := parser.ParseFile(fset, "", src, parser.ParseComments)
+	if err != nil {
+		return nil, err
 	}
+	if line > fset.File(f.Pos()).LineCount() {
+		return nil, fmt.Errorf("no token at %d:%d", line, col)
+	}
+	var op *token.Token // the operator token of the node at line:col
+	ast.Inspect(f, func(n ast.Node) bool {
+		if op != nil || n == nil {
+			return false
+		}
+		var pos token.Pos
+		var tok *token.Token
+		switch x := n.(type) {
+		case *ast.BinaryExpr:
+			pos, tok = x.OpPos, &x.Op
+		case *ast.UnaryExpr:
+			pos, tok = x.OpPos, &x.Op
+		case *ast.IncDecStmt:
+			pos, tok = x.TokPos, &x.Tok
+		case *ast.AssignStmt:
+			pos, tok = x.TokPos, &x.Tok
+		case *ast.BranchStmt:
+			pos, tok = x.TokPos, &x.Tok
+		default:
+			return true
+		}
+		if p := fset.Position(pos); p.Line == line && p.Column == col {
+			op = tok
+		}
+		return true
+	})
+	if op == nil {
+		return nil, fmt.Errorf("no operator starts at %d:%d", line, col)
+	}
+	to, ok := swap[*op]
+	if !ok {
+		return nil, fmt.Errorf("%s does not apply to %q at %d:%d", mutator, *op, line, col)
+	}
+	*op = to
+	var out bytes.Buffer
+	if err := printer.Fprint(&out, fset, f); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
 }
 
 // runUncovered applies every NOT COVERED mutant of log to the package in

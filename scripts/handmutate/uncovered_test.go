@@ -9,6 +9,19 @@ import (
 	"time"
 )
 
+// applyAt changes the tree, as gremlins does, so a swap that changes how
+// an expression groups keeps its grouping (a textual swap would not).
+func TestApplyAtKeepsTheGrouping(t *testing.T) {
+	src := "package a\n\nfunc f(a, b, c bool) bool {\n\treturn a && b && c\n}\n"
+	out, err := applyAt([]byte(src), "INVERT_LOGICAL", 4, 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Split(string(out), "\n")[3]; got != "\treturn (a || b) && c" {
+		t.Errorf("got %q, want (a || b) && c", got)
+	}
+}
+
 func TestApplyAtUsesGremlinsOperators(t *testing.T) {
 	src := "package a\n\nfunc f(a, b int) bool {\n\ti := a + b\n\ti++\n\treturn a < b && i >= 0 || -a != b\n}\n"
 	cases := []struct {
@@ -45,10 +58,11 @@ func TestApplyAtUsesGremlinsOperators(t *testing.T) {
 		line, col int
 		why       string
 	}{
-		{"ARITHMETIC_BASE", 4, 8, "no token starts"}, // the space before +
-		{"ARITHMETIC_BASE", 6, 11, "does not apply"}, // < is no arithmetic
+		{"ARITHMETIC_BASE", 4, 8, "no operator starts"}, // the space before +
+		{"ARITHMETIC_BASE", 6, 11, "does not apply"},    // < is no arithmetic
 		{"NO_SUCH_MUTATOR", 4, 9, "unknown mutator"},
 		{"ARITHMETIC_BASE", 99, 1, "no token at"},
+		{"ARITHMETIC_BASE", 4, 2, "no operator starts"}, // i, an identifier
 	} {
 		if _, err := applyAt([]byte(src), bad.mutator, bad.line, bad.col); err == nil || !strings.Contains(err.Error(), bad.why) {
 			t.Errorf("%s at %d:%d: %v, want an error saying %q", bad.mutator, bad.line, bad.col, err, bad.why)
