@@ -26,14 +26,11 @@ func idempotentServer(calls *atomic.Int32, answer func(n int32, m eraMsg, end *m
 			if json.Unmarshal(b, &m) != nil || len(m.ID) == 0 {
 				return
 			}
+			if answerDiscovery(m.ID, m.Method, send, map[string]any{"name": "t", "inputSchema": map[string]any{"type": "object"},
+				"annotations": map[string]any{"idempotentHint": true}}) {
+				return
+			}
 			switch m.Method {
-			case "server/discover":
-				send(map[string]any{"id": m.ID, "result": map[string]any{"supportedVersions": []string{"2026-07-28"},
-					"capabilities": map[string]any{"tools": map[string]any{}}}})
-			case "tools/list":
-				send(map[string]any{"id": m.ID, "result": map[string]any{"tools": []any{
-					map[string]any{"name": "t", "inputSchema": map[string]any{"type": "object"},
-						"annotations": map[string]any{"idempotentHint": true}}}}})
 			case "tools/call":
 				answer(calls.Add(1), m, end, send)
 			default:

@@ -20,13 +20,10 @@ func askServer(requests string) func(*memServer) {
 			if json.Unmarshal(b, &m) != nil || len(m.ID) == 0 {
 				return
 			}
+			if answerDiscovery(m.ID, m.Method, send, map[string]any{"name": "q", "inputSchema": map[string]any{"type": "object"}}) {
+				return
+			}
 			switch m.Method {
-			case "server/discover":
-				send(map[string]any{"id": m.ID, "result": map[string]any{"supportedVersions": []string{"2026-07-28"},
-					"capabilities": map[string]any{"tools": map[string]any{}}}})
-			case "tools/list":
-				send(map[string]any{"id": m.ID, "result": map[string]any{"tools": []any{
-					map[string]any{"name": "q", "inputSchema": map[string]any{"type": "object"}}}}})
 			case "tools/call":
 				var p struct {
 					InputResponses json.RawMessage `json:"inputResponses"`

@@ -24,14 +24,11 @@ func holdServer(started chan<- string, release <-chan struct{}, wg *sync.WaitGro
 			if json.Unmarshal(b, &m) != nil || len(m.ID) == 0 {
 				return
 			}
+			if answerDiscovery(m.ID, m.Method, send, map[string]any{"name": "a", "inputSchema": map[string]any{"type": "object"}},
+				map[string]any{"name": "b", "inputSchema": map[string]any{"type": "object"}}) {
+				return
+			}
 			switch m.Method {
-			case "server/discover":
-				send(map[string]any{"id": m.ID, "result": map[string]any{"supportedVersions": []string{"2026-07-28"},
-					"capabilities": map[string]any{"tools": map[string]any{}}}})
-			case "tools/list":
-				send(map[string]any{"id": m.ID, "result": map[string]any{"tools": []any{
-					map[string]any{"name": "a", "inputSchema": map[string]any{"type": "object"}},
-					map[string]any{"name": "b", "inputSchema": map[string]any{"type": "object"}}}}})
 			case "tools/call":
 				started <- m.Params.Name
 				wg.Add(1)

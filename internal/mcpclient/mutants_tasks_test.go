@@ -83,3 +83,23 @@ func serveRequests(end *memServer, handle func(b []byte, send func(map[string]an
 		handle(b, send)
 	}
 }
+
+// answerDiscovery answers, for an in-memory modern server, server/discover
+// (the 2026-07-28 revision, tools only) and tools/list (one page holding
+// tools); false: the request is another, the caller's to answer.
+func answerDiscovery(id json.RawMessage, method string, send func(map[string]any), tools ...map[string]any) bool {
+	switch method {
+	case "server/discover":
+		send(map[string]any{"id": id, "result": map[string]any{"supportedVersions": []string{"2026-07-28"},
+			"capabilities": map[string]any{"tools": map[string]any{}}}})
+	case "tools/list":
+		list := make([]any, len(tools))
+		for i, t := range tools {
+			list[i] = t
+		}
+		send(map[string]any{"id": id, "result": map[string]any{"tools": list}})
+	default:
+		return false
+	}
+	return true
+}

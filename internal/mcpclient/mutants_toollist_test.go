@@ -16,13 +16,7 @@ func listingServer(tools ...map[string]any) func(*memServer) {
 			if json.Unmarshal(b, &m) != nil || len(m.ID) == 0 {
 				return
 			}
-			switch m.Method {
-			case "server/discover":
-				send(map[string]any{"id": m.ID, "result": map[string]any{"supportedVersions": []string{"2026-07-28"},
-					"capabilities": map[string]any{"tools": map[string]any{}}}})
-			case "tools/list":
-				send(map[string]any{"id": m.ID, "result": map[string]any{"tools": tools}})
-			default:
+			if !answerDiscovery(m.ID, m.Method, send, tools...) {
 				send(map[string]any{"id": m.ID, "error": map[string]any{"code": -32601, "message": "Method not found"}})
 			}
 		})
