@@ -46,7 +46,7 @@ type httpTransport struct {
 	session   string
 	protocol  string
 	modern    bool                     // 2026-07-28: no session; the version is per request
-	listening bool                     // the standalone GET stream is open (listen.go)
+	listenEnd chan struct{}            // while the standalone GET stream's loop runs; closed when it ends (listen.go)
 	params    map[string][]paramHeader // tool → its x-mcp-header parameters
 	cancels   map[int]context.CancelFunc
 	seq       int

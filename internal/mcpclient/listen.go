@@ -28,22 +28,24 @@ var (
 // session renewed after a restart) do nothing while it runs.
 func (t *httpTransport) listen() {
 	t.mu.Lock()
-	if t.listening || t.closed || t.modern {
+	if t.listenEnd != nil || t.closed || t.modern {
 		t.mu.Unlock()
 		return
 	}
-	t.listening = true
+	end := make(chan struct{})
+	t.listenEnd = end
 	t.mu.Unlock()
 	ctx, done, ok := t.begin(context.Background(), 0)
 	if !ok {
-		return
+		return // closed: no later listen gets past t.closed
 	}
 	go func() {
 		defer done()
 		defer func() {
 			t.mu.Lock()
-			t.listening = false
+			t.listenEnd = nil
 			t.mu.Unlock()
+			close(end)
 		}()
 		for i := 0; i <= listenReopens; i++ {
 			if !t.listenOnce(ctx) || sleepCtx(ctx, listenPause) != nil {

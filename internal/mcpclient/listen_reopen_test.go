@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -44,10 +45,22 @@ func (s *reopenServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // listening reports whether c's HTTP transport has its standalone
 // stream's loop running.
-func listening(c *Client) bool {
+// waitStreamEnded waits (10 s at most) until c's standalone stream loop
+// has ended: only then is a count of its GETs final. state names what the
+// test saw, for the failure.
+func waitStreamEnded(t *testing.T, c *Client, state func() string) {
+	t.Helper()
 	c.http.mu.Lock()
-	defer c.http.mu.Unlock()
-	return c.http.listening
+	end := c.http.listenEnd
+	c.http.mu.Unlock()
+	if end == nil {
+		return // ended already
+	}
+	select {
+	case <-end:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the standalone stream still runs after 10 s (%s)", state())
+	}
 }
 
 func (s *reopenServer) count() int {
@@ -82,14 +95,7 @@ func TestStandaloneStreamReopens(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%s: %d GETs within 10 s, want %d", tc.get, srv.count(), tc.want)
 		}
-		// The listener's loop has ended once the transport says it no
-		// longer listens: only then is the count final. The flag changes
-		// with no event to wait on, so it is polled (bounded).
-		for deadline := time.Now().Add(10 * time.Second); listening(c); time.Sleep(2 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: still listening after 10 s (%d GETs)", tc.get, srv.count())
-			}
-		}
+		waitStreamEnded(t, c, func() string { return fmt.Sprintf("%s: %d GETs", tc.get, srv.count()) })
 		_ = c.Close()
 		if got := srv.count(); got != tc.want {
 			t.Errorf("%s: %d GETs, want %d", tc.get, got, tc.want)

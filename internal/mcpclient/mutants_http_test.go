@@ -119,13 +119,8 @@ func TestNoSessionNoSessionHeader(t *testing.T) {
 	if r, err := eraCall(t, c, "echo"); err != nil || !strings.Contains(r.Text, "echoed") {
 		t.Fatalf("call: %v", err)
 	}
-	// The standalone stream's loop ends at the GET's 405, with no event to
-	// wait on: the flag it clears is polled (bounded).
-	for deadline := time.Now().Add(10 * time.Second); listening(c); time.Sleep(2 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("still listening after 10 s")
-		}
-	}
+	// The standalone stream's loop ends at the GET's 405.
+	waitStreamEnded(t, c, func() string { return "its GET answered 405" })
 	mu.Lock()
 	defer mu.Unlock()
 	if gets != 1 || len(sent) != 0 {

@@ -179,13 +179,7 @@ func TestStandaloneStreamRetriedAfterWireFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// listen sets the flag before Discover returns and the loop clears it
-	// when it ends; no event marks that, so it is polled (bounded).
-	for deadline := time.Now().Add(10 * time.Second); listening(c); time.Sleep(2 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("still listening after 10 s (%d GETs)", srv.count())
-		}
-	}
+	waitStreamEnded(t, c, func() string { return fmt.Sprintf("%d GETs", srv.count()) })
 	_ = c.Close()
 	if got, tries := srv.count(), listenReopens+1; got != tries {
 		t.Errorf("%d GETs, want %d", got, tries)
