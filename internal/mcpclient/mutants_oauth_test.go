@@ -212,6 +212,17 @@ func (p *oauthPeer) metadataGets() []string {
 
 // connect opens and discovers the peer with o (ClientID "ci" and the
 // peer's secret in $S unless o says otherwise).
+// mustConnect is connect with the default client settings, failing the
+// test if the connection or discovery fails.
+func (p *oauthPeer) mustConnect(t *testing.T) *Client {
+	t.Helper()
+	c, err := p.connect(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func (p *oauthPeer) connect(t *testing.T, o *OAuthConfig) (*Client, error) {
 	t.Helper()
 	if o == nil {
@@ -265,10 +276,7 @@ func TestOAuthMetadataSearchOrder(t *testing.T) {
 			t.Parallel()
 			p := newOAuthPeer(t, tc.docs)
 			p.challenge = `Bearer realm="mcp"`
-			c, err := p.connect(t, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := p.mustConnect(t)
 			if got := sentAuth(t, c); got != "Bearer tok-1" {
 				t.Errorf("call: %q", got)
 			}
@@ -390,10 +398,7 @@ func TestOAuthTokenLifetime(t *testing.T) {
 			p.token = func(n int) string {
 				return fmt.Sprintf(`{"access_token":"tok-%d","token_type":"bearer"%s}`, n, tc.expiresIn)
 			}
-			c, err := p.connect(t, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := p.mustConnect(t)
 			setClock(c, tc.keep)
 			if got := sentAuth(t, c); got != "Bearer tok-1" {
 				t.Errorf("%v later: %q, want the first token still", tc.keep, got)
@@ -420,10 +425,7 @@ func TestOAuthTokenLifetime(t *testing.T) {
 func TestOAuthConcurrentRefusalsFetchOnce(t *testing.T) {
 	t.Parallel()
 	p := newOAuthPeer(t, standardDocs())
-	c, err := p.connect(t, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := p.mustConnect(t)
 	p.revoke()
 	p.mu.Lock()
 	p.hold401 = 2
@@ -706,10 +708,7 @@ func TestOAuthResourceAboveTheEndpoint(t *testing.T) {
 func TestOAuthNoRequestWithoutATokenAfterAFailedRefresh(t *testing.T) {
 	t.Parallel()
 	p := newOAuthPeer(t, standardDocs())
-	c, err := p.connect(t, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := p.mustConnect(t)
 	p.revoke()
 	p.mu.Lock()
 	p.fail = 1

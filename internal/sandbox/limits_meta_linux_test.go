@@ -120,12 +120,7 @@ func sameAsKernel(t *testing.T, p Policy, ops []string, reset func()) {
 // page's start, or starting near a page's end so it is read in pieces.
 func TestMetadataPathLengthAsTheKernel(t *testing.T) {
 	t.Parallel()
-	needFilter(t)
-	p, ws, _ := metaPolicy(t, true)
-	f := filepath.Join(ws, "f")
-	if err := os.WriteFile(f, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p, f := metaFile(t)
 	var ops []string
 	for _, off := range []int{0, 4096 - 100} {
 		for _, n := range []int{4095, 4096} {
@@ -149,12 +144,7 @@ func TestMetadataPathLengthAsTheKernel(t *testing.T) {
 // E2BIG.
 func TestXattrLimitsAsTheKernel(t *testing.T) {
 	t.Parallel()
-	needFilter(t)
-	p, ws, _ := metaPolicy(t, true)
-	f := filepath.Join(ws, "f")
-	if err := os.WriteFile(f, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p, f := metaFile(t)
 	if err := unix.Setxattr(f, "user.odek-probe", []byte("v"), 0); err != nil {
 		t.Skipf("no user attributes here: %v", err)
 	}

@@ -100,6 +100,19 @@ func metaPolicy(t *testing.T, landlock bool) (Policy, string, []string) {
 	return p, roots[0], roots
 }
 
+// metaFile is a supervised workspace-write policy (metaPolicy) and an
+// empty file "f" in its workspace, mode 0644.
+func metaFile(t *testing.T) (Policy, string) {
+	t.Helper()
+	needFilter(t)
+	p, ws, _ := metaPolicy(t, true)
+	f := filepath.Join(ws, "f")
+	if err := os.WriteFile(f, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p, f
+}
+
 // supervisedLaunch reports whether a launch of p gets a supervisor: the
 // kernel gives a listener to a filter installed here. It asks the kernel
 // apart from the supervisor (a probe installs a filter with a listener of
@@ -185,12 +198,7 @@ func TestMetadataWithoutSupervisor(t *testing.T) {
 // before the supervisor reads that much of the caller's memory.
 func TestMetadataValueLimit(t *testing.T) {
 	t.Parallel()
-	needFilter(t)
-	p, ws, _ := metaPolicy(t, true)
-	f := filepath.Join(ws, "f")
-	if err := os.WriteFile(f, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p, f := metaFile(t)
 	op := "setxattr_big:" + f
 	if ctl := probeControl(t, op)[op]; ctl != "E2BIG" {
 		t.Skipf("the kernel answers %s itself here", ctl)
